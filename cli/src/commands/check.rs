@@ -1,0 +1,173 @@
+//! `warden check`: judge Python files against the policy without running them.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use warden_policy::{render, Decision, Policy, Report};
+
+use super::RulesArg;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Findings with source snippets and hints, for people.
+    Human,
+    /// One JSON object per program, one per line.
+    Json,
+    /// One SARIF 2.1.0 log (GitHub code scanning).
+    Sarif,
+}
+
+/// Judge Python files against the policy without running them.
+///
+/// Directories are searched recursively for `*.py` files. Exit status: 0 when every program is
+/// allowed, 1 when any is denied or needs review, 2 on usage or configuration errors or unreadable
+/// files. Inline suppression comments (`# noqa`, `# nosec`) are never honoured: exceptions live in
+/// the rules file.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub rules: RulesArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Files or directories to check, or `-` for standard input.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+}
+
+pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    let policy = args.rules.load()?;
+    let (inputs, mut errors) = collect_inputs(&args.paths);
+    // One worker with a deep stack checks every program: hostile nesting cannot overflow it.
+    let results = std::thread::Builder::new()
+        .name("warden-check".to_owned())
+        .stack_size(warden_policy::STACK_SIZE)
+        .spawn({
+            let policy = policy.clone();
+            move || check_all(inputs, &policy)
+        })
+        .context("cannot start the checker thread")?
+        .join()
+        .map_err(|_| anyhow::anyhow!("the checker thread failed"))?;
+    let mut reports = Vec::new();
+    for result in results {
+        match result {
+            Ok(item) => reports.push(item),
+            Err(message) => errors.push(message),
+        }
+    }
+    emit(&reports, &policy, args.format)?;
+    for message in &errors {
+        eprintln!("warden: error: {message}");
+    }
+    let worst = reports.iter().map(|(_, r)| r.decision).max().unwrap_or(Decision::Allow);
+    Ok(ExitCode::from(if !errors.is_empty() {
+        warden::exit::ERROR
+    } else if worst == Decision::Allow {
+        warden::exit::OK
+    } else {
+        warden::exit::FAILED
+    }))
+}
+
+enum Input {
+    Stdin,
+    File(PathBuf),
+}
+
+type CheckResult = Result<(String, Report), String>;
+
+fn check_all(inputs: Vec<Input>, policy: &Policy) -> Vec<CheckResult> {
+    inputs
+        .into_iter()
+        .map(|input| {
+            let (name, bytes) = read_input(&input, policy.source.max_bytes)?;
+            Ok((name, warden_policy::check(&bytes, policy)))
+        })
+        .collect()
+}
+
+/// Reads a program, never more than one byte past the policy's size limit.
+fn read_input(input: &Input, max_bytes: usize) -> Result<(String, Vec<u8>), String> {
+    let limit = max_bytes as u64 + 1;
+    match input {
+        Input::Stdin => {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .lock()
+                .take(limit)
+                .read_to_end(&mut bytes)
+                .map_err(|err| format!("cannot read standard input: {err}"))?;
+            Ok(("-".to_owned(), bytes))
+        }
+        Input::File(path) => {
+            let file = std::fs::File::open(path).map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+            let mut bytes = Vec::new();
+            file.take(limit)
+                .read_to_end(&mut bytes)
+                .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+            Ok((path.display().to_string(), bytes))
+        }
+    }
+}
+
+/// Expands directories into their `*.py` files (sorted, recursively, without following symlinks).
+fn collect_inputs(paths: &[PathBuf]) -> (Vec<Input>, Vec<String>) {
+    let mut inputs = Vec::new();
+    let mut errors = Vec::new();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            inputs.push(Input::Stdin);
+        } else if path.is_dir() {
+            let mut files = Vec::new();
+            walk(path, &mut files, &mut errors);
+            files.sort();
+            inputs.extend(files.into_iter().map(Input::File));
+        } else {
+            inputs.push(Input::File(path.clone()));
+        }
+    }
+    (inputs, errors)
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<String>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(err) => {
+            errors.push(format!("cannot read directory {}: {err}", dir.display()));
+            return;
+        }
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => walk(&path, files, errors),
+            Ok(kind) if kind.is_file() && path.extension().is_some_and(|e| e == "py") => files.push(path),
+            _ => {}
+        }
+    }
+}
+
+fn emit(reports: &[(String, Report)], policy: &Policy, format: Format) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match format {
+        Format::Human => {
+            for (path, report) in reports {
+                out.write_all(render::human::render(path, report, color).as_bytes())?;
+            }
+        }
+        Format::Json => {
+            for (path, report) in reports {
+                writeln!(out, "{}", render::json::render(path, report, policy))?;
+            }
+        }
+        Format::Sarif => writeln!(out, "{}", render::sarif::render(reports))?,
+    }
+    out.flush()?;
+    Ok(())
+}

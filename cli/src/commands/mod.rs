@@ -1,0 +1,68 @@
+//! One module per subcommand; this file holds the command-line grammar and the dispatch.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+mod check;
+mod doctor;
+mod rules;
+mod run;
+
+/// warden: a gateway for Python written by language models.
+///
+/// Every program goes through a static policy check, runs in a Linux jail (namespaces, seccomp,
+/// Landlock, cgroups) and has its output validated. One rules file drives all three.
+///
+/// Exit codes: 0 allowed / ok; 1 denied, needs review, or the run did not succeed; 2 usage,
+/// configuration or internal error.
+#[derive(Debug, Parser)]
+#[command(name = "warden", version, about, long_about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Judge Python files against the policy without running them.
+    Check(check::CheckArgs),
+    /// Check a program, run it in the jail and validate its output.
+    Run(run::RunArgs),
+    /// Validate, explain and test rules files.
+    #[command(subcommand)]
+    Rules(rules::RulesCommand),
+    /// Report which confinement layers this host can enforce.
+    Doctor(doctor::DoctorArgs),
+}
+
+/// `--rules FILE`, shared by the commands that judge or run code.
+#[derive(Debug, Clone, Args)]
+pub struct RulesArg {
+    /// Rules file to apply (default: the built-in policy, the same text as rules/default.toml).
+    #[arg(long, value_name = "FILE")]
+    pub rules: Option<PathBuf>,
+}
+
+impl RulesArg {
+    /// Loads the policy named on the command line, or the built-in default.
+    pub fn load(&self) -> anyhow::Result<warden_policy::Policy> {
+        let policy = match &self.rules {
+            Some(path) => warden_policy::Policy::from_file(path)
+                .map_err(|err| anyhow::anyhow!("invalid rules file {}: {err}", path.display()))?,
+            None => warden_policy::Policy::builtin_default()
+                .map_err(|err| anyhow::anyhow!("built-in policy is invalid (a bug): {err}"))?,
+        };
+        Ok(policy)
+    }
+}
+
+pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Check(args) => check::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Rules(command) => rules::run(command),
+        Command::Doctor(args) => doctor::run(args),
+    }
+}

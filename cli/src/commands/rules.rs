@@ -1,0 +1,120 @@
+//! `warden rules`: validate, explain and test rules files.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Subcommand;
+use warden_policy::{Policy, Rule};
+
+#[derive(Debug, Subcommand)]
+pub enum RulesCommand {
+    /// Validate a rules file: unknown keys, bad values and bad patterns are errors with line and column.
+    Check {
+        /// Rules file to validate.
+        file: PathBuf,
+    },
+    /// Print a rule's documentation; without an id, list every rule.
+    Explain {
+        /// Rule id (e.g. ATTR301) or name (e.g. dunder-attribute).
+        id: Option<String>,
+    },
+    /// Run annotated fixtures against a rules file.
+    ///
+    /// Each `*.py` fixture marks the lines that must produce findings with a trailing comment
+    /// `# expect: RULE[, RULE…]`. Every other line must produce none, and every finding must be
+    /// expected. Exit status 0 when all fixtures pass, 1 otherwise.
+    Test {
+        /// Rules file to apply.
+        file: PathBuf,
+        /// Directory of fixtures.
+        dir: PathBuf,
+    },
+    /// Print the JSON Schema of the rules file (for editor completion).
+    Schema,
+}
+
+pub fn run(command: RulesCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        RulesCommand::Check { file } => check(&file),
+        RulesCommand::Explain { id } => explain(id.as_deref()),
+        RulesCommand::Test { file, dir } => test(&file, &dir),
+        RulesCommand::Schema => {
+            println!("{}", serde_json::to_string_pretty(&warden_policy::settings::json_schema())?);
+            Ok(ExitCode::from(warden::exit::OK))
+        }
+    }
+}
+
+fn load(file: &Path) -> anyhow::Result<Policy> {
+    Policy::from_file(file).map_err(|err| anyhow::anyhow!("{}:{err}", file.display()))
+}
+
+fn check(file: &Path) -> anyhow::Result<ExitCode> {
+    let policy = load(file)?;
+    println!(
+        "{}: valid policy `{}` (sha256 {}), {} allowed import patterns, {} denied, {} banned references",
+        file.display(),
+        policy.name,
+        policy.sha256,
+        policy.imports.allow.len(),
+        policy.imports.deny.len(),
+        policy.denied_references.len(),
+    );
+    Ok(ExitCode::from(warden::exit::OK))
+}
+
+fn explain(id: Option<&str>) -> anyhow::Result<ExitCode> {
+    let Some(id) = id else {
+        for rule in Rule::ALL {
+            println!(
+                "{:<8} {:<22} {:<11} {:<8} {}",
+                rule.id(),
+                rule.name(),
+                rule.family(),
+                rule.severity().as_str(),
+                rule.default_action().as_str()
+            );
+        }
+        return Ok(ExitCode::from(warden::exit::OK));
+    };
+    let rule = Rule::from_id(id)
+        .with_context(|| format!("unknown rule {id:?}; `warden rules explain` lists every rule"))?;
+    println!("{}", rule.doc().trim_end());
+    println!(
+        "\nSeverity: {}. Default action: {}.",
+        rule.severity().as_str(),
+        rule.default_action().as_str()
+    );
+    Ok(ExitCode::from(warden::exit::OK))
+}
+
+fn test(file: &Path, dir: &Path) -> anyhow::Result<ExitCode> {
+    let policy = load(file)?;
+    let mut fixtures: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read fixture directory {}", dir.display()))?
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "py"))
+        .collect();
+    fixtures.sort();
+    if fixtures.is_empty() {
+        anyhow::bail!("no *.py fixtures in {}", dir.display());
+    }
+    let mut failures = 0;
+    for fixture in &fixtures {
+        let bytes = std::fs::read(fixture).with_context(|| format!("cannot read {}", fixture.display()))?;
+        let problems = warden::fixtures::run_fixture(&bytes, &policy);
+        if problems.is_empty() {
+            println!("ok    {}", fixture.display());
+        } else {
+            failures += 1;
+            println!("FAIL  {}", fixture.display());
+            for problem in problems {
+                println!("      {problem}");
+            }
+        }
+    }
+    println!("{} passed, {failures} failed", fixtures.len() - failures);
+    Ok(ExitCode::from(if failures == 0 { warden::exit::OK } else { warden::exit::FAILED }))
+}

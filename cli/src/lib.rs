@@ -1,0 +1,6 @@
+//! The library part of the `warden` binary: the pieces the commands, the server and the corpus runner share.
+#![forbid(unsafe_code)]
+
+pub mod exit;
+pub mod fixtures;
+pub mod jail_config;

@@ -1,0 +1,18 @@
+//! The `warden` binary: parses the command line and hands each subcommand to its module.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+mod commands;
+
+fn main() -> ExitCode {
+    let cli = commands::Cli::parse();
+    match commands::dispatch(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("warden: error: {err:#}");
+            ExitCode::from(warden::exit::ERROR)
+        }
+    }
+}

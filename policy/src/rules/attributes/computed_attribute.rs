@@ -1,0 +1,117 @@
+//! ATTR304 computed-attribute.
+
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::checker::Checker;
+use crate::parse::ast;
+use crate::rules::Rule;
+use crate::semantic::QualName;
+
+pub(crate) const DOC: &str = r#"# ATTR304 computed-attribute
+
+## What it does
+Denies attribute access whose name the checker cannot see: `getattr`, `setattr`, `hasattr` and
+`delattr` with a name that is not a string literal, `operator.attrgetter`/`methodcaller` with computed
+strings, and any of these functions used as a value (`map(getattr, …)`, `functools.partial(getattr, …)`,
+`reduce(getattr, …)`). With a literal name the literal is checked like an attribute node.
+
+## Why is this bad?
+A computed name hides a dunder from every other rule: `getattr(x, "__cla" + "ss__")`,
+`getattr(x, bytes([95, 95]).decode() + …)`. Passing `getattr` as a value is how smolagents'
+CVE-2025-5120 walked to `__globals__`.
+
+## Example
+```python
+name = "".join(["_", "_class_", "_"])
+getattr(obj, name)
+```
+Access the attribute directly (`obj.attribute`).
+
+## Evasions handled
+- Names resolved through aliases (`g = getattr; g(x, n)`), `import operator as op`, `from operator
+  import attrgetter as ag`.
+- A name held in a variable bound only to string literals is checked as those literals.
+
+## Known gaps
+- Functions that take attribute names in other libraries (e.g. `pandas.DataFrame.pipe` with a string)
+  are not recognised.
+"#;
+
+const ATTRIBUTE_FUNCTIONS: &[&str] =
+    &["builtins.getattr", "builtins.setattr", "builtins.hasattr", "builtins.delattr"];
+const GETTERS: &[&str] = &["operator.attrgetter", "operator.methodcaller"];
+
+/// `getattr` and friends referenced other than as the callee of a call.
+pub(crate) fn check_value_use(checker: &mut Checker<'_>, name: &QualName, range: TextRange, is_call: bool) {
+    if is_call {
+        return;
+    }
+    let path = name.path.as_str();
+    if ATTRIBUTE_FUNCTIONS.contains(&path) || GETTERS.contains(&path) {
+        checker.report(
+            Rule::ComputedAttribute,
+            range,
+            format!("`{path}` used as a value hides which attributes it reaches"),
+            "access attributes directly by name",
+        );
+    }
+}
+
+/// Calls of the attribute functions.
+pub(crate) fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, callee: &[QualName]) {
+    for name in callee {
+        let path = name.path.as_str();
+        if ATTRIBUTE_FUNCTIONS.contains(&path) {
+            attribute_function(checker, call, path);
+        } else if GETTERS.contains(&path) {
+            getter(checker, call, path);
+        }
+    }
+}
+
+fn attribute_function(checker: &mut Checker<'_>, call: &ast::ExprCall, path: &str) {
+    let Some(name) = call.arguments.args.get(1).or_else(|| call.arguments.find_keyword("name").map(|k| &k.value))
+    else {
+        return;
+    };
+    match checker.literal_strings(name) {
+        Some(literals) => {
+            for literal in literals {
+                super::check_attribute_name(checker, &literal, name.range());
+                crate::rules::references::banned_method::report_if_banned(checker, &literal, name.range());
+            }
+            // The chain itself (`getattr(pd.io.stata, "os")`) is checked as a reference by the checker.
+            let _ = path;
+        }
+        None => report_computed(checker, path, name.range()),
+    }
+}
+
+fn getter(checker: &mut Checker<'_>, call: &ast::ExprCall, path: &str) {
+    // attrgetter takes only names; methodcaller's first argument is the name, the rest are arguments.
+    let names = if path == "operator.methodcaller" { 1 } else { usize::MAX };
+    for argument in call.arguments.args.iter().take(names) {
+        match checker.literal_strings(argument) {
+            Some(literals) => {
+                for literal in literals {
+                    for segment in literal.split('.') {
+                        super::check_attribute_name(checker, segment, argument.range());
+                    }
+                }
+            }
+            None => report_computed(checker, path, argument.range()),
+        }
+    }
+    if call.arguments.args.is_empty() && !call.arguments.keywords.is_empty() {
+        report_computed(checker, path, call.range());
+    }
+}
+
+fn report_computed(checker: &mut Checker<'_>, path: &str, range: TextRange) {
+    checker.report(
+        Rule::ComputedAttribute,
+        range,
+        format!("`{path}` with a computed attribute name"),
+        "use a literal attribute name, or access the attribute directly",
+    );
+}

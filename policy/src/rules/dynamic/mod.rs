@@ -1,0 +1,11 @@
+//! Dynamic-code rules: running strings, importing by name, reflection and class-creation hooks.
+
+pub(crate) mod class_hook;
+pub(crate) mod dynamic_code;
+pub(crate) mod dynamic_import;
+pub(crate) mod reflection;
+
+/// True when `path` is `pattern` or below it (`timeit` matches `timeit.timeit`).
+pub(crate) fn under(path: &str, pattern: &str) -> bool {
+    path == pattern || (path.starts_with(pattern) && path.as_bytes().get(pattern.len()) == Some(&b'.'))
+}

@@ -1,0 +1,62 @@
+//! DYN403 reflection.
+
+use ruff_text_size::TextRange;
+
+use crate::checker::Checker;
+use crate::rules::Rule;
+use crate::semantic::QualName;
+
+pub(crate) const DOC: &str = r#"# DYN403 reflection
+
+## What it does
+Denies references to functions that expose namespaces or hook the interpreter: `globals`, `locals`,
+`vars`, `breakpoint`, `help`, `input`, `gc`, `inspect`, `sys._getframe`, `sys.settrace`,
+`sys.setprofile`, `sys.addaudithook`, `atexit`, `signal`.
+
+## Why is this bad?
+`globals()["__builtins__"]` and `vars(obj)` are dictionaries of everything, indexed by strings the
+checker cannot follow; `gc.get_objects()` finds every live module; trace and audit hooks and `atexit`
+run code at moments the program does not control; `input()` and `help()` wait on a terminal that the
+jail does not have.
+
+## Example
+```python
+config = globals()["settings"]
+```
+Refer to the variable directly: `config = settings`.
+
+## Evasions handled
+- References in any position and through aliases.
+
+## Known gaps
+- `dir()` is allowed (it lists names but does not reach objects by itself; `getattr` with the
+  names it returns is ATTR304).
+"#;
+
+const NAMES: &[&str] = &[
+    "builtins.globals",
+    "builtins.locals",
+    "builtins.vars",
+    "builtins.breakpoint",
+    "builtins.help",
+    "builtins.input",
+    "gc",
+    "inspect",
+    "sys._getframe",
+    "sys.settrace",
+    "sys.setprofile",
+    "sys.addaudithook",
+    "atexit",
+    "signal",
+];
+
+pub(crate) fn check(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
+    if let Some(matched) = NAMES.iter().find(|pattern| super::under(&name.path, pattern)) {
+        checker.report(
+            Rule::Reflection,
+            range,
+            format!("`{}` exposes interpreter internals (`{matched}`)", name.path),
+            "refer to variables and objects directly; introspection is not available",
+        );
+    }
+}

@@ -1,0 +1,39 @@
+//! FILE704 dynamic-path.
+
+use ruff_text_size::TextRange;
+
+use crate::checker::Checker;
+use crate::rules::Rule;
+
+pub(crate) const DOC: &str = r#"# FILE704 dynamic-path
+
+## What it does
+Reports a path the checker cannot compute (built at run time) given to a file API. Its action is set by
+`files.dynamic_path` in the rules file (default `warn`).
+
+## Why is this bad?
+A computed path may point anywhere. The checker cannot tell, so it says so; the jail's Landlock ruleset
+enforces the roots whatever the path turns out to be.
+
+## Example
+```python
+open(name)
+```
+Use a literal relative path when you can: `open("data.csv")`.
+
+## Evasions handled
+- Variables bound only to literals, joins of literals and f-string prefixes are not dynamic: they are
+  judged by FILE701/FILE702.
+
+## Known gaps
+- This rule only reports; containment is the jail's.
+"#;
+
+pub(crate) fn report(checker: &mut Checker<'_>, api: &str, range: TextRange) {
+    checker.report(
+        Rule::DynamicPath,
+        range,
+        format!("`{api}` is given a path computed at run time"),
+        "prefer literal relative paths; the jail only allows the work dir and /tmp",
+    );
+}

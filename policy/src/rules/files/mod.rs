@@ -1,0 +1,321 @@
+//! File rules: literal paths given to file APIs, checked against the rules file's read and write roots.
+//!
+//! The jail enforces the same roots with Landlock whatever the checker concludes; these rules exist to
+//! tell the model early, and precisely, which path it may not use.
+
+pub(crate) mod dynamic_path;
+pub(crate) mod path_not_readable;
+pub(crate) mod path_not_writable;
+pub(crate) mod url_access;
+
+use ruff_text_size::{Ranged, TextRange};
+
+use crate::checker::Checker;
+use crate::parse::ast::{self, Expr, Operator};
+use crate::paths;
+use crate::semantic::QualName;
+use crate::settings::WORKDIR;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    Read,
+    Write,
+}
+
+/// Functions that open a path with a mode argument.
+const OPENERS: &[&str] = &[
+    "builtins.open",
+    "io.open",
+    "codecs.open",
+    "gzip.open",
+    "bz2.open",
+    "lzma.open",
+    "tarfile.open",
+    "zipfile.ZipFile",
+];
+
+/// Functions that read the path in their first argument (prefix `pandas.read_` covers every pandas reader).
+const READERS: &[&str] = &[
+    "numpy.loadtxt",
+    "numpy.genfromtxt",
+    "numpy.fromfile",
+    "numpy.fromregex",
+    "numpy.load",
+    "numpy.memmap",
+    "linecache.getline",
+    "linecache.getlines",
+    "linecache.updatecache",
+    "fileinput.input",
+    "matplotlib.pyplot.imread",
+    "matplotlib.image.imread",
+    "scipy.io.loadmat",
+    "scipy.io.mmread",
+    "scipy.io.wavfile.read",
+    "pandas.ExcelFile",
+    "pandas.HDFStore",
+    "pathlib.Path",
+    "pathlib.PurePath",
+    "pathlib.PosixPath",
+    "os.path.getsize",
+    "os.path.exists",
+    "os.path.isfile",
+    "os.path.isdir",
+];
+
+/// Functions that write the path in their first argument.
+const WRITERS: &[&str] = &[
+    "numpy.save",
+    "numpy.savetxt",
+    "numpy.savez",
+    "numpy.savez_compressed",
+    "matplotlib.pyplot.savefig",
+    "scipy.io.savemat",
+    "scipy.io.mmwrite",
+    "scipy.io.wavfile.write",
+    "pandas.ExcelWriter",
+];
+
+/// Methods (any receiver) whose first argument is a path they write.
+const WRITER_METHODS: &[&str] = &[
+    "to_csv", "to_json", "to_excel", "to_parquet", "to_feather", "to_hdf", "to_html", "to_stata", "to_xml",
+    "to_latex", "to_markdown", "to_orc", "savefig", "tofile", "extractall",
+];
+
+/// `pathlib.Path` methods that write the receiver's path.
+const PATH_WRITE_METHODS: &[&str] = &[
+    "write_text", "write_bytes", "touch", "mkdir", "unlink", "rmdir", "rename", "replace", "symlink_to",
+    "hardlink_to", "chmod",
+];
+
+/// Keyword names under which APIs take their path.
+const PATH_KEYWORDS: &[&str] =
+    &["file", "filename", "fname", "path", "path_or_buf", "filepath_or_buffer", "excel_writer", "io"];
+
+pub(crate) fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, callee: &[QualName]) {
+    for name in callee {
+        let path = name.path.as_str();
+        if OPENERS.contains(&path) {
+            let access = open_mode(checker, call);
+            if let Some(argument) = path_argument(call) {
+                check_path(checker, argument, access, path);
+            }
+        } else if READERS.contains(&path) || path.starts_with("pandas.read_") {
+            if let Some(argument) = path_argument(call) {
+                check_path(checker, argument, Access::Read, path);
+            }
+        } else if WRITERS.contains(&path) {
+            if let Some(argument) = path_argument(call) {
+                check_path(checker, argument, Access::Write, path);
+            }
+        }
+    }
+    let Expr::Attribute(attribute) = call.func.as_ref() else { return };
+    let method = attribute.attr.id.as_str();
+    if WRITER_METHODS.contains(&method) {
+        if let Some(argument) = path_argument(call) {
+            check_path(checker, argument, Access::Write, method);
+        }
+    } else if PATH_WRITE_METHODS.contains(&method) && is_path_constructor(checker, &attribute.value) {
+        check_path(checker, &attribute.value, Access::Write, method);
+    }
+}
+
+fn is_path_constructor(checker: &Checker<'_>, expr: &Expr) -> bool {
+    let Expr::Call(call) = expr else { return false };
+    let (Expr::Attribute(_) | Expr::Name(_)) = call.func.as_ref() else { return false };
+    checker_resolves_to(checker, &call.func, &["pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath"])
+}
+
+fn checker_resolves_to(checker: &Checker<'_>, expr: &Expr, targets: &[&str]) -> bool {
+    checker.resolve(expr).iter().any(|q| targets.contains(&q.path.as_str()))
+}
+
+fn path_argument(call: &ast::ExprCall) -> Option<&Expr> {
+    call.arguments.args.first().filter(|a| !matches!(a, Expr::Starred(_))).or_else(|| {
+        call.arguments
+            .keywords
+            .iter()
+            .find(|k| k.arg.as_ref().is_some_and(|a| PATH_KEYWORDS.contains(&a.id.as_str())))
+            .map(|k| &k.value)
+    })
+}
+
+fn open_mode(checker: &Checker<'_>, call: &ast::ExprCall) -> Access {
+    let mode = call.arguments.args.get(1).or_else(|| call.arguments.find_keyword("mode").map(|k| &k.value));
+    let Some(mode) = mode else { return Access::Read };
+    match checker.literal_strings(mode) {
+        Some(modes) if modes.iter().all(|m| !m.contains(['w', 'a', 'x', '+'])) => Access::Read,
+        _ => Access::Write,
+    }
+}
+
+/// What the checker knows of a path expression.
+enum PathValue {
+    Known(Vec<String>),
+    /// The text starts with this literal; the rest is computed.
+    Prefix(String),
+    Unknown,
+}
+
+fn static_path(checker: &Checker<'_>, expr: &Expr, depth: usize) -> PathValue {
+    if depth > 8 {
+        return PathValue::Unknown;
+    }
+    if let Some(literals) = checker.literal_strings(expr) {
+        return PathValue::Known(literals);
+    }
+    match expr {
+        Expr::FString(fstring) => {
+            let mut prefix = String::new();
+            for part in fstring.value.iter() {
+                match part {
+                    ast::FStringPart::Literal(literal) => prefix.push_str(&literal.value),
+                    ast::FStringPart::FString(f) => {
+                        for element in f.elements.iter() {
+                            match element {
+                                ast::InterpolatedStringElement::Literal(literal) => {
+                                    prefix.push_str(&literal.value)
+                                }
+                                ast::InterpolatedStringElement::Interpolation(_) => {
+                                    return PathValue::Prefix(prefix);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            PathValue::Known(vec![prefix])
+        }
+        Expr::BinOp(binop) if matches!(binop.op, Operator::Div | Operator::Add) => {
+            let separator = if binop.op == Operator::Div { "/" } else { "" };
+            join(static_path(checker, &binop.left, depth + 1), static_path(checker, &binop.right, depth + 1), separator)
+        }
+        Expr::Call(call)
+            if checker_resolves_to(
+                checker,
+                &call.func,
+                &["pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "os.path.join"],
+            ) =>
+        {
+            let mut value = PathValue::Known(vec![String::new()]);
+            for (index, argument) in call.arguments.args.iter().enumerate() {
+                let separator = if index == 0 { "" } else { "/" };
+                value = join(value, static_path(checker, argument, depth + 1), separator);
+            }
+            value
+        }
+        _ => PathValue::Unknown,
+    }
+}
+
+fn join(left: PathValue, right: PathValue, separator: &str) -> PathValue {
+    match (left, right) {
+        (PathValue::Known(lefts), PathValue::Known(rights)) => {
+            let mut out = Vec::new();
+            for l in &lefts {
+                for r in &rights {
+                    // An absolute right side replaces the left, as pathlib and os.path.join do.
+                    if separator == "/" && r.starts_with('/') {
+                        out.push(r.clone());
+                    } else if l.is_empty() {
+                        out.push(r.clone());
+                    } else {
+                        out.push(format!("{l}{separator}{r}"));
+                    }
+                }
+            }
+            PathValue::Known(out)
+        }
+        (PathValue::Known(lefts), _) => match lefts.into_iter().next() {
+            Some(l) if !l.is_empty() => PathValue::Prefix(format!("{l}{separator}")),
+            _ => PathValue::Unknown,
+        },
+        (prefix @ PathValue::Prefix(_), _) => prefix,
+        (PathValue::Unknown, _) => PathValue::Unknown,
+    }
+}
+
+fn check_path(checker: &mut Checker<'_>, expr: &Expr, access: Access, api: &str) {
+    let range = expr.range();
+    match static_path(checker, expr, 0) {
+        PathValue::Known(paths) => {
+            for path in paths {
+                check_literal(checker, &path, false, access, api, range);
+            }
+        }
+        PathValue::Prefix(prefix) => check_literal(checker, &prefix, true, access, api, range),
+        PathValue::Unknown => dynamic_path::report(checker, api, range),
+    }
+}
+
+fn check_literal(checker: &mut Checker<'_>, text: &str, partial: bool, access: Access, api: &str, range: TextRange) {
+    if is_url(text) {
+        url_access::report(checker, text, api, range);
+        return;
+    }
+    if text.is_empty() {
+        if partial {
+            dynamic_path::report(checker, api, range);
+        }
+        return;
+    }
+    let shown = if partial { format!("{text}…") } else { text.to_owned() };
+    if text.starts_with('~') {
+        report_outside(checker, &shown, access, api, range);
+        return;
+    }
+    // For a partial path only the directory part is known.
+    let known = if partial { text.rsplit_once('/').map_or("", |(dir, _)| dir) } else { text };
+    if partial && !known.starts_with('/') && !known.contains("..") {
+        // Relative and not climbing: inside the work dir whatever follows (the jail checks the rest).
+        if known.is_empty() {
+            dynamic_path::report(checker, api, range);
+        }
+        return;
+    }
+    let absolute = if known.starts_with('/') { known.to_owned() } else { format!("{WORKDIR}/{known}") };
+    let inside = paths::normalize(&absolute).is_some_and(|normal| {
+        let roots = match access {
+            Access::Read => checker.policy.files.read.iter().chain(checker.policy.files.write.iter()),
+            Access::Write => checker.policy.files.write.iter().chain([].iter()),
+        };
+        roots.clone().any(|root| paths::is_within(&normal, root))
+            || (partial && roots.into_iter().any(|root| paths::is_within(root, &normal) && normal != "/"))
+    });
+    if !inside {
+        report_outside(checker, &shown, access, api, range);
+    }
+}
+
+fn report_outside(checker: &mut Checker<'_>, shown: &str, access: Access, api: &str, range: TextRange) {
+    match access {
+        Access::Read => path_not_readable::report(checker, shown, api, range),
+        Access::Write => path_not_writable::report(checker, shown, api, range),
+    }
+}
+
+fn is_url(text: &str) -> bool {
+    let Some((scheme, _)) = text.split_once("://") else { return false };
+    !scheme.is_empty()
+        && scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
+/// The hint listing the roots.
+pub(crate) fn roots_hint(checker: &Checker<'_>, access: Access) -> String {
+    let roots = match access {
+        Access::Read => {
+            let mut all = checker.policy.files.read.clone();
+            all.extend(checker.policy.files.write.iter().cloned());
+            all.sort();
+            all.dedup();
+            all
+        }
+        Access::Write => checker.policy.files.write.clone(),
+    };
+    let verb = if access == Access::Read { "read" } else { "write" };
+    format!(
+        "{verb} only inside {} (relative paths are inside the work dir {WORKDIR}); input files are in the work dir",
+        roots.join(", ")
+    )
+}

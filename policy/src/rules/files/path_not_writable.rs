@@ -1,0 +1,36 @@
+//! FILE702 path-not-writable.
+
+use ruff_text_size::TextRange;
+
+use super::Access;
+use crate::checker::Checker;
+use crate::rules::Rule;
+
+pub(crate) const DOC: &str = r#"# FILE702 path-not-writable
+
+## What it does
+Denies a path outside the policy's write roots (`files.write`) given to a file API that writes:
+`open(..., "w"/"a"/"x"/"+")`, `DataFrame.to_csv` and the other `to_*` writers, `savefig`, `np.save*`,
+`tofile`, `extractall`, and `pathlib.Path(...).write_text` and friends.
+
+## Why is this bad?
+Writing outside the work dir can plant files for other programs or poison the interpreter for later
+runs (`/usr/lib/python3/json.py`).
+
+## Example
+```python
+df.to_csv("/tmp/../etc/cron.d/job")
+```
+Write outputs with relative paths (`df.to_csv("result.csv")`): files in the work dir are collected.
+
+## Evasions handled
+- The same normalisation and literal tracking as FILE701; a mode that is not a literal counts as writing.
+
+## Known gaps
+- Fully computed paths are FILE704's business; the jail's Landlock ruleset enforces the same roots.
+"#;
+
+pub(crate) fn report(checker: &mut Checker<'_>, path: &str, api: &str, range: TextRange) {
+    let hint = super::roots_hint(checker, Access::Write);
+    checker.report(Rule::PathNotWritable, range, format!("`{api}` writes `{path}`, outside the writable roots"), hint);
+}

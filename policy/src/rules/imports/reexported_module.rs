@@ -1,0 +1,62 @@
+//! REX501 reexported-module.
+
+use ruff_text_size::TextRange;
+
+use crate::checker::Checker;
+use crate::rules::Rule;
+use crate::semantic::{Origin, QualName};
+
+pub(crate) const DOC: &str = r#"# REX501 reexported-module
+
+## What it does
+Denies attribute chains through an allowed package that reach a module the policy denies, such as
+`pd.io.stata.os`, `pd.core.common.builtins`, `pd.errors.ctypes`, `np.matrixlib.defmatrix.sys` or
+`numpy.ma.core.inspect`.
+
+## Why is this bad?
+Packages import standard modules for their own use, and every module they import is an attribute of
+theirs. Allowing `pandas` would otherwise allow `os` through `pandas.io.stata.os` (Agenta
+CVE-2026-27952 used such paths).
+
+## Example
+```python
+import pandas as pd
+pd.io.stata.os.system("id")
+```
+Use the package's public data API instead.
+
+## Evasions handled
+- Any depth of chain, through import aliases (`import pandas as p`), assignment aliases
+  (`s = pd.io.stata; s.os`), `getattr(pd.io.stata, "os")` and `from pandas.io.stata import os`.
+- Any segment of the chain named like a denied module (`imports.deny` entries without `.*`), unless
+  the prefix up to it is itself explicitly allowed (e.g. `os.path`).
+
+## Known gaps
+- Only denied module names are recognised; a re-export of a module that is merely not allowed (not
+  denied) under another name is not. Computed attribute names are ATTR304's business.
+"#;
+
+pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
+    if name.origin != Origin::Import {
+        return;
+    }
+    let segments = name.segments();
+    for index in 1..segments.len() {
+        let segment = segments[index];
+        if !checker.policy.imports.denied_roots().contains(segment) {
+            continue;
+        }
+        let prefix = &segments[..=index];
+        if checker.policy.imports.explicitly_allowed(prefix) {
+            continue;
+        }
+        let via = segments[..index].join(".");
+        checker.report(
+            Rule::ReexportedModule,
+            range,
+            format!("`{}` reaches the denied module `{segment}` through `{via}`", prefix.join(".")),
+            "use the package's documented API; modules a package imports for itself are not allowed",
+        );
+        return;
+    }
+}

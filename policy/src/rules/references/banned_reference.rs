@@ -1,0 +1,53 @@
+//! REF201 banned-reference.
+
+use ruff_text_size::TextRange;
+
+use crate::checker::Checker;
+use crate::rules::Rule;
+use crate::semantic::QualName;
+
+pub(crate) const DOC: &str = r#"# REF201 banned-reference
+
+## What it does
+Denies every *reference* to a qualified name listed in `references.deny` — called, passed as a value,
+stored in a container, used as a decorator or default — not only calls. Patterns are dotted names
+(`os.system`, `pandas.read_pickle`, `builtins.open`) or subtrees (`subprocess.*`); a member of a banned
+name is banned too (`os.system.__call__`).
+
+## Why is this bad?
+Policy authors ban what their deployment must never do (deserialisation, clipboard access…). Matching
+calls only is the classic mistake: `f = pickle.loads; f(data)` or `list(map(os.system, cmds))` never
+call the banned name directly.
+
+## Example
+```python
+import pandas as pd
+df = pd.read_pickle("data.pkl")
+```
+Use a safe format such as CSV or Parquet.
+
+## Evasions handled
+- Import aliases, `from m import f as g`, assignment aliases (`g = m.f`), builtins by bare name
+  (`builtins.exec` matches `exec`), references in any position (call, argument, container, decorator,
+  default value, annotation, class base).
+
+## Known gaps
+- Values that flow through containers, function returns or attributes of objects are not followed
+  (`fs = [m.f]; fs[0]()` is caught at `m.f`, but `obj.f = m.f` passed through unknown code is only
+  caught where `m.f` is written).
+"#;
+
+pub(crate) fn check(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
+    let segments = name.segments();
+    let Some(pattern) = checker.policy.denied_references.iter().find(|p| p.matches_prefix_of(&segments))
+    else {
+        return;
+    };
+    let pattern = pattern.to_string();
+    checker.report(
+        Rule::BannedReference,
+        range,
+        format!("`{}` is banned by the policy (`{pattern}`)", name.path),
+        "this function is not available here; use an allowed alternative",
+    );
+}

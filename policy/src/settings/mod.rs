@@ -1,0 +1,555 @@
+//! The rules file: raw TOML → validated [`Policy`].
+//!
+//! This module owns reading and validating the rules file. It is the only place that sees raw TOML; every
+//! other part of warden (the checker, the jail plan, output validation) reads the validated [`Policy`].
+//! It deliberately knows nothing about how the jail enforces the runtime settings.
+
+mod pattern;
+pub mod raw;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+pub use pattern::NamePattern;
+use raw::RawRules;
+
+use crate::finding::Action;
+use crate::rules::Rule;
+
+/// The built-in default policy: the same text as `rules/default.toml`.
+pub const DEFAULT_RULES: &str = include_str!("../../../rules/default.toml");
+/// The shipped strict policy (computation only): the same text as `rules/strict.toml`.
+pub const STRICT_RULES: &str = include_str!("../../../rules/strict.toml");
+
+/// The directory the program runs in, as the program sees it inside the jail. Relative paths in the
+/// rules file and in the program are relative to it.
+pub const WORKDIR: &str = "/work";
+
+/// A rules file that could not be accepted, with where and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RulesError {
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// 1-based column, when known.
+    pub column: Option<usize>,
+    /// Dotted key path of the offending setting (e.g. `imports.alow`), when known.
+    pub key: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for RulesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let (Some(line), Some(column)) = (self.line, self.column) {
+            write!(f, "{line}:{column}: ")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, "`{key}`: ")?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for RulesError {}
+
+impl RulesError {
+    fn at_key(key: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { line: None, column: None, key: Some(key.into()), message: message.into() }
+    }
+}
+
+/// Source bounds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceLimits {
+    pub max_bytes: usize,
+    pub max_depth: usize,
+    pub max_nodes: usize,
+}
+
+/// Import allow and deny patterns.
+#[derive(Debug, Clone)]
+pub struct ImportRules {
+    pub allow: Vec<NamePattern>,
+    pub deny: Vec<NamePattern>,
+    denied_roots: BTreeSet<String>,
+}
+
+/// Whether a module path may be imported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModuleVerdict {
+    Allowed,
+    /// Matches a deny pattern (a deny always wins).
+    Denied,
+    /// Matches no allow pattern.
+    NotAllowed,
+}
+
+impl ImportRules {
+    /// The verdict for importing exactly `module` (dotted segments).
+    pub fn verdict(&self, module: &[&str]) -> ModuleVerdict {
+        if self.deny.iter().any(|p| p.matches(module)) {
+            ModuleVerdict::Denied
+        } else if self.allow.iter().any(|p| p.matches(module)) {
+            ModuleVerdict::Allowed
+        } else {
+            ModuleVerdict::NotAllowed
+        }
+    }
+
+    /// True when `module` is allowed by a pattern naming it exactly (not through a `.*` wildcard).
+    pub fn explicitly_allowed(&self, module: &[&str]) -> bool {
+        self.verdict(module) == ModuleVerdict::Allowed
+            && self.allow.iter().any(|p| p.is_exact() && p.matches(module))
+    }
+
+    /// Builds the rules from validated patterns.
+    pub fn new(allow: Vec<NamePattern>, deny: Vec<NamePattern>) -> Self {
+        let denied_roots =
+            deny.iter().filter(|p| p.is_exact()).filter_map(NamePattern::root).map(str::to_owned).collect();
+        Self { allow, deny, denied_roots }
+    }
+
+    /// Top-level names of the modules denied exactly: reaching one of these as an attribute is a
+    /// re-export escape.
+    pub fn denied_roots(&self) -> &BTreeSet<String> {
+        &self.denied_roots
+    }
+
+    /// The allow patterns as written, for hints.
+    pub fn allowed_list(&self) -> Vec<String> {
+        self.allow.iter().map(ToString::to_string).collect()
+    }
+}
+
+/// File roots for the static path checks and the jail's Landlock ruleset.
+#[derive(Debug, Clone)]
+pub struct FileRules {
+    /// Absolute roots (in the jail's view) the program may read.
+    pub read: Vec<String>,
+    /// Absolute roots (in the jail's view) the program may write.
+    pub write: Vec<String>,
+    pub inputs_writable: bool,
+}
+
+/// Resource limits of one run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    pub wall_time_ms: u64,
+    pub cpu_time_ms: u64,
+    pub memory_bytes: u64,
+    pub pids: u64,
+    pub stdout_bytes: u64,
+    pub stderr_bytes: u64,
+    pub file_size_bytes: u64,
+    pub open_files: u64,
+    pub tmp_bytes: u64,
+    pub output_files: u64,
+    pub output_bytes: u64,
+}
+
+/// A confinement layer the policy can require.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Layer {
+    Namespaces,
+    Seccomp,
+    Landlock,
+    Cgroup,
+    Rlimits,
+}
+
+impl Layer {
+    pub const ALL: [Layer; 5] =
+        [Layer::Namespaces, Layer::Seccomp, Layer::Landlock, Layer::Cgroup, Layer::Rlimits];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::Namespaces => "namespaces",
+            Layer::Seccomp => "seccomp",
+            Layer::Landlock => "landlock",
+            Layer::Cgroup => "cgroup",
+            Layer::Rlimits => "rlimits",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|layer| layer.name() == text)
+    }
+}
+
+/// Which interpreter runs the program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Interpreter {
+    /// An absolute path to a Python binary on the host.
+    Path(String),
+    /// A runtime provisioned by `warden runtime`, by name.
+    Runtime(String),
+}
+
+/// The validated policy: what the checker, the jail plan and output validation read.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub name: String,
+    pub description: Option<String>,
+    /// SHA-256 of the rules file text, hex.
+    pub sha256: String,
+    /// Target Python minor version (3.x).
+    pub target_minor: u8,
+    pub source: SourceLimits,
+    pub imports: ImportRules,
+    pub denied_references: Vec<NamePattern>,
+    pub denied_methods: BTreeSet<String>,
+    pub allow_dunder: BTreeSet<String>,
+    pub allow_dunder_definitions: BTreeSet<String>,
+    pub files: FileRules,
+    pub network: bool,
+    /// Actions overridden by the rules file, by rule.
+    pub actions: BTreeMap<Rule, Option<Action>>,
+    pub interpreter: Interpreter,
+    pub limits: Limits,
+    pub required_layers: BTreeSet<Layer>,
+    pub read_only_binds: Vec<String>,
+    /// The output schema as JSON, when one is set inline.
+    pub output_schema: Option<serde_json::Value>,
+    /// The output schema file, resolved against the rules file's directory, when one is named.
+    pub output_schema_file: Option<std::path::PathBuf>,
+}
+
+const MIB: u64 = 1024 * 1024;
+
+impl Policy {
+    /// The built-in default policy.
+    pub fn builtin_default() -> Result<Self, RulesError> {
+        Self::from_toml(DEFAULT_RULES, None)
+    }
+
+    /// Parses and validates rules-file text. `base_dir` resolves relative paths inside it.
+    pub fn from_toml(text: &str, base_dir: Option<&Path>) -> Result<Self, RulesError> {
+        let raw = parse_raw(text)?;
+        let sha256 = hex(&Sha256::digest(text.as_bytes()));
+        Self::from_raw(raw, sha256, base_dir)
+    }
+
+    /// Reads and validates a rules file.
+    pub fn from_file(path: &Path) -> Result<Self, RulesError> {
+        let text = std::fs::read_to_string(path).map_err(|err| RulesError {
+            line: None,
+            column: None,
+            key: None,
+            message: format!("cannot read rules file {}: {err}", path.display()),
+        })?;
+        Self::from_toml(&text, path.parent())
+    }
+
+    /// The action a rule has under this policy (`None`: the rule is off).
+    pub fn action_for(&self, rule: Rule) -> Option<Action> {
+        match self.actions.get(&rule) {
+            Some(overridden) => *overridden,
+            None => Some(rule.default_action()),
+        }
+    }
+
+    fn from_raw(raw: RawRules, sha256: String, base_dir: Option<&Path>) -> Result<Self, RulesError> {
+        let name = raw.policy.name.trim().to_owned();
+        if name.is_empty() {
+            return Err(RulesError::at_key("policy.name", "must not be empty"));
+        }
+        let target_minor = parse_target(raw.policy.target_python.as_deref())?;
+        let source = SourceLimits {
+            max_bytes: positive(raw.source.max_bytes, 1024 * 1024, "source.max_bytes")? as usize,
+            max_depth: positive(raw.source.max_depth.map(u64::from), 200, "source.max_depth")? as usize,
+            max_nodes: positive(raw.source.max_nodes, 500_000, "source.max_nodes")? as usize,
+        };
+        let imports = ImportRules::new(
+            patterns(&raw.imports.allow, "imports.allow")?,
+            patterns(&raw.imports.deny, "imports.deny")?,
+        );
+        let denied_references = patterns(&raw.references.deny, "references.deny")?;
+        let denied_methods = identifiers(&raw.references.deny_methods, "references.deny_methods")?;
+        let allow_dunder = dunders(&raw.attributes.allow_dunder, "attributes.allow_dunder")?;
+        let allow_dunder_definitions =
+            dunders(&raw.attributes.allow_dunder_definitions, "attributes.allow_dunder_definitions")?;
+        let files = file_rules(&raw.files)?;
+        let mut actions = parse_actions(&raw.actions)?;
+        if let Some(text) = &raw.files.dynamic_path {
+            let action = parse_action(text).ok_or_else(|| {
+                RulesError::at_key("files.dynamic_path", format!("unknown action {text:?}: {ACTIONS_HELP}"))
+            })?;
+            actions.insert(Rule::DynamicPath, action);
+        }
+        let network = raw.network.allow.unwrap_or(false);
+        if network {
+            return Err(RulesError::at_key(
+                "network.allow",
+                "network access is not supported: the jail always runs the program without a network",
+            ));
+        }
+        let interpreter = interpreter(&raw.runtime)?;
+        let limits = limits(&raw.limits)?;
+        let required_layers = required_layers(raw.jail.required.as_deref())?;
+        let read_only_binds = absolute_paths(&raw.jail.read_only_binds, "jail.read_only_binds")?;
+        let output_schema = match raw.output.schema {
+            Some(table) => Some(serde_json::to_value(table).map_err(|err| {
+                RulesError::at_key("output.schema", format!("cannot convert to JSON: {err}"))
+            })?),
+            None => None,
+        };
+        let output_schema_file = raw.output.schema_file.map(|file| match base_dir {
+            Some(dir) => dir.join(file),
+            None => std::path::PathBuf::from(file),
+        });
+        if output_schema.is_some() && output_schema_file.is_some() {
+            return Err(RulesError::at_key("output", "set `schema` or `schema_file`, not both"));
+        }
+        Ok(Self {
+            name,
+            description: raw.policy.description,
+            sha256,
+            target_minor,
+            source,
+            imports,
+            denied_references,
+            denied_methods,
+            allow_dunder,
+            allow_dunder_definitions,
+            files,
+            network,
+            actions,
+            interpreter,
+            limits,
+            required_layers,
+            read_only_binds,
+            output_schema,
+            output_schema_file,
+        })
+    }
+}
+
+/// Deserialises the text, reporting unknown keys and type errors with line, column and key path.
+fn parse_raw(text: &str) -> Result<RawRules, RulesError> {
+    let deserializer = toml::Deserializer::new(text);
+    serde_path_to_error::deserialize(deserializer).map_err(|err| {
+        let key = err.path().to_string();
+        let inner = err.into_inner();
+        let (line, column) = match inner.span() {
+            Some(span) => {
+                let (line, column) = line_column(text, span.start);
+                (Some(line), Some(column))
+            }
+            None => (None, None),
+        };
+        let message = inner.message().trim().to_owned();
+        RulesError { line, column, key: (key != ".").then_some(key), message }
+    })
+}
+
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+fn parse_target(text: Option<&str>) -> Result<u8, RulesError> {
+    let Some(text) = text else { return Ok(11) };
+    let minor = text
+        .strip_prefix("3.")
+        .and_then(|minor| minor.parse::<u8>().ok())
+        .filter(|minor| (7..=14).contains(minor));
+    minor.ok_or_else(|| {
+        RulesError::at_key("policy.target_python", format!("{text:?} is not a Python version from 3.7 to 3.14"))
+    })
+}
+
+fn positive(value: Option<u64>, default: u64, key: &str) -> Result<u64, RulesError> {
+    match value {
+        Some(0) => Err(RulesError::at_key(key, "must be greater than zero")),
+        Some(value) => Ok(value),
+        None => Ok(default),
+    }
+}
+
+fn patterns(list: &[String], key: &str) -> Result<Vec<NamePattern>, RulesError> {
+    list.iter()
+        .enumerate()
+        .map(|(index, text)| {
+            NamePattern::parse(text).ok_or_else(|| {
+                RulesError::at_key(
+                    format!("{key}[{index}]"),
+                    format!("{text:?} is not a dotted name or a dotted name ending in `.*`"),
+                )
+            })
+        })
+        .collect()
+}
+
+fn is_identifier(text: &str) -> bool {
+    let mut chars = text.chars();
+    matches!(chars.next(), Some(c) if c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
+}
+
+fn identifiers(list: &[String], key: &str) -> Result<BTreeSet<String>, RulesError> {
+    list.iter()
+        .enumerate()
+        .map(|(index, text)| {
+            if is_identifier(text) {
+                Ok(text.clone())
+            } else {
+                Err(RulesError::at_key(format!("{key}[{index}]"), format!("{text:?} is not an identifier")))
+            }
+        })
+        .collect()
+}
+
+fn dunders(list: &[String], key: &str) -> Result<BTreeSet<String>, RulesError> {
+    let names = identifiers(list, key)?;
+    if let Some(bad) = names.iter().find(|name| !crate::names::is_dunder(name)) {
+        return Err(RulesError::at_key(key, format!("{bad:?} is not a dunder name (`__x__`)")));
+    }
+    Ok(names)
+}
+
+const ACTIONS_HELP: &str = "expected \"deny\", \"review\", \"warn\" or \"off\"";
+
+fn parse_action(text: &str) -> Option<Option<Action>> {
+    match text {
+        "deny" => Some(Some(Action::Deny)),
+        "review" => Some(Some(Action::Review)),
+        "warn" => Some(Some(Action::Warn)),
+        "off" => Some(None),
+        _ => None,
+    }
+}
+
+fn parse_actions(raw: &BTreeMap<String, String>) -> Result<BTreeMap<Rule, Option<Action>>, RulesError> {
+    let mut actions = BTreeMap::new();
+    for (id, text) in raw {
+        let key = format!("actions.{id}");
+        let rule = Rule::from_id(id)
+            .ok_or_else(|| RulesError::at_key(&key, format!("unknown rule id {id:?}; `warden rules explain` lists them")))?;
+        let action = parse_action(text)
+            .ok_or_else(|| RulesError::at_key(&key, format!("unknown action {text:?}: {ACTIONS_HELP}")))?;
+        if rule.is_source_rule() && action != Some(Action::Deny) {
+            return Err(RulesError::at_key(
+                &key,
+                "source rules (SYN*) always deny: code warden cannot parse the way CPython does cannot be judged",
+            ));
+        }
+        actions.insert(rule, action);
+    }
+    Ok(actions)
+}
+
+/// Turns a root as written ("." or "data" relative to the work dir, or absolute) into an absolute
+/// normalised path in the jail's view.
+fn jail_root(text: &str, key: &str) -> Result<String, RulesError> {
+    let joined = if text.starts_with('/') { text.to_owned() } else { format!("{WORKDIR}/{text}") };
+    crate::paths::normalize(&joined)
+        .ok_or_else(|| RulesError::at_key(key, format!("{text:?} climbs above the root with `..`")))
+}
+
+fn roots(list: Option<&Vec<String>>, default: &[&str], key: &str) -> Result<Vec<String>, RulesError> {
+    match list {
+        Some(list) => list
+            .iter()
+            .enumerate()
+            .map(|(index, text)| {
+                if text.starts_with('~') {
+                    return Err(RulesError::at_key(format!("{key}[{index}]"), "`~` has no meaning in the jail"));
+                }
+                jail_root(text, &format!("{key}[{index}]"))
+            })
+            .collect(),
+        None => default.iter().map(|text| jail_root(text, key)).collect(),
+    }
+}
+
+fn file_rules(raw: &raw::RawFiles) -> Result<FileRules, RulesError> {
+    Ok(FileRules {
+        read: roots(raw.read.as_ref(), &[".", "/tmp"], "files.read")?,
+        write: roots(raw.write.as_ref(), &[".", "/tmp"], "files.write")?,
+        inputs_writable: raw.inputs_writable.unwrap_or(false),
+    })
+}
+
+fn absolute_paths(list: &[String], key: &str) -> Result<Vec<String>, RulesError> {
+    list.iter()
+        .enumerate()
+        .map(|(index, text)| {
+            if text.starts_with('/') {
+                jail_root(text, key)
+            } else {
+                Err(RulesError::at_key(format!("{key}[{index}]"), format!("{text:?} is not an absolute path")))
+            }
+        })
+        .collect()
+}
+
+fn interpreter(raw: &raw::RawRuntime) -> Result<Interpreter, RulesError> {
+    match (&raw.name, &raw.interpreter) {
+        (Some(_), Some(_)) => Err(RulesError::at_key("runtime", "set `name` or `interpreter`, not both")),
+        (Some(name), None) if is_runtime_name(name) => Ok(Interpreter::Runtime(name.clone())),
+        (Some(name), None) => Err(RulesError::at_key(
+            "runtime.name",
+            format!("{name:?}: runtime names use letters, digits, `-`, `_` and `.`"),
+        )),
+        (None, Some(path)) if path.starts_with('/') => Ok(Interpreter::Path(path.clone())),
+        (None, Some(path)) => {
+            Err(RulesError::at_key("runtime.interpreter", format!("{path:?} is not an absolute path")))
+        }
+        (None, None) => Ok(Interpreter::Path("/usr/bin/python3".to_owned())),
+    }
+}
+
+fn is_runtime_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+fn limits(raw: &raw::RawLimits) -> Result<Limits, RulesError> {
+    Ok(Limits {
+        wall_time_ms: positive(raw.wall_time_ms, 10_000, "limits.wall_time_ms")?,
+        cpu_time_ms: positive(raw.cpu_time_ms, 10_000, "limits.cpu_time_ms")?,
+        memory_bytes: positive(raw.memory_mib, 1024, "limits.memory_mib")? * MIB,
+        pids: positive(raw.pids, 64, "limits.pids")?,
+        stdout_bytes: positive(raw.stdout_bytes, MIB, "limits.stdout_bytes")?,
+        stderr_bytes: positive(raw.stderr_bytes, 256 * 1024, "limits.stderr_bytes")?,
+        file_size_bytes: positive(raw.file_size_mib, 64, "limits.file_size_mib")? * MIB,
+        open_files: positive(raw.open_files, 256, "limits.open_files")?,
+        tmp_bytes: positive(raw.tmp_mib, 64, "limits.tmp_mib")? * MIB,
+        output_files: positive(raw.output_files, 32, "limits.output_files")?,
+        output_bytes: positive(raw.output_mib, 64, "limits.output_mib")? * MIB,
+    })
+}
+
+fn required_layers(list: Option<&[String]>) -> Result<BTreeSet<Layer>, RulesError> {
+    let Some(list) = list else {
+        return Ok([Layer::Namespaces, Layer::Seccomp, Layer::Landlock, Layer::Rlimits].into());
+    };
+    list.iter()
+        .enumerate()
+        .map(|(index, text)| {
+            Layer::parse(text).ok_or_else(|| {
+                RulesError::at_key(
+                    format!("jail.required[{index}]"),
+                    format!("unknown layer {text:?}; layers are namespaces, seccomp, landlock, cgroup, rlimits"),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Lower-case hex of a digest.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The JSON Schema of the rules file, for editor completion.
+pub fn json_schema() -> serde_json::Value {
+    let schema = schemars::schema_for!(RawRules);
+    serde_json::to_value(schema).unwrap_or(serde_json::Value::Null)
+}

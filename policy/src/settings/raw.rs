@@ -1,0 +1,186 @@
+//! The rules file exactly as written: serde structures with no defaults resolved and no meaning checked.
+//!
+//! Every table denies unknown keys, so a typo is an error with its line, column and key path rather than a
+//! silently ignored setting. Only [`super::Policy::from_raw`] reads these structures.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The whole rules file.
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "warden rules file")]
+pub struct RawRules {
+    /// Name and description of the policy.
+    pub policy: RawPolicyMeta,
+    /// Source decoding and size bounds.
+    #[serde(default)]
+    pub source: RawSource,
+    /// Which modules the program may import.
+    #[serde(default)]
+    pub imports: RawImports,
+    /// Qualified names and method names the program may not reference.
+    #[serde(default)]
+    pub references: RawReferences,
+    /// Dunder and private attribute allowlists.
+    #[serde(default)]
+    pub attributes: RawAttributes,
+    /// Which paths the program may read and write.
+    #[serde(default)]
+    pub files: RawFiles,
+    /// Network access.
+    #[serde(default)]
+    pub network: RawNetwork,
+    /// Per-rule action overrides: rule id (e.g. "FILE704") to "deny", "review", "warn" or "off".
+    #[serde(default)]
+    pub actions: BTreeMap<String, String>,
+    /// The interpreter that runs the program.
+    #[serde(default)]
+    pub runtime: RawRuntime,
+    /// Resource limits of one run.
+    #[serde(default)]
+    pub limits: RawLimits,
+    /// Confinement layers the jail must enforce.
+    #[serde(default)]
+    pub jail: RawJail,
+    /// What the program's standard output must look like.
+    #[serde(default)]
+    pub output: RawOutput,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawPolicyMeta {
+    /// Short name shown in reports (e.g. "default").
+    pub name: String,
+    /// One or two sentences for humans.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The Python version the program must run on, "3.MINOR". Syntax newer than this is denied.
+    #[serde(default)]
+    pub target_python: Option<String>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawSource {
+    /// Largest accepted program, in bytes (default 1048576).
+    pub max_bytes: Option<u64>,
+    /// Deepest accepted nesting of expressions and blocks (default 200).
+    pub max_depth: Option<u32>,
+    /// Most AST nodes accepted (default 500000).
+    pub max_nodes: Option<u64>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawImports {
+    /// Module patterns that may be imported: "numpy" is exactly numpy, "numpy.*" any submodule of it.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Module patterns that may never be imported; a deny always wins over an allow.
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawReferences {
+    /// Qualified names that may not be referenced anywhere: "os.system", "subprocess.*", "builtins.exec".
+    #[serde(default)]
+    pub deny: Vec<String>,
+    /// Method names denied whatever their receiver (e.g. "to_pickle"): the checker cannot know types.
+    #[serde(default)]
+    pub deny_methods: Vec<String>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawAttributes {
+    /// Dunder names that may be read anywhere (e.g. "__name__").
+    #[serde(default)]
+    pub allow_dunder: Vec<String>,
+    /// Dunder methods a class body may define (e.g. "__init__", "__repr__").
+    #[serde(default)]
+    pub allow_dunder_definitions: Vec<String>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawFiles {
+    /// Roots the program may read: "." is the work dir, other entries are absolute paths in the jail.
+    pub read: Option<Vec<String>>,
+    /// Roots the program may write.
+    pub write: Option<Vec<String>>,
+    /// Action for a path the checker cannot compute: "deny", "review", "warn" or "off" (default "warn").
+    pub dynamic_path: Option<String>,
+    /// Whether `--input` files are writable by the program (default false: read-only).
+    pub inputs_writable: Option<bool>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawNetwork {
+    /// Whether the program may use the network at all (default false). warden has no egress filter, so
+    /// true is refused unless the jail's network namespace is also dropped deliberately.
+    pub allow: Option<bool>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawRuntime {
+    /// Absolute path of the Python interpreter (default "/usr/bin/python3").
+    pub interpreter: Option<String>,
+    /// Name of a runtime provisioned by `warden runtime` (takes precedence over `interpreter`).
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawLimits {
+    /// Wall-clock time of the whole run, in milliseconds (default 10000).
+    pub wall_time_ms: Option<u64>,
+    /// CPU time of the program, in milliseconds (default 10000).
+    pub cpu_time_ms: Option<u64>,
+    /// Memory of the program's process tree, in MiB (default 1024).
+    pub memory_mib: Option<u64>,
+    /// Most processes and threads at once (default 64).
+    pub pids: Option<u64>,
+    /// Bytes of standard output kept (default 1048576).
+    pub stdout_bytes: Option<u64>,
+    /// Bytes of standard error kept (default 262144).
+    pub stderr_bytes: Option<u64>,
+    /// Largest file the program may write, in MiB (default 64).
+    pub file_size_mib: Option<u64>,
+    /// Most open file descriptors (default 256).
+    pub open_files: Option<u64>,
+    /// Size of the private /tmp, in MiB (default 64).
+    pub tmp_mib: Option<u64>,
+    /// Most output files collected (default 32).
+    pub output_files: Option<u64>,
+    /// Total bytes of output files collected, in MiB (default 64).
+    pub output_mib: Option<u64>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawJail {
+    /// Layers that must be enforced or the run is refused: "namespaces", "seccomp", "landlock",
+    /// "cgroup", "rlimits" (default: all but "cgroup").
+    pub required: Option<Vec<String>>,
+    /// Extra host paths bound read-only into the jail (absolute).
+    #[serde(default)]
+    pub read_only_binds: Vec<String>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawOutput {
+    /// A JSON Schema that standard output must satisfy (as an inline TOML table).
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub schema: Option<toml::Table>,
+    /// Path of a JSON Schema file, relative to the rules file.
+    pub schema_file: Option<String>,
+}
