@@ -2,5 +2,4 @@
 #![forbid(unsafe_code)]
 
 pub mod exit;
-pub mod fixtures;
 pub mod jail_config;

@@ -140,6 +140,7 @@ impl<'a> Checker<'a> {
     /// Checks every candidate a reference may resolve to.
     fn reference(&mut self, candidates: &[QualName], range: TextRange, is_call: bool) {
         for name in candidates {
+            rules::attributes::dunder_attribute::check_reference(self, name, range);
             rules::imports::import_not_allowed::check_reference(self, name, range);
             rules::imports::reexported_module::check_reference(self, name, range);
             rules::attributes::private_attribute::check_reference(self, name, range);
@@ -154,6 +155,9 @@ impl<'a> Checker<'a> {
 
     /// Checks the names of an attribute chain and the chain as a reference; then walks its base.
     fn attribute_chain(&mut self, expr: &'a Expr) {
+        if let Expr::Attribute(outer) = expr {
+            rules::attributes::dunder_attribute::check_store(self, outer);
+        }
         let mut current = expr;
         while let Expr::Attribute(attribute) = current {
             rules::attributes::check_attribute_name(self, attribute.attr.id.as_str(), attribute.attr.range);

@@ -8,6 +8,7 @@
 
 mod checker;
 pub mod finding;
+pub mod fixtures;
 pub mod names;
 pub mod parse;
 pub mod paths;

@@ -104,7 +104,7 @@ fn test(file: &Path, dir: &Path) -> anyhow::Result<ExitCode> {
     let mut failures = 0;
     for fixture in &fixtures {
         let bytes = std::fs::read(fixture).with_context(|| format!("cannot read {}", fixture.display()))?;
-        let problems = warden::fixtures::run_fixture(&bytes, &policy);
+        let problems = warden_policy::fixtures::run_fixture(&bytes, &policy);
         if problems.is_empty() {
             println!("ok    {}", fixture.display());
         } else {

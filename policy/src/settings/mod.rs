@@ -74,7 +74,9 @@ pub struct SourceLimits {
 pub struct ImportRules {
     pub allow: Vec<NamePattern>,
     pub deny: Vec<NamePattern>,
-    denied_roots: BTreeSet<String>,
+    /// Member allowlists of modules that are allowed only in part.
+    pub members: BTreeMap<String, BTreeSet<String>>,
+    guarded_roots: BTreeSet<String>,
 }
 
 /// Whether a module path may be imported.
@@ -106,16 +108,26 @@ impl ImportRules {
     }
 
     /// Builds the rules from validated patterns.
-    pub fn new(allow: Vec<NamePattern>, deny: Vec<NamePattern>) -> Self {
-        let denied_roots =
+    pub fn new(
+        allow: Vec<NamePattern>,
+        deny: Vec<NamePattern>,
+        members: BTreeMap<String, BTreeSet<String>>,
+    ) -> Self {
+        let mut guarded_roots: BTreeSet<String> =
             deny.iter().filter(|p| p.is_exact()).filter_map(NamePattern::root).map(str::to_owned).collect();
-        Self { allow, deny, denied_roots }
+        guarded_roots.extend(members.keys().filter_map(|m| m.split('.').next()).map(str::to_owned));
+        Self { allow, deny, members, guarded_roots }
     }
 
-    /// Top-level names of the modules denied exactly: reaching one of these as an attribute is a
-    /// re-export escape.
-    pub fn denied_roots(&self) -> &BTreeSet<String> {
-        &self.denied_roots
+    /// Top-level names of the modules denied exactly or allowed only in part: reaching one of these as
+    /// an attribute of another module is a re-export escape.
+    pub fn guarded_roots(&self) -> &BTreeSet<String> {
+        &self.guarded_roots
+    }
+
+    /// When `module` is allowed only in part, whether `member` is one of the allowed members.
+    pub fn member_allowed(&self, module: &str, member: &str) -> Option<bool> {
+        self.members.get(module).map(|allowed| allowed.contains(member))
     }
 
     /// The allow patterns as written, for hints.
@@ -262,10 +274,28 @@ impl Policy {
             max_depth: positive(raw.source.max_depth.map(u64::from), 200, "source.max_depth")? as usize,
             max_nodes: positive(raw.source.max_nodes, 500_000, "source.max_nodes")? as usize,
         };
+        let mut members = BTreeMap::new();
+        for (module, list) in &raw.imports.members {
+            let key = format!("imports.members.{module}");
+            if NamePattern::parse(module).is_none_or(|p| !p.is_exact()) {
+                return Err(RulesError::at_key(key, format!("{module:?} is not a dotted module name")));
+            }
+            members.insert(module.clone(), identifiers(list, &key)?);
+        }
         let imports = ImportRules::new(
             patterns(&raw.imports.allow, "imports.allow")?,
             patterns(&raw.imports.deny, "imports.deny")?,
+            members,
         );
+        for module in imports.members.keys() {
+            let segments: Vec<&str> = module.split('.').collect();
+            if imports.verdict(&segments) != ModuleVerdict::Allowed {
+                return Err(RulesError::at_key(
+                    format!("imports.members.{module}"),
+                    format!("`{module}` has a member list but is not an allowed import"),
+                ));
+            }
+        }
         let denied_references = patterns(&raw.references.deny, "references.deny")?;
         let denied_methods = identifiers(&raw.references.deny_methods, "references.deny_methods")?;
         let allow_dunder = dunders(&raw.attributes.allow_dunder, "attributes.allow_dunder")?;

@@ -83,6 +83,11 @@ pub struct RawImports {
     /// Module patterns that may never be imported; a deny always wins over an allow.
     #[serde(default)]
     pub deny: Vec<String>,
+    /// For allowed modules that are dangerous as a whole (`os`, `builtins`): the only members the
+    /// program may use, by module path. `{ os = ["path", "getcwd"] }` allows `os.getcwd` but not
+    /// `os.system`.
+    #[serde(default)]
+    pub members: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]

@@ -28,6 +28,9 @@ Use only the allowed modules; the hint lists them.
 - Submodule semantics: `numpy` allows only `numpy`; `numpy.*` allows its submodules; a deny such as
   `numpy.ctypeslib` wins over `numpy.*`, also when reached as an attribute (`np.ctypeslib`).
 - `import os.path` binds `os`: with only `os.path` allowed, `os.system` is reported at its use.
+- Modules allowed only in part (`imports.members`, e.g. `os` and `builtins` in the default policy): a
+  member outside the list (`os.system`, `builtins.exec`) is reported wherever it is referenced, also as
+  `from os import system`.
 - Aliases: `import os as o`, `from os import system as s`, `m = np; m.ctypeslib`.
 
 ## Known gaps
@@ -55,7 +58,37 @@ pub(crate) fn check_member(checker: &mut Checker<'_>, module: &str, member: &str
         report_module(checker, &full.join("."), member_verdict, range);
     } else if module_verdict != ModuleVerdict::Allowed && member_verdict != ModuleVerdict::Allowed {
         report_module(checker, module, module_verdict, range);
+    } else if member_verdict != ModuleVerdict::Allowed {
+        check_members(checker, &full, range);
     }
+}
+
+/// A module allowed only in part (`imports.members`): the next segment must be an allowed member or an
+/// allowed submodule.
+fn check_members(checker: &mut Checker<'_>, segments: &[&str], range: TextRange) -> bool {
+    for index in 0..segments.len().saturating_sub(1) {
+        let module = segments[..=index].join(".");
+        let member = segments[index + 1];
+        if checker.policy.imports.member_allowed(&module, member) == Some(false)
+            && checker.policy.imports.verdict(&segments[..=index + 1]) != ModuleVerdict::Allowed
+        {
+            let allowed: Vec<&str> = checker
+                .policy
+                .imports
+                .members
+                .get(&module)
+                .map(|m| m.iter().map(String::as_str).collect())
+                .unwrap_or_default();
+            checker.report(
+                Rule::ImportNotAllowed,
+                range,
+                format!("`{module}.{member}` is not an allowed member of `{module}`"),
+                format!("`{module}` is allowed only in part; its allowed members are: {}", allowed.join(", ")),
+            );
+            return true;
+        }
+    }
+    false
 }
 
 fn report_module(checker: &mut Checker<'_>, path: &str, verdict: ModuleVerdict, range: TextRange) {
@@ -89,7 +122,9 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
             ModuleVerdict::NotAllowed => {}
         }
     }
-    if !allowed {
+    if allowed {
+        check_members(checker, &segments, range);
+    } else {
         let root = segments.first().copied().unwrap_or_default();
         let hint = super::allowed_hint(checker);
         checker.report(

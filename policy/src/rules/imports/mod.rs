@@ -45,6 +45,7 @@ pub(crate) fn check_import_from(checker: &mut Checker<'_>, import: &ast::StmtImp
 /// The imported name is also a reference: `from pandas import read_pickle` is as banned as its use.
 fn checker_reference_of_import(checker: &mut Checker<'_>, name: &QualName, alias: &ast::Alias) {
     let range = alias.range();
+    crate::rules::attributes::dunder_attribute::check_reference(checker, name, range);
     reexported_module::check_reference(checker, name, range);
     crate::rules::attributes::private_attribute::check_reference(checker, name, range);
     crate::rules::references::banned_reference::check(checker, name, range);

@@ -28,8 +28,9 @@ Use the package's public data API instead.
 ## Evasions handled
 - Any depth of chain, through import aliases (`import pandas as p`), assignment aliases
   (`s = pd.io.stata; s.os`), `getattr(pd.io.stata, "os")` and `from pandas.io.stata import os`.
-- Any segment of the chain named like a denied module (`imports.deny` entries without `.*`), unless
-  the prefix up to it is itself explicitly allowed (e.g. `os.path`).
+- Any segment of the chain named like a denied module (`imports.deny` entries without `.*`) or a
+  module allowed only in part (`imports.members`, e.g. `os`), unless the prefix up to it is itself
+  explicitly allowed (e.g. `os.path`).
 
 ## Known gaps
 - Only denied module names are recognised; a re-export of a module that is merely not allowed (not
@@ -43,7 +44,7 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
     let segments = name.segments();
     for index in 1..segments.len() {
         let segment = segments[index];
-        if !checker.policy.imports.denied_roots().contains(segment) {
+        if !checker.policy.imports.guarded_roots().contains(segment) {
             continue;
         }
         let prefix = &segments[..=index];
@@ -54,7 +55,7 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
         checker.report(
             Rule::ReexportedModule,
             range,
-            format!("`{}` reaches the denied module `{segment}` through `{via}`", prefix.join(".")),
+            format!("`{}` reaches the module `{segment}` through `{via}`, bypassing the import rules", prefix.join(".")),
             "use the package's documented API; modules a package imports for itself are not allowed",
         );
         return;

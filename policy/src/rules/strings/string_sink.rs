@@ -11,7 +11,7 @@ pub(crate) const DOC: &str = r#"# STR601 string-sink
 
 ## What it does
 Denies expression strings that can reach arbitrary objects: `DataFrame.query(...)` and
-`DataFrame.eval(...)` whose literal contains an `@` reference, a call of a bare name, a dunder, `lambda`
+`DataFrame.eval(...)` whose literal walks or calls through an `@name` reference, a call of a bare name, a dunder, `lambda`
 or `import`; and every reference to `pandas.eval`, `numexpr.evaluate`, `sympy.sympify` and
 `sympy.parse_expr`.
 
@@ -95,8 +95,8 @@ fn is_stringy(expr: &Expr) -> bool {
 
 /// Why a query string is dangerous, if it is.
 fn dangerous(text: &str) -> Option<&'static str> {
-    if text.contains('@') {
-        return Some("refers to program variables with `@`");
+    if reaches_through_reference(text) {
+        return Some("reaches into a program variable with `@name.`, `@name(` or `@name[`");
     }
     if text.contains("__") {
         return Some("contains a dunder name");
@@ -108,6 +108,16 @@ fn dangerous(text: &str) -> Option<&'static str> {
         return Some("calls a function by name");
     }
     None
+}
+
+/// `@name` followed by `.`, `(` or `[`: pandas resolves `@name` in the caller's frame, so anything after
+/// it walks or calls an arbitrary object. A plain `@name` only reads a value.
+fn reaches_through_reference(text: &str) -> bool {
+    text.match_indices('@').any(|(at, _)| {
+        let rest = text[at + 1..].trim_start();
+        let name_len = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        name_len == 0 || rest[name_len..].trim_start().starts_with(['.', '(', '['])
+    })
 }
 
 fn contains_word(text: &str, word: &str) -> bool {
@@ -152,10 +162,10 @@ mod tests {
 
     #[test]
     fn column_expressions_are_fine_and_escapes_are_not() {
-        for ok in ["a > 3 and (b < 2)", "name.str.len() > 3", "`my col` == 'x'", "c = a + b"] {
+        for ok in ["a > 3 and (b < 2)", "name.str.len() > 3", "`my col` == 'x'", "c = a + b", "x in @items"] {
             assert_eq!(dangerous(ok), None, "{ok}");
         }
-        for bad in ["@os.system('id')", "a.__class__", "open('x')", "x == lambda: 1"] {
+        for bad in ["@os.system('id')", "@f()", "@d['k']", "a.__class__", "open('x')", "x == lambda: 1"] {
             assert!(dangerous(bad).is_some(), "{bad}");
         }
     }

@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use warden_policy::Policy;
+use crate::Policy;
 
 /// Expected rule ids by 1-based line.
 pub fn expectations(text: &str) -> BTreeMap<usize, BTreeSet<String>> {
@@ -28,7 +28,7 @@ pub fn expectations(text: &str) -> BTreeMap<usize, BTreeSet<String>> {
 pub fn run_fixture(bytes: &[u8], policy: &Policy) -> Vec<String> {
     let text = String::from_utf8_lossy(bytes);
     let expected = expectations(&text);
-    let report = warden_policy::check_on_worker(bytes, policy);
+    let report = crate::check_on_worker(bytes, policy);
     let mut found: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
     for finding in &report.findings {
         found.entry(finding.span.line).or_default().insert(finding.rule.id().to_owned());

@@ -1,0 +1,13 @@
+# warden-case: b-async-generator-ag-frame
+# group: B
+# technique: async generator ag_frame.f_builtins gives eval
+# variant: plain
+# expect-static: deny
+# expect-rules: ATTR303
+# expect-jail: contained: command runs inside the jail only
+async def stream():
+    yield 1
+
+ag = stream()
+fb = ag.ag_frame.f_builtins
+fb["eval"]("__import__('os').system('id')")

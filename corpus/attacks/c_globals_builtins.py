@@ -1,0 +1,9 @@
+# warden-case: c-globals-builtins
+# group: C
+# technique: globals()['__builtins__'] reaches exec
+# variant: plain
+# expect-static: deny
+# expect-rules: DYN403 ATTR301
+# expect-jail: contained: command runs inside the jail only
+b = globals()["__builtins__"]
+b.exec("import os; os.system('id')")

@@ -1,0 +1,11 @@
+# warden-case: c-setattr-computed
+# group: C
+# technique: setattr with a computed name swaps json.loads for eval
+# variant: computed-string
+# expect-static: deny
+# expect-rules: ATTR304 DYN401
+# expect-jail: contained: command runs inside the jail only
+import json
+
+setattr(json, "lo" + "ads", eval)
+json.loads("__import__('os').system('id')")

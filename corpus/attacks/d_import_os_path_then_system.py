@@ -1,0 +1,11 @@
+# warden-case: d-import-os-path-then-system
+# group: D
+# technique: import os.path binds the name os, then os.system
+# variant: import-alias
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: contained: command runs inside the jail only
+import os.path
+
+if os.path.exists("."):
+    os.system("id")

@@ -1,0 +1,13 @@
+# warden-case: d-logging-config-attribute
+# group: D
+# technique: reach logging.config through the allowed logging package without importing it
+# variant: other
+# expect-static: deny
+# expect-rules: REF201
+# expect-jail: contained: command runs inside the jail only
+import logging
+
+logging.config.dictConfig({
+    "version": 1,
+    "handlers": {"h": {"()": "os.system", "command": "id"}},
+})

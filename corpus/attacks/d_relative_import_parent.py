@@ -1,0 +1,10 @@
+# warden-case: d-relative-import-parent
+# group: D
+# technique: relative import from a parent package
+# variant: other
+# expect-static: deny
+# expect-rules: IMP103
+# expect-jail: no import outside the work dir
+from ..config import secrets
+
+print(secrets)

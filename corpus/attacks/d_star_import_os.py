@@ -1,0 +1,10 @@
+# warden-case: d-star-import-os
+# group: D
+# technique: from os import * brings system into the namespace with no qualified reference
+# variant: other
+# expect-static: deny
+# expect-rules: IMP101 IMP102
+# expect-jail: contained: command runs inside the jail only
+from os import *
+
+system("id")

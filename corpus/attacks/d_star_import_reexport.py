@@ -1,0 +1,10 @@
+# warden-case: d-star-import-reexport
+# group: D
+# technique: star import from an allowed stdlib module without __all__ (uuid) exports its os import
+# variant: other
+# expect-static: deny
+# expect-rules: IMP102
+# expect-jail: contained: command runs inside the jail only
+from uuid import *
+
+os.system("id")

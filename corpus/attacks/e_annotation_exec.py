@@ -1,0 +1,9 @@
+# warden-case: e-annotation-exec
+# group: E
+# technique: exec in a parameter annotation runs at definition time on 3.11
+# variant: annotation
+# expect-static: deny
+# expect-rules: DYN401
+# expect-jail: contained: command runs inside the jail only
+def load(path: exec("import os; os.system('id')")) -> None:
+    pass

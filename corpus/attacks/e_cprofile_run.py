@@ -1,0 +1,10 @@
+# warden-case: e-cprofile-run
+# group: E
+# technique: cProfile.run executes its command string
+# variant: plain
+# expect-static: deny
+# expect-rules: IMP101 DYN401
+# expect-jail: contained: command runs inside the jail only
+import cProfile
+
+cProfile.run("__import__('os').system('id')")

@@ -1,0 +1,10 @@
+# warden-case: e-timeit-string
+# group: E
+# technique: timeit.timeit executes its statement string
+# variant: plain
+# expect-static: deny
+# expect-rules: IMP101 DYN401
+# expect-jail: contained: command runs inside the jail only
+import timeit
+
+timeit.timeit("__import__('os').system('id')", number=1)

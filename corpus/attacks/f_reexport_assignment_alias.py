@@ -1,0 +1,11 @@
+# warden-case: f-reexport-assignment-alias
+# group: F
+# technique: assign the re-exporting module to a variable first
+# variant: assignment-alias
+# expect-static: deny
+# expect-rules: REX501
+# expect-jail: contained: command runs inside the jail only
+import pandas as pd
+
+reader = pd.io.stata
+reader.os.system("id")

@@ -1,0 +1,11 @@
+# warden-case: f-stdlib-logging-os
+# group: F
+# technique: allowed stdlib module logging re-exports os
+# variant: plain
+# expect-static: deny
+# expect-rules: REX501
+# expect-jail: contained: command runs inside the jail only
+import logging
+
+log = logging.getLogger("job")
+logging.os.system("id")

@@ -1,0 +1,10 @@
+# warden-case: g-pandas-io-pickle-reexport
+# group: G
+# technique: pd.io.pickle re-exports the stdlib pickle module
+# variant: plain
+# expect-static: deny
+# expect-rules: REX501
+# expect-jail: contained: command runs inside the jail only
+import pandas as pd
+
+pd.io.pickle.pickle.loads(b"cos\nsystem\n(S'id'\ntR.")

@@ -1,0 +1,11 @@
+# warden-case: g-pickle-loads-reduce
+# group: G
+# technique: pickle.loads of a GLOBAL/REDUCE opcode stream calling os.system
+# variant: plain
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: contained: command runs inside the jail only
+import pickle
+
+payload = b"cos\nsystem\n(S'id'\ntR."
+pickle.loads(payload)

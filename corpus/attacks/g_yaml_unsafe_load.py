@@ -1,0 +1,11 @@
+# warden-case: g-yaml-unsafe-load
+# group: G
+# technique: yaml.load with UnsafeLoader and a python/object/apply tag
+# variant: plain
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: contained: command runs inside the jail only
+import yaml
+
+doc = '!!python/object/apply:os.system ["id"]'
+yaml.load(doc, Loader=yaml.UnsafeLoader)

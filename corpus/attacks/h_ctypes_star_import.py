@@ -1,0 +1,10 @@
+# warden-case: h-ctypes-star-import
+# group: H
+# technique: from ctypes import *
+# variant: other
+# expect-static: deny
+# expect-rules: IMP101 IMP102
+# expect-jail: contained: native code runs inside the jail only
+from ctypes import *
+
+CDLL(None).system(b"id")

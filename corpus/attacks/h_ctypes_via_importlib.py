@@ -1,0 +1,11 @@
+# warden-case: h-ctypes-via-importlib
+# group: H
+# technique: ctypes loaded through importlib with a computed name
+# variant: computed-string
+# expect-static: deny
+# expect-rules: IMP101 DYN402
+# expect-jail: contained: native code runs inside the jail only
+import importlib
+
+ct = importlib.import_module("c" + "types")
+ct.CDLL(None).system(b"id")

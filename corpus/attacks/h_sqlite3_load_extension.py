@@ -1,0 +1,12 @@
+# warden-case: h-sqlite3-load-extension
+# group: H
+# technique: sqlite3 enable_load_extension loads a shared object
+# variant: plain
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: contained: native code runs inside the jail only
+import sqlite3
+
+con = sqlite3.connect(":memory:")
+con.enable_load_extension(True)
+con.load_extension("./libwarden_payload")

@@ -1,0 +1,9 @@
+# warden-case: i-dotdot-traversal
+# group: I
+# technique: relative ../../ traversal out of the work dir
+# variant: plain
+# expect-static: deny
+# expect-rules: FILE701
+# expect-jail: no host file read
+with open("../../../../etc/shadow") as fh:
+    print(fh.read())

@@ -1,0 +1,10 @@
+# warden-case: i-ndarray-tofile-outside
+# group: I
+# technique: ndarray.tofile to a host path
+# variant: plain
+# expect-static: deny
+# expect-rules: FILE702
+# expect-jail: no host file written
+import numpy as np
+
+np.arange(16, dtype=np.uint8).tofile("/etc/warden-escape.bin")

@@ -1,0 +1,9 @@
+# warden-case: i-open-etc-passwd
+# group: I
+# technique: open('/etc/passwd')
+# variant: plain
+# expect-static: deny
+# expect-rules: FILE701
+# expect-jail: no host file read
+with open("/etc/passwd") as fh:
+    print(fh.read())

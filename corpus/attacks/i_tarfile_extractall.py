@@ -1,0 +1,18 @@
+# warden-case: i-tarfile-extractall
+# group: I
+# technique: tarfile.extractall with ../ members writes outside the work dir
+# variant: other
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: no host file written
+import io
+import tarfile
+
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode="w") as tar:
+    data = b"escaped\n"
+    info = tarfile.TarInfo("../../../tmp/warden-escape")
+    info.size = len(data)
+    tar.addfile(info, io.BytesIO(data))
+buf.seek(0)
+tarfile.open(fileobj=buf).extractall(".")

@@ -1,0 +1,11 @@
+# warden-case: j-os-environ-secrets
+# group: J
+# technique: dump os.environ
+# variant: plain
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: no host secrets in environment
+import os
+
+for key, value in os.environ.items():
+    print(key, value)

@@ -1,0 +1,10 @@
+# warden-case: j-os-system
+# group: J
+# technique: os.system
+# variant: plain
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: contained: command runs inside the jail only
+import os
+
+os.system("id; uname -a")

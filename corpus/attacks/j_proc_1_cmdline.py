@@ -1,0 +1,9 @@
+# warden-case: j-proc-1-cmdline
+# group: J
+# technique: read /proc/1/cmdline to learn the host init
+# variant: plain
+# expect-static: deny
+# expect-rules: FILE701
+# expect-jail: pid 1 is the jail's own init
+with open("/proc/1/cmdline", "rb") as fh:
+    print(fh.read())

@@ -1,0 +1,9 @@
+# warden-case: j-proc-self-environ
+# group: J
+# technique: read /proc/self/environ
+# variant: plain
+# expect-static: deny
+# expect-rules: FILE701
+# expect-jail: no host secrets in environment
+with open("/proc/self/environ", "rb") as fh:
+    print(fh.read().split(b"\0"))

@@ -1,0 +1,10 @@
+# warden-case: j-pty-spawn
+# group: J
+# technique: pty.spawn a shell
+# variant: plain
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: no interactive shell (stdin closed)
+import pty
+
+pty.spawn("/bin/sh")

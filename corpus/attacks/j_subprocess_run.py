@@ -1,0 +1,11 @@
+# warden-case: j-subprocess-run
+# group: J
+# technique: subprocess.run
+# variant: plain
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: contained: command runs inside the jail only
+import subprocess
+
+out = subprocess.run(["id"], capture_output=True, text=True)
+print(out.stdout)

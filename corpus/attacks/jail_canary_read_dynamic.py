@@ -1,0 +1,11 @@
+# warden-case: jail-canary-read-dynamic
+# group: JAIL
+# technique: host canary read through a run-time built path
+# variant: computed-string
+# expect-static: allow
+# expect-rules: FILE704
+# expect-jail: no host file read
+segments = ["root", "warden-canary"]
+path = "/" + "/".join(segments)
+with open(path) as fh:
+    print(fh.read())

@@ -1,0 +1,9 @@
+# warden-case: jail-dev-mem-read
+# group: JAIL
+# technique: read /dev/mem
+# variant: plain
+# expect-static: deny
+# expect-rules: FILE701
+# expect-jail: no device access
+with open("/dev/mem", "rb") as fh:
+    print(fh.read(64))

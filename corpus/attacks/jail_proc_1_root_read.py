@@ -1,0 +1,9 @@
+# warden-case: jail-proc-1-root-read
+# group: JAIL
+# technique: read a host file through /proc/1/root
+# variant: plain
+# expect-static: deny
+# expect-rules: FILE701
+# expect-jail: no host file read
+with open("/proc/1/root/etc/shadow") as fh:
+    print(fh.read())

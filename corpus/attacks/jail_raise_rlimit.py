@@ -1,0 +1,12 @@
+# warden-case: jail-raise-rlimit
+# group: JAIL
+# technique: raise hard resource limits
+# variant: plain
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: hard limits cannot be raised
+import resource
+
+inf = resource.RLIM_INFINITY
+resource.setrlimit(resource.RLIMIT_NPROC, (inf, inf))
+resource.setrlimit(resource.RLIMIT_AS, (inf, inf))

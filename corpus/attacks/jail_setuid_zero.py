@@ -1,0 +1,12 @@
+# warden-case: jail-setuid-zero
+# group: JAIL
+# technique: setuid(0) / setgroups
+# variant: plain
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: no privilege gain
+import os
+
+os.setgroups([0])
+os.setuid(0)
+print(os.getuid())

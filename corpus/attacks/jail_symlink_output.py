@@ -1,0 +1,11 @@
+# warden-case: jail-symlink-output
+# group: JAIL
+# technique: output file is a symlink to /etc/passwd
+# variant: plain
+# expect-static: deny
+# expect-rules: FILE701
+# expect-jail: output collector never follows symlinks
+from pathlib import Path
+
+Path("result.csv").symlink_to(Path("/etc/passwd"))
+print("wrote result.csv")

@@ -1,0 +1,9 @@
+# warden-case: jail-write-outside-workdir
+# group: JAIL
+# technique: write a file under /etc
+# variant: plain
+# expect-static: deny
+# expect-rules: FILE702
+# expect-jail: no host file written
+with open("/etc/warden-escape", "w") as fh:
+    fh.write("escaped\n")

@@ -1,0 +1,9 @@
+# warden-case: jail-write-via-proc-root
+# group: JAIL
+# technique: write through /proc/self/root
+# variant: plain
+# expect-static: deny
+# expect-rules: FILE702
+# expect-jail: no host file written
+with open("/proc/self/root/tmp/warden-escape", "w") as fh:
+    fh.write("escaped\n")

@@ -1,0 +1,11 @@
+# warden-case: k-fork-bomb
+# group: K
+# technique: os.fork bomb
+# variant: plain
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: stopped by pids limit; no process survives
+import os
+
+while True:
+    os.fork()

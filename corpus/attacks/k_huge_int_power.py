@@ -1,0 +1,9 @@
+# warden-case: k-huge-int-power
+# group: K
+# technique: 10**10**10 big-integer power
+# variant: plain
+# expect-static: allow
+# expect-rules: none
+# expect-jail: killed by timeout or memory limit
+x = 10 ** 10 ** 10
+print(x % 7)

@@ -1,0 +1,11 @@
+# warden-case: k-numpy-memory-bomb
+# group: K
+# technique: numpy array far larger than the memory limit, touched
+# variant: plain
+# expect-static: allow
+# expect-rules: none
+# expect-jail: killed by memory limit
+import numpy as np
+
+big = np.ones((200_000, 200_000))
+print(big.sum())

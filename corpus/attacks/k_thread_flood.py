@@ -1,0 +1,12 @@
+# warden-case: k-thread-flood
+# group: K
+# technique: start threads until the limit
+# variant: plain
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: stopped by pids limit; no process survives
+import threading
+import time
+
+while True:
+    threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()

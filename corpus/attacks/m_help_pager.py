@@ -1,0 +1,8 @@
+# warden-case: m-help-pager
+# group: M
+# technique: help() may start a pager subprocess
+# variant: plain
+# expect-static: deny
+# expect-rules: DYN403
+# expect-jail: no pager or shell spawned outside the jail
+help(len)

@@ -1,0 +1,11 @@
+# warden-case: m-sys-excepthook
+# group: M
+# technique: replace sys.excepthook to hide failures
+# variant: plain
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: run reported as failed
+import sys
+
+sys.excepthook = lambda *exc: print('{"status": "ok"}')
+raise RuntimeError("real failure")
