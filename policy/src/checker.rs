@@ -32,14 +32,25 @@ impl<'a> LineIndex<'a> {
         let offset = offset.min(self.text.len());
         let line = self.starts.partition_point(|&start| start <= offset).max(1);
         let start = self.starts[line - 1];
-        let column = self.text.get(start..offset).map_or(offset - start, |s| s.chars().count()) + 1;
+        let column = self
+            .text
+            .get(start..offset)
+            .map_or(offset - start, |s| s.chars().count())
+            + 1;
         (line, column)
     }
 
     pub(crate) fn span(&self, start: usize, end: usize) -> Span {
         let (line, column) = self.position(start);
         let (end_line, end_column) = self.position(end.max(start));
-        Span { line, column, end_line, end_column, start_byte: start, end_byte: end }
+        Span {
+            line,
+            column,
+            end_line,
+            end_column,
+            start_byte: start,
+            end_byte: end,
+        }
     }
 }
 
@@ -96,7 +107,13 @@ impl<'a> Checker<'a> {
         message: impl Into<String>,
         hint: impl Into<String>,
     ) {
-        self.report_bytes(rule, range.start().to_usize(), range.end().to_usize(), message, hint);
+        self.report_bytes(
+            rule,
+            range.start().to_usize(),
+            range.end().to_usize(),
+            message,
+            hint,
+        );
     }
 
     pub(crate) fn report_bytes(
@@ -107,7 +124,9 @@ impl<'a> Checker<'a> {
         message: impl Into<String>,
         hint: impl Into<String>,
     ) {
-        let Some(action) = self.policy.action_for(rule) else { return };
+        let Some(action) = self.policy.action_for(rule) else {
+            return;
+        };
         if !self.seen.insert((rule, start, end)) {
             return;
         }
@@ -160,7 +179,11 @@ impl<'a> Checker<'a> {
         }
         let mut current = expr;
         while let Expr::Attribute(attribute) = current {
-            rules::attributes::check_attribute_name(self, attribute.attr.id.as_str(), attribute.attr.range);
+            rules::attributes::check_attribute_name(
+                self,
+                attribute.attr.id.as_str(),
+                attribute.attr.range,
+            );
             rules::references::banned_method::check(self, attribute);
             current = &attribute.value;
         }
@@ -206,9 +229,12 @@ impl<'a> Checker<'a> {
             rules::dynamic::class_hook::check_definition(self, &def.name);
         }
         let outer = self.scope;
-        self.scope = self.semantic.open(ScopeKind::Function, Some(outer), &def.body);
+        self.scope = self
+            .semantic
+            .open(ScopeKind::Function, Some(outer), &def.body);
         for parameter in def.parameters.iter() {
-            self.semantic.bind_opaque(self.scope, parameter.name().id.as_str());
+            self.semantic
+                .bind_opaque(self.scope, parameter.name().id.as_str());
         }
         self.visit_body(&def.body);
         self.scope = outer;
@@ -239,7 +265,8 @@ impl<'a> Checker<'a> {
         self.scope = self.semantic.open(ScopeKind::Function, Some(outer), &[]);
         if let Some(parameters) = &lambda.parameters {
             for parameter in parameters.iter() {
-                self.semantic.bind_opaque(self.scope, parameter.name().id.as_str());
+                self.semantic
+                    .bind_opaque(self.scope, parameter.name().id.as_str());
             }
         }
         self.visit_expr(&lambda.body);
@@ -342,7 +369,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
         }
         if let ast::Pattern::MatchClass(class) = pattern {
             for keyword in &class.arguments.keywords {
-                rules::attributes::check_attribute_name(self, keyword.attr.id.as_str(), keyword.attr.range);
+                rules::attributes::check_attribute_name(
+                    self,
+                    keyword.attr.id.as_str(),
+                    keyword.attr.range,
+                );
             }
         }
         visitor::walk_pattern(self, pattern);

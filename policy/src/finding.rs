@@ -67,11 +67,13 @@ impl Decision {
 
     /// The decision for a set of findings.
     pub fn of(findings: &[Finding]) -> Self {
-        findings.iter().fold(Decision::Allow, |decision, finding| match finding.action {
-            Action::Deny => Decision::Deny,
-            Action::Review => decision.max(Decision::Review),
-            Action::Warn => decision,
-        })
+        findings
+            .iter()
+            .fold(Decision::Allow, |decision, finding| match finding.action {
+                Action::Deny => Decision::Deny,
+                Action::Review => decision.max(Decision::Review),
+                Action::Warn => decision,
+            })
     }
 }
 

@@ -31,7 +31,10 @@ pub fn run_fixture(bytes: &[u8], policy: &Policy) -> Vec<String> {
     let report = crate::check_on_worker(bytes, policy);
     let mut found: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
     for finding in &report.findings {
-        found.entry(finding.span.line).or_default().insert(finding.rule.id().to_owned());
+        found
+            .entry(finding.span.line)
+            .or_default()
+            .insert(finding.rule.id().to_owned());
     }
     let mut problems = Vec::new();
     for (line, ids) in &expected {

@@ -48,7 +48,11 @@ pub fn check(bytes: &[u8], policy: &Policy) -> Report {
         Err(error) => return source_error(bytes, &error),
     };
     let findings = check_text(&decoded.text, policy);
-    Report { decision: Decision::of(&findings), findings, decoded: Some(decoded) }
+    Report {
+        decision: Decision::of(&findings),
+        findings,
+        decoded: Some(decoded),
+    }
 }
 
 /// [`check`] on a dedicated thread with a [`STACK_SIZE`] stack.
@@ -69,14 +73,20 @@ pub fn check_on_worker(bytes: &[u8], policy: &Policy) -> Report {
 fn check_text(text: &str, policy: &Policy) -> Vec<Finding> {
     let checker = checker::Checker::new(policy, text);
     match parse::parse(text, policy.target_minor, policy.source.max_depth) {
-        parse::Parsed::Module { module, unsupported } => {
+        parse::Parsed::Module {
+            module,
+            unsupported,
+        } => {
             let mut findings = checker.run(&module);
             let lines = checker::LineIndex::new(text);
             for problem in unsupported {
                 findings.push(source_finding(
                     Rule::UnsupportedSyntax,
                     lines.span(problem.start, problem.end),
-                    format!("{} (the policy targets Python 3.{})", problem.message, policy.target_minor),
+                    format!(
+                        "{} (the policy targets Python 3.{})",
+                        problem.message, policy.target_minor
+                    ),
                     "rewrite the construct in syntax the target Python supports",
                 ));
             }
@@ -88,7 +98,10 @@ fn check_text(text: &str, policy: &Policy) -> Vec<Finding> {
             vec![source_finding(
                 Rule::SourceLimits,
                 lines.span(start, start),
-                format!("nesting reaches {depth}; the policy accepts at most {}", policy.source.max_depth),
+                format!(
+                    "nesting reaches {depth}; the policy accepts at most {}",
+                    policy.source.max_depth
+                ),
                 "flatten the expression with intermediate variables",
             )]
         }
@@ -134,7 +147,11 @@ fn source_error(bytes: &[u8], error: &source::SourceError) -> Report {
         _ => "send the program as plain UTF-8 text without a coding declaration",
     };
     let findings = vec![source_finding(rule, span, error.to_string(), hint)];
-    Report { decision: Decision::Deny, findings, decoded: None }
+    Report {
+        decision: Decision::Deny,
+        findings,
+        decoded: None,
+    }
 }
 
 fn internal_error() -> Report {
@@ -145,7 +162,11 @@ fn internal_error() -> Report {
         "the checker could not finish on this input".to_owned(),
         "simplify the program",
     )];
-    Report { decision: Decision::Deny, findings, decoded: None }
+    Report {
+        decision: Decision::Deny,
+        findings,
+        decoded: None,
+    }
 }
 
 #[allow(dead_code)]

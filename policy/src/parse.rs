@@ -5,10 +5,10 @@
 //! the parser can be swapped without touching the rules. The AST types are re-exported as [`ast`].
 
 pub use ruff_python_ast as ast;
+use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::PythonVersion;
 use ruff_python_parser::lexer::lex;
 use ruff_python_parser::{Mode, ParseOptions};
-use ruff_python_ast::token::TokenKind;
 use ruff_text_size::{Ranged, TextRange};
 
 /// A parsed module.
@@ -33,8 +33,14 @@ pub struct Unsupported {
 /// The outcome of parsing: the module, or why not.
 #[derive(Debug)]
 pub enum Parsed {
-    Module { module: Module, unsupported: Vec<Unsupported> },
-    TooDeep { depth: usize, start: usize },
+    Module {
+        module: Module,
+        unsupported: Vec<Unsupported>,
+    },
+    TooDeep {
+        depth: usize,
+        start: usize,
+    },
     Invalid(SyntaxProblem),
 }
 
@@ -44,7 +50,10 @@ pub fn parse(text: &str, target_minor: u8, max_depth: usize) -> Parsed {
     if let Some((depth, start)) = too_deep(text, max_depth) {
         return Parsed::TooDeep { depth, start };
     }
-    let version = PythonVersion { major: 3, minor: target_minor };
+    let version = PythonVersion {
+        major: 3,
+        minor: target_minor,
+    };
     let options = ParseOptions::from(Mode::Module).with_target_version(version);
     let parsed = ruff_python_parser::parse_unchecked(text, options);
     if let Some(error) = parsed.errors().first() {
@@ -64,7 +73,10 @@ pub fn parse(text: &str, target_minor: u8, max_depth: usize) -> Parsed {
         })
         .collect();
     match parsed.into_syntax() {
-        ast::Mod::Module(module) => Parsed::Module { module, unsupported },
+        ast::Mod::Module(module) => Parsed::Module {
+            module,
+            unsupported,
+        },
         ast::Mod::Expression(expression) => Parsed::Invalid(SyntaxProblem {
             message: "expected a module".to_owned(),
             start: expression.range.start().to_usize(),

@@ -34,7 +34,10 @@ impl QualName {
     }
 
     fn child(&self, attr: &str) -> QualName {
-        QualName { path: format!("{}.{attr}", self.path), origin: self.origin }
+        QualName {
+            path: format!("{}.{attr}", self.path),
+            origin: self.origin,
+        }
     }
 }
 
@@ -79,8 +82,16 @@ impl<'a> Semantic<'a> {
     /// Opens a scope under `parent` and collects the bindings of `body` (not of nested scopes).
     pub fn open(&mut self, kind: ScopeKind, parent: Option<ScopeId>, body: &'a [Stmt]) -> ScopeId {
         let id = self.scopes.len();
-        self.scopes.push(Scope { kind, parent, bindings: HashMap::new(), globals: Vec::new() });
-        let mut collector = Collector { semantic: self, scope: id };
+        self.scopes.push(Scope {
+            kind,
+            parent,
+            bindings: HashMap::new(),
+            globals: Vec::new(),
+        });
+        let mut collector = Collector {
+            semantic: self,
+            scope: id,
+        };
         collector.body(body);
         id
     }
@@ -92,7 +103,11 @@ impl<'a> Semantic<'a> {
 
     /// Binds every name in an assignment target opaquely.
     pub fn bind_target(&mut self, scope: ScopeId, target: &'a Expr) {
-        Collector { semantic: self, scope }.target(target, None);
+        Collector {
+            semantic: self,
+            scope,
+        }
+        .target(target, None);
     }
 
     fn bind(&mut self, scope: ScopeId, name: &'a str, binding: Binding<'a>) {
@@ -153,14 +168,24 @@ impl<'a> Semantic<'a> {
 
     fn resolve_name(&self, name: &str, scope: ScopeId, hops: usize, out: &mut Vec<QualName>) {
         let Some((_, bindings)) = self.lookup(name, scope) else {
-            push_unique(out, QualName { path: format!("builtins.{name}"), origin: Origin::Builtin });
+            push_unique(
+                out,
+                QualName {
+                    path: format!("builtins.{name}"),
+                    origin: Origin::Builtin,
+                },
+            );
             return;
         };
         for binding in bindings {
             match binding {
-                Binding::Path(path) => {
-                    push_unique(out, QualName { path: path.clone(), origin: Origin::Import })
-                }
+                Binding::Path(path) => push_unique(
+                    out,
+                    QualName {
+                        path: path.clone(),
+                        origin: Origin::Import,
+                    },
+                ),
                 Binding::Value(value, value_scope) => {
                     self.resolve_into(value, *value_scope, hops + 1, out);
                 }
@@ -198,7 +223,9 @@ impl<'a> Semantic<'a> {
                 let mut out = Vec::new();
                 for binding in bindings {
                     match binding {
-                        Binding::Value(Expr::StringLiteral(literal), _) => out.push(literal.value.to_str()),
+                        Binding::Value(Expr::StringLiteral(literal), _) => {
+                            out.push(literal.value.to_str())
+                        }
                         _ => return None,
                     }
                 }
@@ -239,7 +266,9 @@ impl<'a> Collector<'_, 'a> {
     fn globals(&mut self, stmt: &'a Stmt) {
         if let Stmt::Global(global) = stmt {
             if let Some(scope) = self.semantic.scopes.get_mut(self.scope) {
-                scope.globals.extend(global.names.iter().map(|n| n.id.as_str()));
+                scope
+                    .globals
+                    .extend(global.names.iter().map(|n| n.id.as_str()));
             }
         }
     }
@@ -250,7 +279,9 @@ impl<'a> Collector<'_, 'a> {
                 for alias in &import.names {
                     let full = alias.name.id.as_str();
                     match &alias.asname {
-                        Some(asname) => self.bind(asname.id.as_str(), Binding::Path(full.to_owned())),
+                        Some(asname) => {
+                            self.bind(asname.id.as_str(), Binding::Path(full.to_owned()))
+                        }
                         None => {
                             let root = full.split('.').next().unwrap_or(full);
                             let root_name = &alias.name.id.as_str()[..root.len()];
@@ -341,7 +372,9 @@ impl<'a> Collector<'_, 'a> {
             }
             Expr::Tuple(tuple) => {
                 let values = match value {
-                    Some(Expr::Tuple(values)) if values.elts.len() == tuple.elts.len() => Some(&values.elts),
+                    Some(Expr::Tuple(values)) if values.elts.len() == tuple.elts.len() => {
+                        Some(&values.elts)
+                    }
                     _ => None,
                 };
                 for (index, element) in tuple.elts.iter().enumerate() {
@@ -385,8 +418,14 @@ impl<'a> Collector<'_, 'a> {
             Pattern::MatchSequence(p) => p.patterns.iter().for_each(|inner| self.pattern(inner)),
             Pattern::MatchOr(p) => p.patterns.iter().for_each(|inner| self.pattern(inner)),
             Pattern::MatchClass(p) => {
-                p.arguments.patterns.iter().for_each(|inner| self.pattern(inner));
-                p.arguments.keywords.iter().for_each(|keyword| self.pattern(&keyword.pattern));
+                p.arguments
+                    .patterns
+                    .iter()
+                    .for_each(|inner| self.pattern(inner));
+                p.arguments
+                    .keywords
+                    .iter()
+                    .for_each(|keyword| self.pattern(&keyword.pattern));
             }
             Pattern::MatchValue(_) | Pattern::MatchSingleton(_) => {}
         }

@@ -54,23 +54,34 @@ impl fmt::Display for SourceError {
 /// Decodes program bytes, rejecting everything CPython could read differently.
 pub fn decode(bytes: &[u8], max_bytes: usize) -> Result<Decoded, SourceError> {
     if bytes.len() > max_bytes {
-        return Err(SourceError::TooLarge { bytes: bytes.len(), limit: max_bytes });
+        return Err(SourceError::TooLarge {
+            bytes: bytes.len(),
+            limit: max_bytes,
+        });
     }
     let (body, bom) = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) => (rest, 3),
         None => (bytes, 0),
     };
-    let text = std::str::from_utf8(body)
-        .map_err(|err| SourceError::InvalidUtf8 { offset: bom + err.valid_up_to() })?;
+    let text = std::str::from_utf8(body).map_err(|err| SourceError::InvalidUtf8 {
+        offset: bom + err.valid_up_to(),
+    })?;
     if let Some(offset) = memchr_nul(text.as_bytes()) {
-        return Err(SourceError::NulByte { offset: bom + offset });
+        return Err(SourceError::NulByte {
+            offset: bom + offset,
+        });
     }
     if let Some((offset, encoding)) = coding_declaration(text) {
         if !is_utf8_name(&encoding) {
-            return Err(SourceError::Coding { offset: bom + offset, encoding });
+            return Err(SourceError::Coding {
+                offset: bom + offset,
+                encoding,
+            });
         }
     }
-    Ok(Decoded { text: normalize_newlines(text) })
+    Ok(Decoded {
+        text: normalize_newlines(text),
+    })
 }
 
 fn memchr_nul(bytes: &[u8]) -> Option<usize> {
@@ -100,8 +111,10 @@ fn coding_in_comment(comment: &str) -> Option<String> {
     let rest = &comment[at + "coding".len()..];
     let rest = rest.strip_prefix([':', '='])?;
     let rest = rest.trim_start_matches([' ', '\t']);
-    let name: String =
-        rest.chars().take_while(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.')).collect();
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .collect();
     (!name.is_empty()).then_some(name)
 }
 
@@ -124,13 +137,19 @@ mod tests {
 
     #[test]
     fn plain_utf8_passes_through() {
-        assert_eq!(decode(b"print(1)\n", 100).map(|d| d.text), Ok("print(1)\n".to_owned()));
+        assert_eq!(
+            decode(b"print(1)\n", 100).map(|d| d.text),
+            Ok("print(1)\n".to_owned())
+        );
     }
 
     #[test]
     fn bom_is_removed_and_newlines_normalised() {
         let decoded = decode(b"\xEF\xBB\xBFa = 1\r\nb = 2\rc = 3", 100);
-        assert_eq!(decoded.map(|d| d.text), Ok("a = 1\nb = 2\nc = 3".to_owned()));
+        assert_eq!(
+            decoded.map(|d| d.text),
+            Ok("a = 1\nb = 2\nc = 3".to_owned())
+        );
     }
 
     #[test]
@@ -140,17 +159,36 @@ mod tests {
             "#!/usr/bin/python\n# vim: set fileencoding=latin-1 :\n",
             "\n# coding=cp1252\n",
         ] {
-            assert!(matches!(decode(source.as_bytes(), 1000), Err(SourceError::Coding { .. })), "{source}");
+            assert!(
+                matches!(
+                    decode(source.as_bytes(), 1000),
+                    Err(SourceError::Coding { .. })
+                ),
+                "{source}"
+            );
         }
-        for source in ["# coding: utf-8\n", "# -*- coding: UTF_8 -*-\n", "x = 1\n# coding: latin-1\n"] {
+        for source in [
+            "# coding: utf-8\n",
+            "# -*- coding: UTF_8 -*-\n",
+            "x = 1\n# coding: latin-1\n",
+        ] {
             assert!(decode(source.as_bytes(), 1000).is_ok(), "{source}");
         }
     }
 
     #[test]
     fn nul_invalid_utf8_and_size_are_rejected() {
-        assert_eq!(decode(b"a = 1\0", 100), Err(SourceError::NulByte { offset: 5 }));
-        assert_eq!(decode(b"a = '\xff'", 100), Err(SourceError::InvalidUtf8 { offset: 5 }));
-        assert!(matches!(decode(&[b' '; 101], 100), Err(SourceError::TooLarge { .. })));
+        assert_eq!(
+            decode(b"a = 1\0", 100),
+            Err(SourceError::NulByte { offset: 5 })
+        );
+        assert_eq!(
+            decode(b"a = '\xff'", 100),
+            Err(SourceError::InvalidUtf8 { offset: 5 })
+        );
+        assert!(matches!(
+            decode(&[b' '; 101], 100),
+            Err(SourceError::TooLarge { .. })
+        ));
     }
 }

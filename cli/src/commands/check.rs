@@ -63,7 +63,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     for message in &errors {
         eprintln!("warden: error: {message}");
     }
-    let worst = reports.iter().map(|(_, r)| r.decision).max().unwrap_or(Decision::Allow);
+    let worst = reports
+        .iter()
+        .map(|(_, r)| r.decision)
+        .max()
+        .unwrap_or(Decision::Allow);
     Ok(ExitCode::from(if !errors.is_empty() {
         warden::exit::ERROR
     } else if worst == Decision::Allow {
@@ -104,7 +108,8 @@ fn read_input(input: &Input, max_bytes: usize) -> Result<(String, Vec<u8>), Stri
             Ok(("-".to_owned(), bytes))
         }
         Input::File(path) => {
-            let file = std::fs::File::open(path).map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+            let file = std::fs::File::open(path)
+                .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
             let mut bytes = Vec::new();
             file.take(limit)
                 .read_to_end(&mut bytes)
@@ -145,7 +150,9 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<String>) {
         let path = entry.path();
         match entry.file_type() {
             Ok(kind) if kind.is_dir() => walk(&path, files, errors),
-            Ok(kind) if kind.is_file() && path.extension().is_some_and(|e| e == "py") => files.push(path),
+            Ok(kind) if kind.is_file() && path.extension().is_some_and(|e| e == "py") => {
+                files.push(path)
+            }
             _ => {}
         }
     }

@@ -40,7 +40,10 @@ pub fn run(command: RulesCommand) -> anyhow::Result<ExitCode> {
         RulesCommand::Explain { id } => explain(id.as_deref()),
         RulesCommand::Test { file, dir } => test(&file, &dir),
         RulesCommand::Schema => {
-            println!("{}", serde_json::to_string_pretty(&warden_policy::settings::json_schema())?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&warden_policy::settings::json_schema())?
+            );
             Ok(ExitCode::from(warden::exit::OK))
         }
     }
@@ -103,7 +106,8 @@ fn test(file: &Path, dir: &Path) -> anyhow::Result<ExitCode> {
     }
     let mut failures = 0;
     for fixture in &fixtures {
-        let bytes = std::fs::read(fixture).with_context(|| format!("cannot read {}", fixture.display()))?;
+        let bytes =
+            std::fs::read(fixture).with_context(|| format!("cannot read {}", fixture.display()))?;
         let problems = warden_policy::fixtures::run_fixture(&bytes, &policy);
         if problems.is_empty() {
             println!("ok    {}", fixture.display());
@@ -116,5 +120,9 @@ fn test(file: &Path, dir: &Path) -> anyhow::Result<ExitCode> {
         }
     }
     println!("{} passed, {failures} failed", fixtures.len() - failures);
-    Ok(ExitCode::from(if failures == 0 { warden::exit::OK } else { warden::exit::FAILED }))
+    Ok(ExitCode::from(if failures == 0 {
+        warden::exit::OK
+    } else {
+        warden::exit::FAILED
+    }))
 }

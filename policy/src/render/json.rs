@@ -27,7 +27,10 @@ impl<'a> CheckRecord<'a> {
         Self {
             path,
             decision: report.decision,
-            policy: PolicyRef { name: &policy.name, sha256: &policy.sha256 },
+            policy: PolicyRef {
+                name: &policy.name,
+                sha256: &policy.sha256,
+            },
             findings: &report.findings,
         }
     }
@@ -36,6 +39,9 @@ impl<'a> CheckRecord<'a> {
 /// One line of JSON.
 pub fn render(path: &str, report: &Report, policy: &Policy) -> String {
     serde_json::to_string(&CheckRecord::new(path, report, policy)).unwrap_or_else(|err| {
-        format!("{{\"path\":{},\"error\":\"cannot serialise: {err}\"}}", serde_json::Value::from(path))
+        format!(
+            "{{\"path\":{},\"error\":\"cannot serialise: {err}\"}}",
+            serde_json::Value::from(path)
+        )
     })
 }

@@ -49,11 +49,17 @@ fn rule_descriptor(rule: Rule) -> Value {
 
 /// One SARIF log for all programs checked.
 pub fn render(reports: &[(String, Report)]) -> String {
-    let rules: Vec<Value> = Rule::ALL.iter().map(|rule| rule_descriptor(*rule)).collect();
+    let rules: Vec<Value> = Rule::ALL
+        .iter()
+        .map(|rule| rule_descriptor(*rule))
+        .collect();
     let mut results = Vec::new();
     for (path, report) in reports {
         for finding in &report.findings {
-            let index = Rule::ALL.iter().position(|r| *r == finding.rule).unwrap_or_default();
+            let index = Rule::ALL
+                .iter()
+                .position(|r| *r == finding.rule)
+                .unwrap_or_default();
             let span = finding.span;
             results.push(json!({
                 "ruleId": finding.rule.id(),

@@ -124,9 +124,13 @@ mod tests {
     fn every_rule_is_documented_with_the_fixed_headings() {
         for rule in Rule::ALL {
             let doc = rule.doc();
-            for heading in
-                ["## What it does", "## Why is this bad?", "## Example", "## Evasions handled", "## Known gaps"]
-            {
+            for heading in [
+                "## What it does",
+                "## Why is this bad?",
+                "## Example",
+                "## Evasions handled",
+                "## Known gaps",
+            ] {
                 assert!(doc.contains(heading), "{} lacks `{heading}`", rule.id());
             }
         }

@@ -57,7 +57,12 @@ impl std::error::Error for RulesError {}
 
 impl RulesError {
     fn at_key(key: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { line: None, column: None, key: Some(key.into()), message: message.into() }
+        Self {
+            line: None,
+            column: None,
+            key: Some(key.into()),
+            message: message.into(),
+        }
     }
 }
 
@@ -113,10 +118,24 @@ impl ImportRules {
         deny: Vec<NamePattern>,
         members: BTreeMap<String, BTreeSet<String>>,
     ) -> Self {
-        let mut guarded_roots: BTreeSet<String> =
-            deny.iter().filter(|p| p.is_exact()).filter_map(NamePattern::root).map(str::to_owned).collect();
-        guarded_roots.extend(members.keys().filter_map(|m| m.split('.').next()).map(str::to_owned));
-        Self { allow, deny, members, guarded_roots }
+        let mut guarded_roots: BTreeSet<String> = deny
+            .iter()
+            .filter(|p| p.is_exact())
+            .filter_map(NamePattern::root)
+            .map(str::to_owned)
+            .collect();
+        guarded_roots.extend(
+            members
+                .keys()
+                .filter_map(|m| m.split('.').next())
+                .map(str::to_owned),
+        );
+        Self {
+            allow,
+            deny,
+            members,
+            guarded_roots,
+        }
     }
 
     /// Top-level names of the modules denied exactly or allowed only in part: reaching one of these as
@@ -127,7 +146,9 @@ impl ImportRules {
 
     /// When `module` is allowed only in part, whether `member` is one of the allowed members.
     pub fn member_allowed(&self, module: &str, member: &str) -> Option<bool> {
-        self.members.get(module).map(|allowed| allowed.contains(member))
+        self.members
+            .get(module)
+            .map(|allowed| allowed.contains(member))
     }
 
     /// The allow patterns as written, for hints.
@@ -173,8 +194,13 @@ pub enum Layer {
 }
 
 impl Layer {
-    pub const ALL: [Layer; 5] =
-        [Layer::Namespaces, Layer::Seccomp, Layer::Landlock, Layer::Cgroup, Layer::Rlimits];
+    pub const ALL: [Layer; 5] = [
+        Layer::Namespaces,
+        Layer::Seccomp,
+        Layer::Landlock,
+        Layer::Cgroup,
+        Layer::Rlimits,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -263,7 +289,11 @@ impl Policy {
         }
     }
 
-    fn from_raw(raw: RawRules, sha256: String, base_dir: Option<&Path>) -> Result<Self, RulesError> {
+    fn from_raw(
+        raw: RawRules,
+        sha256: String,
+        base_dir: Option<&Path>,
+    ) -> Result<Self, RulesError> {
         let name = raw.policy.name.trim().to_owned();
         if name.is_empty() {
             return Err(RulesError::at_key("policy.name", "must not be empty"));
@@ -271,14 +301,18 @@ impl Policy {
         let target_minor = parse_target(raw.policy.target_python.as_deref())?;
         let source = SourceLimits {
             max_bytes: positive(raw.source.max_bytes, 1024 * 1024, "source.max_bytes")? as usize,
-            max_depth: positive(raw.source.max_depth.map(u64::from), 200, "source.max_depth")? as usize,
+            max_depth: positive(raw.source.max_depth.map(u64::from), 200, "source.max_depth")?
+                as usize,
             max_nodes: positive(raw.source.max_nodes, 500_000, "source.max_nodes")? as usize,
         };
         let mut members = BTreeMap::new();
         for (module, list) in &raw.imports.members {
             let key = format!("imports.members.{module}");
             if NamePattern::parse(module).is_none_or(|p| !p.is_exact()) {
-                return Err(RulesError::at_key(key, format!("{module:?} is not a dotted module name")));
+                return Err(RulesError::at_key(
+                    key,
+                    format!("{module:?} is not a dotted module name"),
+                ));
             }
             members.insert(module.clone(), identifiers(list, &key)?);
         }
@@ -299,13 +333,18 @@ impl Policy {
         let denied_references = patterns(&raw.references.deny, "references.deny")?;
         let denied_methods = identifiers(&raw.references.deny_methods, "references.deny_methods")?;
         let allow_dunder = dunders(&raw.attributes.allow_dunder, "attributes.allow_dunder")?;
-        let allow_dunder_definitions =
-            dunders(&raw.attributes.allow_dunder_definitions, "attributes.allow_dunder_definitions")?;
+        let allow_dunder_definitions = dunders(
+            &raw.attributes.allow_dunder_definitions,
+            "attributes.allow_dunder_definitions",
+        )?;
         let files = file_rules(&raw.files)?;
         let mut actions = parse_actions(&raw.actions)?;
         if let Some(text) = &raw.files.dynamic_path {
             let action = parse_action(text).ok_or_else(|| {
-                RulesError::at_key("files.dynamic_path", format!("unknown action {text:?}: {ACTIONS_HELP}"))
+                RulesError::at_key(
+                    "files.dynamic_path",
+                    format!("unknown action {text:?}: {ACTIONS_HELP}"),
+                )
             })?;
             actions.insert(Rule::DynamicPath, action);
         }
@@ -331,7 +370,10 @@ impl Policy {
             None => std::path::PathBuf::from(file),
         });
         if output_schema.is_some() && output_schema_file.is_some() {
-            return Err(RulesError::at_key("output", "set `schema` or `schema_file`, not both"));
+            return Err(RulesError::at_key(
+                "output",
+                "set `schema` or `schema_file`, not both",
+            ));
         }
         Ok(Self {
             name,
@@ -371,7 +413,12 @@ fn parse_raw(text: &str) -> Result<RawRules, RulesError> {
             None => (None, None),
         };
         let message = inner.message().trim().to_owned();
-        RulesError { line, column, key: (key != ".").then_some(key), message }
+        RulesError {
+            line,
+            column,
+            key: (key != ".").then_some(key),
+            message,
+        }
     })
 }
 
@@ -389,7 +436,10 @@ fn parse_target(text: Option<&str>) -> Result<u8, RulesError> {
         .and_then(|minor| minor.parse::<u8>().ok())
         .filter(|minor| (7..=14).contains(minor));
     minor.ok_or_else(|| {
-        RulesError::at_key("policy.target_python", format!("{text:?} is not a Python version from 3.7 to 3.14"))
+        RulesError::at_key(
+            "policy.target_python",
+            format!("{text:?} is not a Python version from 3.7 to 3.14"),
+        )
     })
 }
 
@@ -428,7 +478,10 @@ fn identifiers(list: &[String], key: &str) -> Result<BTreeSet<String>, RulesErro
             if is_identifier(text) {
                 Ok(text.clone())
             } else {
-                Err(RulesError::at_key(format!("{key}[{index}]"), format!("{text:?} is not an identifier")))
+                Err(RulesError::at_key(
+                    format!("{key}[{index}]"),
+                    format!("{text:?} is not an identifier"),
+                ))
             }
         })
         .collect()
@@ -437,7 +490,10 @@ fn identifiers(list: &[String], key: &str) -> Result<BTreeSet<String>, RulesErro
 fn dunders(list: &[String], key: &str) -> Result<BTreeSet<String>, RulesError> {
     let names = identifiers(list, key)?;
     if let Some(bad) = names.iter().find(|name| !crate::names::is_dunder(name)) {
-        return Err(RulesError::at_key(key, format!("{bad:?} is not a dunder name (`__x__`)")));
+        return Err(RulesError::at_key(
+            key,
+            format!("{bad:?} is not a dunder name (`__x__`)"),
+        ));
     }
     Ok(names)
 }
@@ -454,14 +510,21 @@ fn parse_action(text: &str) -> Option<Option<Action>> {
     }
 }
 
-fn parse_actions(raw: &BTreeMap<String, String>) -> Result<BTreeMap<Rule, Option<Action>>, RulesError> {
+fn parse_actions(
+    raw: &BTreeMap<String, String>,
+) -> Result<BTreeMap<Rule, Option<Action>>, RulesError> {
     let mut actions = BTreeMap::new();
     for (id, text) in raw {
         let key = format!("actions.{id}");
-        let rule = Rule::from_id(id)
-            .ok_or_else(|| RulesError::at_key(&key, format!("unknown rule id {id:?}; `warden rules explain` lists them")))?;
-        let action = parse_action(text)
-            .ok_or_else(|| RulesError::at_key(&key, format!("unknown action {text:?}: {ACTIONS_HELP}")))?;
+        let rule = Rule::from_id(id).ok_or_else(|| {
+            RulesError::at_key(
+                &key,
+                format!("unknown rule id {id:?}; `warden rules explain` lists them"),
+            )
+        })?;
+        let action = parse_action(text).ok_or_else(|| {
+            RulesError::at_key(&key, format!("unknown action {text:?}: {ACTIONS_HELP}"))
+        })?;
         if rule.is_source_rule() && action != Some(Action::Deny) {
             return Err(RulesError::at_key(
                 &key,
@@ -476,19 +539,30 @@ fn parse_actions(raw: &BTreeMap<String, String>) -> Result<BTreeMap<Rule, Option
 /// Turns a root as written ("." or "data" relative to the work dir, or absolute) into an absolute
 /// normalised path in the jail's view.
 fn jail_root(text: &str, key: &str) -> Result<String, RulesError> {
-    let joined = if text.starts_with('/') { text.to_owned() } else { format!("{WORKDIR}/{text}") };
+    let joined = if text.starts_with('/') {
+        text.to_owned()
+    } else {
+        format!("{WORKDIR}/{text}")
+    };
     crate::paths::normalize(&joined)
         .ok_or_else(|| RulesError::at_key(key, format!("{text:?} climbs above the root with `..`")))
 }
 
-fn roots(list: Option<&Vec<String>>, default: &[&str], key: &str) -> Result<Vec<String>, RulesError> {
+fn roots(
+    list: Option<&Vec<String>>,
+    default: &[&str],
+    key: &str,
+) -> Result<Vec<String>, RulesError> {
     match list {
         Some(list) => list
             .iter()
             .enumerate()
             .map(|(index, text)| {
                 if text.starts_with('~') {
-                    return Err(RulesError::at_key(format!("{key}[{index}]"), "`~` has no meaning in the jail"));
+                    return Err(RulesError::at_key(
+                        format!("{key}[{index}]"),
+                        "`~` has no meaning in the jail",
+                    ));
                 }
                 jail_root(text, &format!("{key}[{index}]"))
             })
@@ -512,7 +586,10 @@ fn absolute_paths(list: &[String], key: &str) -> Result<Vec<String>, RulesError>
             if text.starts_with('/') {
                 jail_root(text, key)
             } else {
-                Err(RulesError::at_key(format!("{key}[{index}]"), format!("{text:?} is not an absolute path")))
+                Err(RulesError::at_key(
+                    format!("{key}[{index}]"),
+                    format!("{text:?} is not an absolute path"),
+                ))
             }
         })
         .collect()
@@ -520,16 +597,20 @@ fn absolute_paths(list: &[String], key: &str) -> Result<Vec<String>, RulesError>
 
 fn interpreter(raw: &raw::RawRuntime) -> Result<Interpreter, RulesError> {
     match (&raw.name, &raw.interpreter) {
-        (Some(_), Some(_)) => Err(RulesError::at_key("runtime", "set `name` or `interpreter`, not both")),
+        (Some(_), Some(_)) => Err(RulesError::at_key(
+            "runtime",
+            "set `name` or `interpreter`, not both",
+        )),
         (Some(name), None) if is_runtime_name(name) => Ok(Interpreter::Runtime(name.clone())),
         (Some(name), None) => Err(RulesError::at_key(
             "runtime.name",
             format!("{name:?}: runtime names use letters, digits, `-`, `_` and `.`"),
         )),
         (None, Some(path)) if path.starts_with('/') => Ok(Interpreter::Path(path.clone())),
-        (None, Some(path)) => {
-            Err(RulesError::at_key("runtime.interpreter", format!("{path:?} is not an absolute path")))
-        }
+        (None, Some(path)) => Err(RulesError::at_key(
+            "runtime.interpreter",
+            format!("{path:?} is not an absolute path"),
+        )),
         (None, None) => Ok(Interpreter::Path("/usr/bin/python3".to_owned())),
     }
 }
@@ -537,7 +618,9 @@ fn interpreter(raw: &raw::RawRuntime) -> Result<Interpreter, RulesError> {
 fn is_runtime_name(name: &str) -> bool {
     !name.is_empty()
         && !name.starts_with('.')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 fn limits(raw: &raw::RawLimits) -> Result<Limits, RulesError> {
@@ -558,7 +641,13 @@ fn limits(raw: &raw::RawLimits) -> Result<Limits, RulesError> {
 
 fn required_layers(list: Option<&[String]>) -> Result<BTreeSet<Layer>, RulesError> {
     let Some(list) = list else {
-        return Ok([Layer::Namespaces, Layer::Seccomp, Layer::Landlock, Layer::Rlimits].into());
+        return Ok([
+            Layer::Namespaces,
+            Layer::Seccomp,
+            Layer::Landlock,
+            Layer::Rlimits,
+        ]
+        .into());
     };
     list.iter()
         .enumerate()

@@ -15,7 +15,10 @@ impl NamePattern {
     pub fn parse(text: &str) -> Option<Self> {
         let text = text.trim();
         if text == "*" {
-            return Some(Self { segments: Vec::new(), subtree: true });
+            return Some(Self {
+                segments: Vec::new(),
+                subtree: true,
+            });
         }
         let (body, subtree) = match text.strip_suffix(".*") {
             Some(body) => (body, true),

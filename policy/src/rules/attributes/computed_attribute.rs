@@ -37,12 +37,21 @@ Access the attribute directly (`obj.attribute`).
   are not recognised.
 "#;
 
-const ATTRIBUTE_FUNCTIONS: &[&str] =
-    &["builtins.getattr", "builtins.setattr", "builtins.hasattr", "builtins.delattr"];
+const ATTRIBUTE_FUNCTIONS: &[&str] = &[
+    "builtins.getattr",
+    "builtins.setattr",
+    "builtins.hasattr",
+    "builtins.delattr",
+];
 const GETTERS: &[&str] = &["operator.attrgetter", "operator.methodcaller"];
 
 /// `getattr` and friends referenced other than as the callee of a call.
-pub(crate) fn check_value_use(checker: &mut Checker<'_>, name: &QualName, range: TextRange, is_call: bool) {
+pub(crate) fn check_value_use(
+    checker: &mut Checker<'_>,
+    name: &QualName,
+    range: TextRange,
+    is_call: bool,
+) {
     if is_call {
         return;
     }
@@ -70,7 +79,11 @@ pub(crate) fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, callee
 }
 
 fn attribute_function(checker: &mut Checker<'_>, call: &ast::ExprCall, path: &str) {
-    let Some(name) = call.arguments.args.get(1).or_else(|| call.arguments.find_keyword("name").map(|k| &k.value))
+    let Some(name) = call
+        .arguments
+        .args
+        .get(1)
+        .or_else(|| call.arguments.find_keyword("name").map(|k| &k.value))
     else {
         return;
     };
@@ -78,7 +91,11 @@ fn attribute_function(checker: &mut Checker<'_>, call: &ast::ExprCall, path: &st
         Some(literals) => {
             for literal in literals {
                 super::check_attribute_name(checker, &literal, name.range());
-                crate::rules::references::banned_method::report_if_banned(checker, &literal, name.range());
+                crate::rules::references::banned_method::report_if_banned(
+                    checker,
+                    &literal,
+                    name.range(),
+                );
             }
             // The chain itself (`getattr(pd.io.stata, "os")`) is checked as a reference by the checker.
             let _ = path;
@@ -89,7 +106,11 @@ fn attribute_function(checker: &mut Checker<'_>, call: &ast::ExprCall, path: &st
 
 fn getter(checker: &mut Checker<'_>, call: &ast::ExprCall, path: &str) {
     // attrgetter takes only names; methodcaller's first argument is the name, the rest are arguments.
-    let names = if path == "operator.methodcaller" { 1 } else { usize::MAX };
+    let names = if path == "operator.methodcaller" {
+        1
+    } else {
+        usize::MAX
+    };
     for argument in call.arguments.args.iter().take(names) {
         match checker.literal_strings(argument) {
             Some(literals) => {

@@ -80,7 +80,11 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
     }
     let segments = name.segments();
     if let Some(dunder) = segments.iter().skip(1).find(|s| {
-        names::is_dunder(s) && !matches!(**s, "__name__" | "__version__" | "__doc__" | "__file__" | "__all__")
+        names::is_dunder(s)
+            && !matches!(
+                **s,
+                "__name__" | "__version__" | "__doc__" | "__file__" | "__all__"
+            )
     }) {
         checker.report(
             Rule::DunderAttribute,
@@ -112,7 +116,10 @@ pub(crate) fn check_definition(checker: &mut Checker<'_>, name: &ast::Identifier
     let id = name.id.as_str();
     if !names::is_dunder(id)
         || checker.policy.allow_dunder_definitions.contains(id)
-        || matches!(id, "__init_subclass__" | "__class_getitem__" | "__set_name__")
+        || matches!(
+            id,
+            "__init_subclass__" | "__class_getitem__" | "__set_name__"
+        )
     {
         return;
     }

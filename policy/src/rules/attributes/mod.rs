@@ -55,7 +55,9 @@ fn format_field_attributes(text: &str) -> Vec<&str> {
             continue;
         }
         let start = index + 1;
-        let end = text[start..].find(['}', '!', ':']).map_or(text.len(), |e| start + e);
+        let end = text[start..]
+            .find(['}', '!', ':'])
+            .map_or(text.len(), |e| start + e);
         let field = &text[start..end];
         for part in field.split(['.', '[', ']']).skip(1) {
             if !part.is_empty() {
@@ -73,8 +75,14 @@ mod tests {
 
     #[test]
     fn format_fields_yield_attribute_walks() {
-        assert_eq!(format_field_attributes("{0.__class__.__mro__[1]}"), ["__class__", "__mro__", "1"]);
-        assert_eq!(format_field_attributes("{{literal}} {name:>10} {0!r}"), Vec::<&str>::new());
+        assert_eq!(
+            format_field_attributes("{0.__class__.__mro__[1]}"),
+            ["__class__", "__mro__", "1"]
+        );
+        assert_eq!(
+            format_field_attributes("{{literal}} {name:>10} {0!r}"),
+            Vec::<&str>::new()
+        );
         assert_eq!(format_field_attributes("{x[__globals__]}"), ["__globals__"]);
     }
 }

@@ -48,7 +48,11 @@ pub(crate) fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, callee
 /// `class C(metaclass=M)`.
 pub(crate) fn check_class_keywords(checker: &mut Checker<'_>, arguments: &ast::Arguments) {
     for keyword in arguments.keywords.iter() {
-        if keyword.arg.as_ref().is_some_and(|arg| arg.id.as_str() == "metaclass") {
+        if keyword
+            .arg
+            .as_ref()
+            .is_some_and(|arg| arg.id.as_str() == "metaclass")
+        {
             checker.report(
                 Rule::ClassHook,
                 keyword.range(),
@@ -62,7 +66,10 @@ pub(crate) fn check_class_keywords(checker: &mut Checker<'_>, arguments: &ast::A
 /// `def __init_subclass__` and friends in a class body.
 pub(crate) fn check_definition(checker: &mut Checker<'_>, name: &ast::Identifier) {
     let id = name.id.as_str();
-    if matches!(id, "__init_subclass__" | "__class_getitem__" | "__set_name__") {
+    if matches!(
+        id,
+        "__init_subclass__" | "__class_getitem__" | "__set_name__"
+    ) {
         checker.report(
             Rule::ClassHook,
             name.range,

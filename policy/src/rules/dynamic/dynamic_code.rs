@@ -52,7 +52,10 @@ const NAMES: &[&str] = &[
 ];
 
 pub(crate) fn check(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
-    if let Some(matched) = NAMES.iter().find(|pattern| super::under(&name.path, pattern)) {
+    if let Some(matched) = NAMES
+        .iter()
+        .find(|pattern| super::under(&name.path, pattern))
+    {
         checker.report(
             Rule::DynamicCode,
             range,

@@ -7,5 +7,6 @@ pub(crate) mod reflection;
 
 /// True when `path` is `pattern` or below it (`timeit` matches `timeit.timeit`).
 pub(crate) fn under(path: &str, pattern: &str) -> bool {
-    path == pattern || (path.starts_with(pattern) && path.as_bytes().get(pattern.len()) == Some(&b'.'))
+    path == pattern
+        || (path.starts_with(pattern) && path.as_bytes().get(pattern.len()) == Some(&b'.'))
 }

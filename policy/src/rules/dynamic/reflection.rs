@@ -51,11 +51,17 @@ const NAMES: &[&str] = &[
 ];
 
 pub(crate) fn check(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
-    if let Some(matched) = NAMES.iter().find(|pattern| super::under(&name.path, pattern)) {
+    if let Some(matched) = NAMES
+        .iter()
+        .find(|pattern| super::under(&name.path, pattern))
+    {
         checker.report(
             Rule::Reflection,
             range,
-            format!("`{}` exposes interpreter internals (`{matched}`)", name.path),
+            format!(
+                "`{}` exposes interpreter internals (`{matched}`)",
+                name.path
+            ),
             "refer to variables and objects directly; introspection is not available",
         );
     }

@@ -77,19 +77,49 @@ const WRITERS: &[&str] = &[
 
 /// Methods (any receiver) whose first argument is a path they write.
 const WRITER_METHODS: &[&str] = &[
-    "to_csv", "to_json", "to_excel", "to_parquet", "to_feather", "to_hdf", "to_html", "to_stata", "to_xml",
-    "to_latex", "to_markdown", "to_orc", "savefig", "tofile", "extractall",
+    "to_csv",
+    "to_json",
+    "to_excel",
+    "to_parquet",
+    "to_feather",
+    "to_hdf",
+    "to_html",
+    "to_stata",
+    "to_xml",
+    "to_latex",
+    "to_markdown",
+    "to_orc",
+    "savefig",
+    "tofile",
+    "extractall",
 ];
 
 /// `pathlib.Path` methods that write the receiver's path.
 const PATH_WRITE_METHODS: &[&str] = &[
-    "write_text", "write_bytes", "touch", "mkdir", "unlink", "rmdir", "rename", "replace", "symlink_to",
-    "hardlink_to", "chmod",
+    "write_text",
+    "write_bytes",
+    "touch",
+    "mkdir",
+    "unlink",
+    "rmdir",
+    "rename",
+    "replace",
+    "symlink_to",
+    "hardlink_to",
+    "chmod",
 ];
 
 /// Keyword names under which APIs take their path.
-const PATH_KEYWORDS: &[&str] =
-    &["file", "filename", "fname", "path", "path_or_buf", "filepath_or_buffer", "excel_writer", "io"];
+const PATH_KEYWORDS: &[&str] = &[
+    "file",
+    "filename",
+    "fname",
+    "path",
+    "path_or_buf",
+    "filepath_or_buffer",
+    "excel_writer",
+    "io",
+];
 
 pub(crate) fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, callee: &[QualName]) {
     for name in callee {
@@ -109,40 +139,66 @@ pub(crate) fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, callee
             }
         }
     }
-    let Expr::Attribute(attribute) = call.func.as_ref() else { return };
+    let Expr::Attribute(attribute) = call.func.as_ref() else {
+        return;
+    };
     let method = attribute.attr.id.as_str();
     if WRITER_METHODS.contains(&method) {
         if let Some(argument) = path_argument(call) {
             check_path(checker, argument, Access::Write, method);
         }
-    } else if PATH_WRITE_METHODS.contains(&method) && is_path_constructor(checker, &attribute.value) {
+    } else if PATH_WRITE_METHODS.contains(&method) && is_path_constructor(checker, &attribute.value)
+    {
         check_path(checker, &attribute.value, Access::Write, method);
     }
 }
 
 fn is_path_constructor(checker: &Checker<'_>, expr: &Expr) -> bool {
     let Expr::Call(call) = expr else { return false };
-    let (Expr::Attribute(_) | Expr::Name(_)) = call.func.as_ref() else { return false };
-    checker_resolves_to(checker, &call.func, &["pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath"])
+    let (Expr::Attribute(_) | Expr::Name(_)) = call.func.as_ref() else {
+        return false;
+    };
+    checker_resolves_to(
+        checker,
+        &call.func,
+        &["pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath"],
+    )
 }
 
 fn checker_resolves_to(checker: &Checker<'_>, expr: &Expr, targets: &[&str]) -> bool {
-    checker.resolve(expr).iter().any(|q| targets.contains(&q.path.as_str()))
+    checker
+        .resolve(expr)
+        .iter()
+        .any(|q| targets.contains(&q.path.as_str()))
 }
 
 fn path_argument(call: &ast::ExprCall) -> Option<&Expr> {
-    call.arguments.args.first().filter(|a| !matches!(a, Expr::Starred(_))).or_else(|| {
-        call.arguments
-            .keywords
-            .iter()
-            .find(|k| k.arg.as_ref().is_some_and(|a| PATH_KEYWORDS.contains(&a.id.as_str())))
-            .map(|k| &k.value)
-    })
+    call.arguments
+        .args
+        .first()
+        .filter(|a| !matches!(a, Expr::Starred(_)))
+        .or_else(|| {
+            call.arguments
+                .keywords
+                .iter()
+                .find(|k| {
+                    k.arg
+                        .as_ref()
+                        .is_some_and(|a| PATH_KEYWORDS.contains(&a.id.as_str()))
+                })
+                .map(|k| &k.value)
+        })
 }
 
 fn open_mode(checker: &Checker<'_>, call: &ast::ExprCall) -> Access {
-    let mode = call.arguments.args.get(1).or_else(|| call.arguments.find_keyword("mode").map(|k| &k.value));
-    let Some(mode) = mode else { return Access::Read };
+    let mode = call
+        .arguments
+        .args
+        .get(1)
+        .or_else(|| call.arguments.find_keyword("mode").map(|k| &k.value));
+    let Some(mode) = mode else {
+        return Access::Read;
+    };
     match checker.literal_strings(mode) {
         Some(modes) if modes.iter().all(|m| !m.contains(['w', 'a', 'x', '+'])) => Access::Read,
         _ => Access::Write,
@@ -188,13 +244,22 @@ fn static_path(checker: &Checker<'_>, expr: &Expr, depth: usize) -> PathValue {
         }
         Expr::BinOp(binop) if matches!(binop.op, Operator::Div | Operator::Add) => {
             let separator = if binop.op == Operator::Div { "/" } else { "" };
-            join(static_path(checker, &binop.left, depth + 1), static_path(checker, &binop.right, depth + 1), separator)
+            join(
+                static_path(checker, &binop.left, depth + 1),
+                static_path(checker, &binop.right, depth + 1),
+                separator,
+            )
         }
         Expr::Call(call)
             if checker_resolves_to(
                 checker,
                 &call.func,
-                &["pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath", "os.path.join"],
+                &[
+                    "pathlib.Path",
+                    "pathlib.PurePath",
+                    "pathlib.PosixPath",
+                    "os.path.join",
+                ],
             ) =>
         {
             let mut value = PathValue::Known(vec![String::new()]);
@@ -248,7 +313,14 @@ fn check_path(checker: &mut Checker<'_>, expr: &Expr, access: Access, api: &str)
     }
 }
 
-fn check_literal(checker: &mut Checker<'_>, text: &str, partial: bool, access: Access, api: &str, range: TextRange) {
+fn check_literal(
+    checker: &mut Checker<'_>,
+    text: &str,
+    partial: bool,
+    access: Access,
+    api: &str,
+    range: TextRange,
+) {
     if is_url(text) {
         url_access::report(checker, text, api, range);
         return;
@@ -259,13 +331,21 @@ fn check_literal(checker: &mut Checker<'_>, text: &str, partial: bool, access: A
         }
         return;
     }
-    let shown = if partial { format!("{text}…") } else { text.to_owned() };
+    let shown = if partial {
+        format!("{text}…")
+    } else {
+        text.to_owned()
+    };
     if text.starts_with('~') {
         report_outside(checker, &shown, access, api, range);
         return;
     }
     // For a partial path only the directory part is known.
-    let known = if partial { text.rsplit_once('/').map_or("", |(dir, _)| dir) } else { text };
+    let known = if partial {
+        text.rsplit_once('/').map_or("", |(dir, _)| dir)
+    } else {
+        text
+    };
     if partial && !known.starts_with('/') && !known.contains("..") {
         // Relative and not climbing: inside the work dir whatever follows (the jail checks the rest).
         if known.is_empty() {
@@ -273,21 +353,39 @@ fn check_literal(checker: &mut Checker<'_>, text: &str, partial: bool, access: A
         }
         return;
     }
-    let absolute = if known.starts_with('/') { known.to_owned() } else { format!("{WORKDIR}/{known}") };
+    let absolute = if known.starts_with('/') {
+        known.to_owned()
+    } else {
+        format!("{WORKDIR}/{known}")
+    };
     let inside = paths::normalize(&absolute).is_some_and(|normal| {
         let roots = match access {
-            Access::Read => checker.policy.files.read.iter().chain(checker.policy.files.write.iter()),
+            Access::Read => checker
+                .policy
+                .files
+                .read
+                .iter()
+                .chain(checker.policy.files.write.iter()),
             Access::Write => checker.policy.files.write.iter().chain([].iter()),
         };
         roots.clone().any(|root| paths::is_within(&normal, root))
-            || (partial && roots.into_iter().any(|root| paths::is_within(root, &normal) && normal != "/"))
+            || (partial
+                && roots
+                    .into_iter()
+                    .any(|root| paths::is_within(root, &normal) && normal != "/"))
     });
     if !inside {
         report_outside(checker, &shown, access, api, range);
     }
 }
 
-fn report_outside(checker: &mut Checker<'_>, shown: &str, access: Access, api: &str, range: TextRange) {
+fn report_outside(
+    checker: &mut Checker<'_>,
+    shown: &str,
+    access: Access,
+    api: &str,
+    range: TextRange,
+) {
     match access {
         Access::Read => path_not_readable::report(checker, shown, api, range),
         Access::Write => path_not_writable::report(checker, shown, api, range),
@@ -295,10 +393,17 @@ fn report_outside(checker: &mut Checker<'_>, shown: &str, access: Access, api: &
 }
 
 fn is_url(text: &str) -> bool {
-    let Some((scheme, _)) = text.split_once("://") else { return false };
+    let Some((scheme, _)) = text.split_once("://") else {
+        return false;
+    };
     !scheme.is_empty()
-        && scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        && scheme
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
 }
 
 /// The hint listing the roots.
@@ -313,7 +418,11 @@ pub(crate) fn roots_hint(checker: &Checker<'_>, access: Access) -> String {
         }
         Access::Write => checker.policy.files.write.clone(),
     };
-    let verb = if access == Access::Read { "read" } else { "write" };
+    let verb = if access == Access::Read {
+        "read"
+    } else {
+        "write"
+    };
     format!(
         "{verb} only inside {} (relative paths are inside the work dir {WORKDIR}); input files are in the work dir",
         roots.join(", ")

@@ -34,5 +34,10 @@ Read the input files from the work dir with relative paths (`open("data.csv")`).
 
 pub(crate) fn report(checker: &mut Checker<'_>, path: &str, api: &str, range: TextRange) {
     let hint = super::roots_hint(checker, Access::Read);
-    checker.report(Rule::PathNotReadable, range, format!("`{api}` reads `{path}`, outside the readable roots"), hint);
+    checker.report(
+        Rule::PathNotReadable,
+        range,
+        format!("`{api}` reads `{path}`, outside the readable roots"),
+        hint,
+    );
 }

@@ -32,5 +32,10 @@ Write outputs with relative paths (`df.to_csv("result.csv")`): files in the work
 
 pub(crate) fn report(checker: &mut Checker<'_>, path: &str, api: &str, range: TextRange) {
     let hint = super::roots_hint(checker, Access::Write);
-    checker.report(Rule::PathNotWritable, range, format!("`{api}` writes `{path}`, outside the writable roots"), hint);
+    checker.report(
+        Rule::PathNotWritable,
+        range,
+        format!("`{api}` writes `{path}`, outside the writable roots"),
+        hint,
+    );
 }

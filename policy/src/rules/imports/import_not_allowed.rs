@@ -43,21 +43,26 @@ pub(crate) fn check_module(checker: &mut Checker<'_>, path: &str, range: TextRan
     let segments: Vec<&str> = path.split('.').collect();
     let verdict = checker.policy.imports.verdict(&segments);
     if verdict != ModuleVerdict::Allowed {
-        report_module(checker, path, verdict, range);
+        report_module(checker, path, verdict, range, true);
     }
 }
 
 /// `from module import member`: allowed when `module` is, or when `module.member` is an allowed module
 /// (`from os import path` with `os.path` allowed).
-pub(crate) fn check_member(checker: &mut Checker<'_>, module: &str, member: &str, range: TextRange) {
+pub(crate) fn check_member(
+    checker: &mut Checker<'_>,
+    module: &str,
+    member: &str,
+    range: TextRange,
+) {
     let mut full: Vec<&str> = module.split('.').collect();
     let module_verdict = checker.policy.imports.verdict(&full);
     full.push(member);
     let member_verdict = checker.policy.imports.verdict(&full);
     if member_verdict == ModuleVerdict::Denied {
-        report_module(checker, &full.join("."), member_verdict, range);
+        report_module(checker, &full.join("."), member_verdict, range, true);
     } else if module_verdict != ModuleVerdict::Allowed && member_verdict != ModuleVerdict::Allowed {
-        report_module(checker, module, module_verdict, range);
+        report_module(checker, module, module_verdict, range, true);
     } else if member_verdict != ModuleVerdict::Allowed {
         check_members(checker, &full, range);
     }
@@ -83,7 +88,10 @@ fn check_members(checker: &mut Checker<'_>, segments: &[&str], range: TextRange)
                 Rule::ImportNotAllowed,
                 range,
                 format!("`{module}.{member}` is not an allowed member of `{module}`"),
-                format!("`{module}` is allowed only in part; its allowed members are: {}", allowed.join(", ")),
+                format!(
+                    "`{module}` is allowed only in part; its allowed members are: {}",
+                    allowed.join(", ")
+                ),
             );
             return true;
         }
@@ -91,14 +99,28 @@ fn check_members(checker: &mut Checker<'_>, segments: &[&str], range: TextRange)
     false
 }
 
-fn report_module(checker: &mut Checker<'_>, path: &str, verdict: ModuleVerdict, range: TextRange) {
-    checker.denied_imports.insert(path.to_owned());
+/// Reports a module; at import statements (`remember`) later uses of it are not reported again.
+fn report_module(
+    checker: &mut Checker<'_>,
+    path: &str,
+    verdict: ModuleVerdict,
+    range: TextRange,
+    remember: bool,
+) {
+    if remember {
+        checker.denied_imports.insert(path.to_owned());
+    }
     let why = match verdict {
         ModuleVerdict::Denied => "is denied by the policy",
         _ => "is not on the policy's import allowlist",
     };
     let hint = super::allowed_hint(checker);
-    checker.report(Rule::ImportNotAllowed, range, format!("module `{path}` {why}"), hint);
+    checker.report(
+        Rule::ImportNotAllowed,
+        range,
+        format!("module `{path}` {why}"),
+        hint,
+    );
 }
 
 /// A use of an imported name: some prefix of the dotted path must be an allowed module, and none denied.
@@ -115,7 +137,13 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
         }
         match checker.policy.imports.verdict(prefix) {
             ModuleVerdict::Denied => {
-                report_module(checker, &prefix.join("."), ModuleVerdict::Denied, range);
+                report_module(
+                    checker,
+                    &prefix.join("."),
+                    ModuleVerdict::Denied,
+                    range,
+                    false,
+                );
                 return;
             }
             ModuleVerdict::Allowed => allowed = true,
@@ -130,7 +158,10 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
         checker.report(
             Rule::ImportNotAllowed,
             range,
-            format!("`{}` is reached through module `{root}`, which is not allowed", name.path),
+            format!(
+                "`{}` is reached through module `{root}`, which is not allowed",
+                name.path
+            ),
             hint,
         );
     }

@@ -15,7 +15,10 @@ pub(crate) fn check_import(checker: &mut Checker<'_>, import: &ast::StmtImport) 
     for alias in &import.names {
         let path = alias.name.id.as_str();
         import_not_allowed::check_module(checker, path, alias.range());
-        let name = QualName { path: path.to_owned(), origin: Origin::Import };
+        let name = QualName {
+            path: path.to_owned(),
+            origin: Origin::Import,
+        };
         checker_reference_of_import(checker, &name, alias);
     }
 }
@@ -37,7 +40,10 @@ pub(crate) fn check_import_from(checker: &mut Checker<'_>, import: &ast::StmtImp
         }
         let full = format!("{module}.{member}");
         import_not_allowed::check_member(checker, module, member, alias.range());
-        let name = QualName { path: full, origin: Origin::Import };
+        let name = QualName {
+            path: full,
+            origin: Origin::Import,
+        };
         checker_reference_of_import(checker, &name, alias);
     }
 }
@@ -63,7 +69,10 @@ pub(crate) fn allowed_hint(checker: &Checker<'_>) -> String {
         .iter()
         .map(|pattern| pattern.strip_suffix(".*").unwrap_or(pattern))
         .filter(|pattern| {
-            !pattern.contains('.') || !allowed.iter().any(|a| pattern.starts_with(&format!("{a}.")))
+            !pattern.contains('.')
+                || !allowed
+                    .iter()
+                    .any(|a| pattern.starts_with(&format!("{a}.")))
         })
         .collect();
     let list: Vec<&str> = shown.into_iter().collect();

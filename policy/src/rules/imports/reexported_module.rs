@@ -51,6 +51,14 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
         if checker.policy.imports.explicitly_allowed(prefix) {
             continue;
         }
+        // Only a chain through an allowed module is a re-export (`timeit.timeit` is IMP101's business).
+        let through_allowed = (1..=index).any(|len| {
+            checker.policy.imports.verdict(&segments[..len])
+                == crate::settings::ModuleVerdict::Allowed
+        });
+        if !through_allowed {
+            return;
+        }
         let via = segments[..index].join(".");
         checker.report(
             Rule::ReexportedModule,

@@ -35,7 +35,11 @@ pub(crate) fn check(checker: &mut Checker<'_>, attribute: &ast::ExprAttribute) {
     report_if_banned(checker, name, attribute.range());
 }
 
-pub(crate) fn report_if_banned(checker: &mut Checker<'_>, name: &str, range: ruff_text_size::TextRange) {
+pub(crate) fn report_if_banned(
+    checker: &mut Checker<'_>,
+    name: &str,
+    range: ruff_text_size::TextRange,
+) {
     if checker.policy.denied_methods.contains(name) {
         checker.report(
             Rule::BannedMethod,

@@ -39,7 +39,11 @@ Use a safe format such as CSV or Parquet.
 
 pub(crate) fn check(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
     let segments = name.segments();
-    let Some(pattern) = checker.policy.denied_references.iter().find(|p| p.matches_prefix_of(&segments))
+    let Some(pattern) = checker
+        .policy
+        .denied_references
+        .iter()
+        .find(|p| p.matches_prefix_of(&segments))
     else {
         return;
     };

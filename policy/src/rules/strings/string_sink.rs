@@ -35,11 +35,19 @@ Filter with a boolean mask: `df[df["price"] > limit]`.
 - Strings computed at run time are reported by STR602 (warn by default), not denied.
 "#;
 
-const EVALUATORS: &[&str] =
-    &["pandas.eval", "numexpr.evaluate", "numexpr.re_evaluate", "sympy.sympify", "sympy.parse_expr"];
+const EVALUATORS: &[&str] = &[
+    "pandas.eval",
+    "numexpr.evaluate",
+    "numexpr.re_evaluate",
+    "sympy.sympify",
+    "sympy.parse_expr",
+];
 
 pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
-    if let Some(matched) = EVALUATORS.iter().find(|p| crate::rules::dynamic::under(&name.path, p)) {
+    if let Some(matched) = EVALUATORS
+        .iter()
+        .find(|p| crate::rules::dynamic::under(&name.path, p))
+    {
         checker.report(
             Rule::StringSink,
             range,
@@ -51,12 +59,18 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
 
 /// `<anything>.query(expr)` and `<anything>.eval(expr)` with a string argument.
 pub(crate) fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall) {
-    let Expr::Attribute(attribute) = call.func.as_ref() else { return };
+    let Expr::Attribute(attribute) = call.func.as_ref() else {
+        return;
+    };
     let method = attribute.attr.id.as_str();
     if !matches!(method, "query" | "eval") {
         return;
     }
-    let Some(expression) = call.arguments.args.first().or_else(|| call.arguments.find_keyword("expr").map(|k| &k.value))
+    let Some(expression) = call
+        .arguments
+        .args
+        .first()
+        .or_else(|| call.arguments.find_keyword("expr").map(|k| &k.value))
     else {
         return;
     };
@@ -115,7 +129,9 @@ fn dangerous(text: &str) -> Option<&'static str> {
 fn reaches_through_reference(text: &str) -> bool {
     text.match_indices('@').any(|(at, _)| {
         let rest = text[at + 1..].trim_start();
-        let name_len = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        let name_len = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
         name_len == 0 || rest[name_len..].trim_start().starts_with(['.', '(', '['])
     })
 }
@@ -137,7 +153,9 @@ fn calls_bare_name(text: &str) -> bool {
         let c = bytes[index];
         if c.is_ascii_alphabetic() || c == b'_' {
             let start = index;
-            while index < bytes.len() && (bytes[index].is_ascii_alphanumeric() || bytes[index] == b'_') {
+            while index < bytes.len()
+                && (bytes[index].is_ascii_alphanumeric() || bytes[index] == b'_')
+            {
                 index += 1;
             }
             let word = &text[start..index];
@@ -162,10 +180,23 @@ mod tests {
 
     #[test]
     fn column_expressions_are_fine_and_escapes_are_not() {
-        for ok in ["a > 3 and (b < 2)", "name.str.len() > 3", "`my col` == 'x'", "c = a + b", "x in @items"] {
+        for ok in [
+            "a > 3 and (b < 2)",
+            "name.str.len() > 3",
+            "`my col` == 'x'",
+            "c = a + b",
+            "x in @items",
+        ] {
             assert_eq!(dangerous(ok), None, "{ok}");
         }
-        for bad in ["@os.system('id')", "@f()", "@d['k']", "a.__class__", "open('x')", "x == lambda: 1"] {
+        for bad in [
+            "@os.system('id')",
+            "@f()",
+            "@d['k']",
+            "a.__class__",
+            "open('x')",
+            "x == lambda: 1",
+        ] {
             assert!(dangerous(bad).is_some(), "{bad}");
         }
     }
