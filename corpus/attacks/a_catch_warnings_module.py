@@ -3,7 +3,7 @@
 # technique: classic walk to warnings.catch_warnings and its _module attribute holding builtins
 # variant: plain
 # expect-static: deny
-# expect-rules: ATTR301 ATTR302
+# expect-rules: ATTR301
 # expect-jail: contained: command runs inside the jail only
 cw = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == "catch_warnings"][0]
 mod = cw()._module

@@ -4,7 +4,7 @@
 # variant: value-passing
 # references: CVE-2024-47532
 # expect-static: deny
-# expect-rules: ATTR302
+# expect-rules: REX501 ATTR302
 # expect-jail: contained: command runs inside the jail only
 import random
 

@@ -3,7 +3,7 @@
 # technique: reach logging.config through the allowed logging package without importing it
 # variant: other
 # expect-static: deny
-# expect-rules: REF201
+# expect-rules: IMP101
 # expect-jail: contained: command runs inside the jail only
 import logging
 

@@ -3,7 +3,7 @@
 # technique: from os import * brings system into the namespace with no qualified reference
 # variant: other
 # expect-static: deny
-# expect-rules: IMP101 IMP102
+# expect-rules: IMP102
 # expect-jail: contained: command runs inside the jail only
 from os import *
 

@@ -3,7 +3,7 @@
 # technique: ndarray.ctypes helper keeps the ctypes module in its private _ctypes attribute
 # variant: other
 # expect-static: deny
-# expect-rules: ATTR302
+# expect-rules: REX501 ATTR302
 # expect-jail: contained: native code runs inside the jail only
 import numpy as np
 

@@ -3,7 +3,7 @@
 # technique: yaml.load with UnsafeLoader and a python/object/apply tag
 # variant: plain
 # expect-static: deny
-# expect-rules: IMP101
+# expect-rules: REF201
 # expect-jail: contained: command runs inside the jail only
 import yaml
 

@@ -208,6 +208,7 @@ impl<'a> Checker<'a> {
         }
         rules::attributes::computed_attribute::check_call(self, call, &callee);
         rules::dynamic::class_hook::check_call(self, call, &callee);
+        rules::references::banned_reference::check_call(self, call, &callee);
         rules::strings::string_sink::check_call(self, call);
         rules::files::check_call(self, call, &callee);
         self.visit_arguments(&call.arguments);

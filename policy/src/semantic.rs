@@ -199,7 +199,7 @@ impl<'a> Semantic<'a> {
         let mut first = true;
         while let Some(id) = current {
             let s = self.scopes.get(id)?;
-            if s.globals.iter().any(|g| *g == name) {
+            if s.globals.contains(&name) {
                 return self.scopes.first()?.bindings.get(name).map(|b| (0, b));
             }
             // Nested functions do not see class-level names.

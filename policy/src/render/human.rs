@@ -75,7 +75,7 @@ fn finding_block(
         } else {
             shown.chars().count()
         };
-        let width = end.saturating_sub(start).max(1).min(200);
+        let width = end.saturating_sub(start).clamp(1, 200);
         let carets = format!(
             "{}{} {}",
             " ".repeat(start),

@@ -241,6 +241,8 @@ pub struct Policy {
     pub denied_methods: BTreeSet<String>,
     pub allow_dunder: BTreeSet<String>,
     pub allow_dunder_definitions: BTreeSet<String>,
+    /// Attribute names denied on any receiver (compared without leading underscores).
+    pub denied_attribute_names: BTreeSet<String>,
     pub files: FileRules,
     pub network: bool,
     /// Actions overridden by the rules file, by rule.
@@ -337,6 +339,11 @@ impl Policy {
             &raw.attributes.allow_dunder_definitions,
             "attributes.allow_dunder_definitions",
         )?;
+        let denied_attribute_names =
+            identifiers(&raw.attributes.deny_names, "attributes.deny_names")?
+                .into_iter()
+                .map(|name| name.trim_start_matches('_').to_owned())
+                .collect();
         let files = file_rules(&raw.files)?;
         let mut actions = parse_actions(&raw.actions)?;
         if let Some(text) = &raw.files.dynamic_path {
@@ -386,6 +393,7 @@ impl Policy {
             denied_methods,
             allow_dunder,
             allow_dunder_definitions,
+            denied_attribute_names,
             files,
             network,
             actions,

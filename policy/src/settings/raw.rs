@@ -110,6 +110,10 @@ pub struct RawAttributes {
     /// Dunder methods a class body may define (e.g. "__init__", "__repr__").
     #[serde(default)]
     pub allow_dunder_definitions: Vec<String>,
+    /// Attribute names denied on any receiver, with or without leading underscores: objects keep modules
+    /// as attributes (`err.obj._os`, `arr.ctypes._ctypes`).
+    #[serde(default)]
+    pub deny_names: Vec<String>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]

@@ -17,23 +17,35 @@ pub(crate) fn check_attribute_name(checker: &mut Checker<'_>, name: &str, range:
     let name = names::normalize_identifier(name);
     dunder_attribute::check_attribute(checker, &name, range);
     frame_attribute::check(checker, &name, range);
+    crate::rules::imports::reexported_module::check_attribute_name(checker, &name, range);
+}
+
+/// A name found inside a string: dunders and frame attributes only (a column may well be named "os").
+fn check_string_token(checker: &mut Checker<'_>, name: &str, range: TextRange) {
+    let name = names::normalize_identifier(name);
+    dunder_attribute::check_attribute(checker, &name, range);
+    frame_attribute::check(checker, &name, range);
 }
 
 /// String literals: a dunder or frame name as a whole string (`d["__builtins__"]`,
-/// `getattr(x, "__class__")`), a dotted path with such names (`attrgetter("a.__class__")`), and
-/// `str.format` field paths (`"{0.__class__}"`).
+/// `getattr(x, "__globals__")`), a path with such names (`attrgetter("a.__globals__")`,
+/// `Formatter().get_field("0.__init__.__globals__")`), and `str.format` field paths (`"{0.__mro__}"`).
 pub(crate) fn check_string(checker: &mut Checker<'_>, text: &str, range: TextRange) {
     if text.len() > 4096 || text.contains(char::is_whitespace) && !text.contains('{') {
         return;
     }
-    if let Some(segments) = names::dotted_segments(text) {
-        for segment in segments {
-            check_attribute_name(checker, segment, range);
+    if !text.contains(char::is_whitespace) {
+        // Dotted paths and lookup paths alike: `a.__class__`, `0.__init__.__globals__[_os]`.
+        for token in text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|t| !t.is_empty())
+        {
+            check_string_token(checker, token, range);
         }
     }
     if text.contains('{') {
         for path in format_field_attributes(text) {
-            check_attribute_name(checker, path, range);
+            check_string_token(checker, path, range);
         }
     }
 }

@@ -280,9 +280,7 @@ fn join(left: PathValue, right: PathValue, separator: &str) -> PathValue {
             for l in &lefts {
                 for r in &rights {
                     // An absolute right side replaces the left, as pathlib and os.path.join do.
-                    if separator == "/" && r.starts_with('/') {
-                        out.push(r.clone());
-                    } else if l.is_empty() {
+                    if (separator == "/" && r.starts_with('/')) || l.is_empty() {
                         out.push(r.clone());
                     } else {
                         out.push(format!("{l}{separator}{r}"));

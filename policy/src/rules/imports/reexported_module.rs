@@ -32,10 +32,28 @@ Use the package's public data API instead.
   module allowed only in part (`imports.members`, e.g. `os`), unless the prefix up to it is itself
   explicitly allowed (e.g. `os.path`).
 
+- Attributes of any receiver named in `attributes.deny_names`, with or without leading underscores:
+  objects keep modules as attributes (`err.obj._os` after an `AttributeError` hands back `random`,
+  `ndarray.ctypes._ctypes`).
+
 ## Known gaps
 - Only denied module names are recognised; a re-export of a module that is merely not allowed (not
   denied) under another name is not. Computed attribute names are ATTR304's business.
 "#;
+
+/// An attribute of any receiver named like a module that objects keep for themselves
+/// (`attributes.deny_names`: `err.obj._os`, `arr.ctypes._ctypes`).
+pub(crate) fn check_attribute_name(checker: &mut Checker<'_>, name: &str, range: TextRange) {
+    let bare = name.trim_start_matches('_');
+    if !bare.is_empty() && checker.policy.denied_attribute_names.contains(bare) {
+        checker.report(
+            Rule::ReexportedModule,
+            range,
+            format!("attribute `{name}` is named like the module `{bare}`, which objects expose this way"),
+            "use the object's public API; modules held by objects are not available",
+        );
+    }
+}
 
 pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
     if name.origin != Origin::Import {

@@ -31,11 +31,38 @@ Use a safe format such as CSV or Parquet.
   (`builtins.exec` matches `exec`), references in any position (call, argument, container, decorator,
   default value, annotation, class base).
 
+- `numpy.load(..., allow_pickle=True)` (or any non-literal-false value) is reported as a banned
+  reference: loading arrays is allowed, unpickling is not.
+
 ## Known gaps
 - Values that flow through containers, function returns or attributes of objects are not followed
   (`fs = [m.f]; fs[0]()` is caught at `m.f`, but `obj.f = m.f` passed through unknown code is only
   caught where `m.f` is written).
 "#;
+
+/// Loaders that are safe unless told to unpickle: `numpy.load(..., allow_pickle=True)`.
+pub(crate) fn check_call(
+    checker: &mut Checker<'_>,
+    call: &crate::parse::ast::ExprCall,
+    callee: &[QualName],
+) {
+    use crate::parse::ast::Expr;
+    use ruff_text_size::Ranged;
+    if !callee.iter().any(|q| q.path == "numpy.load") {
+        return;
+    }
+    let Some(keyword) = call.arguments.find_keyword("allow_pickle") else {
+        return;
+    };
+    if !matches!(keyword.value, Expr::BooleanLiteral(ref b) if !b.value) {
+        checker.report(
+            Rule::BannedReference,
+            keyword.range(),
+            "`numpy.load` with `allow_pickle` unpickles: deserialisation runs code",
+            "save arrays with `np.save` (no object arrays) and load them without `allow_pickle`",
+        );
+    }
+}
 
 pub(crate) fn check(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
     let segments = name.segments();
