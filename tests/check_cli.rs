@@ -1,0 +1,474 @@
+//! End-to-end tests of `warden check` and `warden rules`: the binary, its output formats, its exit
+//! codes, and its behaviour on hostile input.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn warden() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_warden"))
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = warden()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn warden");
+    let mut input = child.stdin.take().expect("stdin");
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The checker may stop reading early (size limit): a broken pipe is fine.
+        let _ = input.write_all(&data);
+    });
+    let output = child.wait_with_output().expect("wait");
+    writer.join().expect("writer");
+    output
+}
+
+fn check_stdin(source: &[u8]) -> (i32, serde_json::Value) {
+    let output = run_with_stdin(&["check", "--format", "json", "-"], source);
+    let code = output.status.code().expect("exit code");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let record = serde_json::from_str(stdout.trim()).unwrap_or_else(|err| {
+        panic!(
+            "not JSON ({err}): {stdout} / {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (code, record)
+}
+
+fn rules_of(record: &serde_json::Value) -> Vec<String> {
+    record["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["rule"].as_str().expect("rule").to_owned())
+        .collect()
+}
+
+#[test]
+fn allowed_program_exits_zero_with_the_json_contract() {
+    let (code, record) =
+        check_stdin(b"import pandas as pd\nprint(pd.DataFrame({'a': [1]}).sum())\n");
+    assert_eq!(code, 0);
+    assert_eq!(record["path"], "-");
+    assert_eq!(record["decision"], "allow");
+    assert_eq!(record["policy"]["name"], "default");
+    assert_eq!(record["policy"]["sha256"].as_str().expect("sha").len(), 64);
+    assert_eq!(record["findings"], serde_json::json!([]));
+}
+
+#[test]
+fn denied_program_exits_one_with_located_findings_and_hints() {
+    let (code, record) = check_stdin(b"x = 1\ny = ().__class__.__base__\n");
+    assert_eq!(code, 1);
+    assert_eq!(record["decision"], "deny");
+    let finding = &record["findings"][0];
+    assert_eq!(finding["rule"], "ATTR301");
+    assert_eq!(finding["name"], "dunder-attribute");
+    assert_eq!(finding["severity"], "high");
+    assert_eq!(finding["action"], "deny");
+    assert_eq!(
+        finding["span"],
+        serde_json::json!({"line": 2, "column": 18, "end_line": 2, "end_column": 26})
+    );
+    assert!(!finding["hint"].as_str().expect("hint").is_empty());
+}
+
+#[test]
+fn inline_suppression_comments_are_not_honoured() {
+    let (code, record) = check_stdin(b"eval('1')  # noqa\nexec('2')  # nosec\n");
+    assert_eq!(code, 1);
+    assert_eq!(rules_of(&record), ["DYN401", "DYN401"]);
+}
+
+#[test]
+fn unparseable_code_is_denied_with_a_located_message() {
+    let (code, record) = check_stdin(b"def f(:\n    pass\n");
+    assert_eq!(code, 1);
+    assert_eq!(rules_of(&record), ["SYN001"]);
+    assert_eq!(record["findings"][0]["span"]["line"], 1);
+}
+
+#[test]
+fn hostile_inputs_get_a_clear_deny_never_a_crash() {
+    let deep_parens = format!("x = {}1{}\n", "(".repeat(10_000), ")".repeat(10_000));
+    let deep_lists = format!("x = {}{}\n", "[".repeat(10_000), "]".repeat(10_000));
+    let long_chain = format!("x = {}1\n", "1 + ".repeat(50_000));
+    let unary = format!("x = {}1\n", "-".repeat(100_000));
+    let mut deep_blocks = String::new();
+    for depth in 0..2_000 {
+        deep_blocks.push_str(&" ".repeat(depth));
+        deep_blocks.push_str("if True:\n");
+    }
+    deep_blocks.push_str(&" ".repeat(2_000));
+    deep_blocks.push_str("pass\n");
+    let ten_mb = "x = 1\n".repeat(10 * 1024 * 1024 / 6).into_bytes();
+    let binary: Vec<u8> = (0..65_536u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+        .collect();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "10,000 nested parentheses",
+            deep_parens.into_bytes(),
+            "SYN004",
+        ),
+        ("10,000 nested lists", deep_lists.into_bytes(), "SYN004"),
+        ("50,000-term chain", long_chain.into_bytes(), "SYN004"),
+        ("100,000 unary minus", unary.into_bytes(), "SYN004"),
+        ("2,000 nested blocks", deep_blocks.into_bytes(), "SYN004"),
+        ("10 MB", ten_mb, "SYN004"),
+        ("binary", binary, "SYN003"),
+        ("invalid UTF-8", b"x = '\xff\xfe'\n".to_vec(), "SYN003"),
+        ("NUL byte", b"x = 1\0\n".to_vec(), "SYN003"),
+        (
+            "utf-7 declaration",
+            b"# -*- coding: utf-7 -*-\nx = 1 +AAo-import os\n".to_vec(),
+            "SYN003",
+        ),
+    ];
+    for (name, bytes, rule) in cases {
+        let (code, record) = check_stdin(&bytes);
+        assert_eq!(code, 1, "{name}");
+        assert_eq!(record["decision"], "deny", "{name}");
+        assert!(
+            rules_of(&record).contains(&rule.to_owned()),
+            "{name}: {record}"
+        );
+    }
+}
+
+#[test]
+fn empty_program_is_allowed() {
+    let (code, record) = check_stdin(b"");
+    assert_eq!(code, 0);
+    assert_eq!(record["decision"], "allow");
+}
+
+#[test]
+fn human_output_shows_snippet_caret_and_hint() {
+    let output = run_with_stdin(&["check", "-"], b"import subprocess\n");
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("deny[IMP101]: module `subprocess` is denied by the policy"),
+        "{text}"
+    );
+    assert!(text.contains(" --> -:1:8"), "{text}");
+    assert!(text.contains("1 | import subprocess"), "{text}");
+    assert!(text.contains("^^^^^^^^^^ import-not-allowed"), "{text}");
+    assert!(
+        text.contains("= hint: use only allowed modules: "),
+        "{text}"
+    );
+    assert!(text.contains("-: deny (1 finding)"), "{text}");
+}
+
+#[test]
+fn sarif_output_is_a_valid_2_1_0_log() {
+    let output = run_with_stdin(
+        &["check", "--format", "sarif", "-"],
+        b"import os\nos.system('id')\n",
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let log: serde_json::Value = serde_json::from_slice(&output.stdout).expect("SARIF is JSON");
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "warden");
+    let rules = run["tool"]["driver"]["rules"].as_array().expect("rules");
+    let result = &run["results"][0];
+    assert_eq!(result["ruleId"], "IMP101");
+    assert_eq!(result["level"], "error");
+    let index = result["ruleIndex"].as_u64().expect("index") as usize;
+    assert_eq!(rules[index]["id"], "IMP101");
+    let region = &result["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(region["startLine"], 2);
+    assert!(rules[index]["properties"]["security-severity"].is_string());
+}
+
+#[test]
+fn directories_are_searched_and_each_program_gets_one_json_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join("sub")).expect("mkdir");
+    std::fs::write(dir.path().join("a.py"), "print(1)\n").expect("write");
+    std::fs::write(dir.path().join("sub/b.py"), "eval('1')\n").expect("write");
+    std::fs::write(dir.path().join("notes.txt"), "eval('1')\n").expect("write");
+    let output = warden()
+        .args(["check", "--format", "json"])
+        .arg(dir.path())
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0]["path"].as_str().expect("path").ends_with("a.py"));
+    assert_eq!(lines[0]["decision"], "allow");
+    assert_eq!(lines[1]["decision"], "deny");
+}
+
+#[test]
+fn missing_file_is_an_error_with_exit_two_and_other_files_still_checked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = dir.path().join("good.py");
+    std::fs::write(&good, "print(1)\n").expect("write");
+    let output = warden()
+        .args(["check", "--format", "json"])
+        .arg(&good)
+        .arg(dir.path().join("missing.py"))
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("missing.py"));
+    assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 1);
+}
+
+#[test]
+fn unknown_rules_file_keys_are_errors_with_line_column_and_key_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("bad.toml");
+    std::fs::write(
+        &rules,
+        "[policy]\nname = \"x\"\n\n[imports]\nalow = [\"json\"]\n",
+    )
+    .expect("write");
+    let output = warden()
+        .args(["rules", "check"])
+        .arg(&rules)
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("5:1"), "{stderr}");
+    assert!(stderr.contains("`imports.alow`"), "{stderr}");
+    assert!(stderr.contains("unknown field `alow`"), "{stderr}");
+    let output = warden()
+        .args(["check", "--rules"])
+        .arg(&rules)
+        .arg("-")
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn invalid_rules_files_are_rejected_with_clear_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cases = [
+        ("not toml at all = = =", "expected"),
+        ("[imports]\nallow = []\n", "policy"),
+        (
+            "[policy]\nname = \"x\"\n[imports]\nallow = [\"os..path\"]\n",
+            "imports.allow[0]",
+        ),
+        (
+            "[policy]\nname = \"x\"\n[limits]\nmemory_mib = 0\n",
+            "limits.memory_mib",
+        ),
+        (
+            "[policy]\nname = \"x\"\n[limits]\nmemory_mib = \"lots\"\n",
+            "limits.memory_mib",
+        ),
+        (
+            "[policy]\nname = \"x\"\n[actions]\nNOPE1 = \"deny\"\n",
+            "actions.NOPE1",
+        ),
+        (
+            "[policy]\nname = \"x\"\n[actions]\nSYN001 = \"warn\"\n",
+            "actions.SYN001",
+        ),
+        (
+            "[policy]\nname = \"x\"\n[runtime]\ninterpreter = \"python3\"\n",
+            "runtime.interpreter",
+        ),
+        (
+            "[policy]\nname = \"x\"\n[jail]\nrequired = [\"magic\"]\n",
+            "jail.required[0]",
+        ),
+        (
+            "[policy]\nname = \"x\"\n[network]\nallow = true\n",
+            "network.allow",
+        ),
+        (
+            "[policy]\nname = \"x\"\ntarget_python = \"2.7\"\n",
+            "policy.target_python",
+        ),
+    ];
+    for (text, expected) in cases {
+        let rules = dir.path().join("rules.toml");
+        std::fs::write(&rules, text).expect("write");
+        let output = warden()
+            .args(["rules", "check"])
+            .arg(&rules)
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{text}: {stderr}");
+        assert!(stderr.contains(expected), "{text}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{text}: {stderr}");
+    }
+}
+
+#[test]
+fn shipped_rules_files_are_valid_and_default_is_built_in() {
+    for file in ["rules/default.toml", "rules/strict.toml"] {
+        let output = warden()
+            .args(["rules", "check"])
+            .arg(repo().join(file))
+            .output()
+            .expect("run");
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{file}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    // The built-in policy is the same text as rules/default.toml: same digest.
+    let (_, record) = check_stdin(b"print(1)\n");
+    let text = std::fs::read(repo().join("rules/default.toml")).expect("read");
+    let output = warden()
+        .args(["rules", "check"])
+        .arg(repo().join("rules/default.toml"))
+        .output()
+        .expect("run");
+    let summary = String::from_utf8_lossy(&output.stdout);
+    let digest = record["policy"]["sha256"].as_str().expect("sha");
+    assert!(summary.contains(digest), "{summary} vs {digest}");
+    assert!(!text.is_empty());
+}
+
+#[test]
+fn strict_policy_denies_what_default_allows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let program = dir.path().join("p.py");
+    std::fs::write(&program, "import pandas as pd\nprint(pd.__version__)\n").expect("write");
+    let default = warden()
+        .args(["check"])
+        .arg(&program)
+        .output()
+        .expect("run");
+    assert_eq!(default.status.code(), Some(0));
+    let strict = warden()
+        .args(["check", "--rules"])
+        .arg(repo().join("rules/strict.toml"))
+        .arg(&program)
+        .output()
+        .expect("run");
+    assert_eq!(strict.status.code(), Some(1));
+}
+
+#[test]
+fn rules_explain_prints_every_rule_doc() {
+    let list = warden().args(["rules", "explain"]).output().expect("run");
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(text.lines().count() >= 24, "{text}");
+    for line in text.lines() {
+        let id = line.split_whitespace().next().expect("id");
+        let doc = warden()
+            .args(["rules", "explain", id])
+            .output()
+            .expect("run");
+        assert_eq!(doc.status.code(), Some(0));
+        let doc = String::from_utf8_lossy(&doc.stdout);
+        for heading in [
+            "## What it does",
+            "## Why is this bad?",
+            "## Example",
+            "## Evasions handled",
+            "## Known gaps",
+        ] {
+            assert!(doc.contains(heading), "{id} lacks {heading}");
+        }
+    }
+    let unknown = warden()
+        .args(["rules", "explain", "NOPE999"])
+        .output()
+        .expect("run");
+    assert_eq!(unknown.status.code(), Some(2));
+}
+
+#[test]
+fn rules_test_passes_on_the_shipped_fixtures_and_fails_on_a_wrong_expectation() {
+    let output = warden()
+        .args(["rules", "test"])
+        .arg(repo().join("rules/default.toml"))
+        .arg(repo().join("policy/tests/fixtures"))
+        .output()
+        .expect("run");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("wrong.py"),
+        "x = 1  # expect: DYN401\neval('1')\n",
+    )
+    .expect("write");
+    let output = warden()
+        .args(["rules", "test"])
+        .arg(repo().join("rules/default.toml"))
+        .arg(dir.path())
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("line 1: expected DYN401, not reported"),
+        "{text}"
+    );
+    assert!(text.contains("line 2: unexpected DYN401"), "{text}");
+}
+
+#[test]
+fn rules_schema_matches_the_checked_in_schema() {
+    let output = warden().args(["rules", "schema"]).output().expect("run");
+    assert_eq!(output.status.code(), Some(0));
+    let generated: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let checked_in: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("rules/schema.json")).expect("read"),
+    )
+    .expect("JSON");
+    assert_eq!(
+        generated, checked_in,
+        "regenerate with `warden rules schema > rules/schema.json`"
+    );
+}
+
+#[test]
+fn a_loosened_policy_changes_the_verdict() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let loose = std::fs::read_to_string(repo().join("rules/default.toml"))
+        .expect("read")
+        .replace("[actions]\n", "[actions]\nDYN401 = \"warn\"\n");
+    let rules = dir.path().join("loose.toml");
+    std::fs::write(&rules, loose).expect("write");
+    let program = dir.path().join("p.py");
+    std::fs::write(&program, "eval('1 + 1')\n").expect("write");
+    let output = warden()
+        .args(["check", "--rules"])
+        .arg(&rules)
+        .arg(&program)
+        .output()
+        .expect("run");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("warning[DYN401]"));
+}
