@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs everything warden's build and tests need on a fresh Debian 12 machine, then builds warden.
+# Idempotent: packages already present are not reinstalled. Run as root (CI runs as root).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_packages=()
+for pkg in "$@"; do need_packages+=("$pkg"); done
+# Debian packages the build and the test suite use.
+for pkg in build-essential pkg-config python3 passwd util-linux iproute2; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_packages+=("$pkg")
+done
+if [ "${#need_packages[@]}" -gt 0 ]; then
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "setup: missing packages ${need_packages[*]}; run this script as root" >&2
+        exit 2
+    fi
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_packages[@]}"
+fi
+
+command -v cargo >/dev/null || { echo "setup: cargo (Rust 1.95) is required" >&2; exit 2; }
+command -v cargo-nextest >/dev/null || cargo install --locked cargo-nextest
+
+# Optional per-area set-up scripts (jail test prerequisites, benchmark tools).
+for extra in scripts/setup-jail.sh; do
+    if [ -x "$extra" ]; then "$extra"; fi
+done
+
+cargo build --release -p warden
+echo "setup: warden built at target/release/warden"
