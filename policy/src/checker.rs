@@ -354,6 +354,24 @@ impl<'a> Visitor<'a> for Checker<'a> {
             Expr::StringLiteral(literal) => {
                 rules::attributes::check_string(self, literal.value.to_str(), literal.range);
             }
+            Expr::FString(fstring) => {
+                // Literal parts can be format templates too: `f"{{0.__mro__}}".format(x)`.
+                for part in fstring.value.iter() {
+                    match part {
+                        ast::FStringPart::Literal(literal) => {
+                            rules::attributes::check_string(self, &literal.value, literal.range);
+                        }
+                        ast::FStringPart::FString(f) => {
+                            for element in f.elements.iter() {
+                                if let ast::InterpolatedStringElement::Literal(literal) = element {
+                                    rules::attributes::check_string(self, &literal.value, literal.range);
+                                }
+                            }
+                        }
+                    }
+                }
+                visitor::walk_expr(self, expr);
+            }
             Expr::Lambda(lambda) => self.lambda(lambda),
             Expr::ListComp(comp) => self.comprehension(&comp.generators, &[&comp.elt]),
             Expr::SetComp(comp) => self.comprehension(&comp.generators, &[&comp.elt]),
