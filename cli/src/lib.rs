@@ -3,3 +3,4 @@
 
 pub mod exit;
 pub mod jail_config;
+pub mod runtime;

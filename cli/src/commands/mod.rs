@@ -9,6 +9,7 @@ mod check;
 mod doctor;
 mod rules;
 mod run;
+mod runtime;
 
 /// warden: a gateway for Python written by language models.
 ///
@@ -35,6 +36,9 @@ pub enum Command {
     Rules(rules::RulesCommand),
     /// Report which confinement layers this host can enforce.
     Doctor(doctor::DoctorArgs),
+    /// Provision and inspect the Python runtimes programs run with.
+    #[command(subcommand)]
+    Runtime(runtime::RuntimeCommand),
 }
 
 /// `--rules FILE`, shared by the commands that judge or run code.
@@ -64,5 +68,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(args),
         Command::Rules(command) => rules::run(command),
         Command::Doctor(args) => doctor::run(args),
+        Command::Runtime(command) => runtime::run(command),
     }
 }

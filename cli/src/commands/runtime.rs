@@ -1,0 +1,71 @@
+//! `warden runtime`: provision and inspect the Python environments the jail runs programs with.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Subcommand;
+use warden::runtime;
+
+#[derive(Debug, Subcommand)]
+pub enum RuntimeCommand {
+    /// Create (or replace) a runtime: a virtual environment from the system interpreter with pinned packages.
+    ///
+    /// Runtimes live under $WARDEN_DATA_DIR (default /var/lib/warden as root, else
+    /// ~/.local/share/warden) in runtimes/NAME; the jail binds them read-only.
+    Install {
+        /// Runtime name, as rules files refer to it (`[runtime] name = "..."`).
+        #[arg(long, default_value = "default")]
+        name: String,
+        /// Base interpreter (must be a real binary, not a shell shim).
+        #[arg(long, default_value = "/usr/bin/python3")]
+        python: PathBuf,
+        /// Pinned requirements (default: the built-in list, rules/runtime/default.txt).
+        #[arg(long, value_name = "FILE")]
+        requirements: Option<PathBuf>,
+    },
+    /// List installed runtimes.
+    List,
+    /// Print a runtime's manifest (interpreter, packages and versions) as JSON.
+    Show {
+        #[arg(default_value = "default")]
+        name: String,
+    },
+    /// Remove a runtime.
+    Remove { name: String },
+}
+
+pub fn run(command: RuntimeCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        RuntimeCommand::Install { name, python, requirements } => {
+            let requirements = match requirements {
+                Some(path) => std::fs::read_to_string(&path)
+                    .with_context(|| format!("cannot read requirements {}", path.display()))?,
+                None => runtime::DEFAULT_REQUIREMENTS.to_owned(),
+            };
+            let manifest = runtime::install(&name, &python, &requirements, &mut |step| eprintln!("warden: {step}"))?;
+            let root = runtime::Runtime::named(&name)?.root;
+            println!(
+                "runtime `{}` installed at {} (Python {}, {} packages)",
+                manifest.name,
+                root.display(),
+                manifest.python_version,
+                manifest.packages.len()
+            );
+        }
+        RuntimeCommand::List => {
+            for name in runtime::list() {
+                println!("{name}");
+            }
+        }
+        RuntimeCommand::Show { name } => {
+            let manifest = runtime::Runtime::named(&name)?.manifest()?;
+            println!("{}", serde_json::to_string_pretty(&manifest)?);
+        }
+        RuntimeCommand::Remove { name } => {
+            runtime::remove(&name)?;
+            println!("runtime `{name}` removed");
+        }
+    }
+    Ok(ExitCode::from(warden::exit::OK))
+}
