@@ -2,5 +2,7 @@
 #![forbid(unsafe_code)]
 
 pub mod exit;
+pub mod files;
 pub mod jail_config;
 pub mod runtime;
+pub mod validate;

@@ -1,0 +1,220 @@
+//! Files in and out of a run: copying `--input` paths into the work dir, and collecting what the program
+//! wrote into `--output-dir`.
+//!
+//! Never follows a symlink on either side: an input that is a symlink is refused (it could point at a host
+//! secret), and only regular files the program wrote are collected. Knows nothing about the jail.
+
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+/// One collected output file, as the result record lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OutputFile {
+    /// Path relative to the work dir.
+    pub path: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// The inputs placed in the work dir, relative paths, so they are not collected back as outputs.
+#[derive(Debug, Default, Clone)]
+pub struct PlacedInputs {
+    pub paths: Vec<PathBuf>,
+}
+
+/// Checks `--input` paths before anything runs: each must exist, be readable, and not be a symlink.
+pub fn check_inputs(inputs: &[PathBuf]) -> anyhow::Result<()> {
+    let mut names = std::collections::BTreeSet::new();
+    for input in inputs {
+        let meta = fs::symlink_metadata(input).with_context(|| format!("input {} cannot be read", input.display()))?;
+        if meta.file_type().is_symlink() {
+            bail!("input {} is a symlink; warden does not follow symlinks into the jail", input.display());
+        }
+        if !meta.is_file() && !meta.is_dir() {
+            bail!("input {} is neither a regular file nor a directory", input.display());
+        }
+        let name = input.file_name().with_context(|| format!("input {} has no file name", input.display()))?;
+        if !names.insert(name.to_owned()) {
+            bail!("two inputs are named {:?}; inputs are placed by name in the work dir", name);
+        }
+    }
+    Ok(())
+}
+
+/// Copies inputs into `workdir` by file name (directories recursively, symlinks inside them skipped),
+/// making them read-only unless `writable`.
+pub fn place_inputs(inputs: &[PathBuf], workdir: &Path, writable: bool) -> anyhow::Result<PlacedInputs> {
+    let mut placed = PlacedInputs::default();
+    for input in inputs {
+        let name = input.file_name().with_context(|| format!("input {} has no file name", input.display()))?;
+        let target = workdir.join(name);
+        copy_tree(input, &target, writable, &mut placed, Path::new(name))?;
+    }
+    Ok(placed)
+}
+
+fn copy_tree(source: &Path, target: &Path, writable: bool, placed: &mut PlacedInputs, relative: &Path) -> anyhow::Result<()> {
+    let meta = fs::symlink_metadata(source).with_context(|| format!("cannot read {}", source.display()))?;
+    if meta.file_type().is_symlink() {
+        return Ok(());
+    }
+    if meta.is_dir() {
+        fs::create_dir(target).with_context(|| format!("cannot create {}", target.display()))?;
+        let mut entries: Vec<_> = fs::read_dir(source)
+            .with_context(|| format!("cannot read {}", source.display()))?
+            .flatten()
+            .collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let name = entry.file_name();
+            copy_tree(&entry.path(), &target.join(&name), writable, placed, &relative.join(&name))?;
+        }
+        if !writable {
+            fs::set_permissions(target, fs::Permissions::from_mode(0o555))?;
+        }
+    } else if meta.is_file() {
+        // Read through an opened handle (O_NOFOLLOW is implied by the symlink check above, and the copy
+        // cannot be redirected: we read the file we checked).
+        fs::copy(source, target).with_context(|| format!("cannot copy {} into the work dir", source.display()))?;
+        fs::set_permissions(target, fs::Permissions::from_mode(if writable { 0o644 } else { 0o444 }))?;
+        placed.paths.push(relative.to_path_buf());
+    }
+    Ok(())
+}
+
+/// Refuses an output dir that exists and is not empty: warden never overwrites or mixes files.
+pub fn check_output_dir(dir: &Path) -> anyhow::Result<()> {
+    match fs::symlink_metadata(dir) {
+        Ok(meta) if meta.file_type().is_symlink() => bail!("output dir {} is a symlink", dir.display()),
+        Ok(meta) if !meta.is_dir() => bail!("output dir {} exists and is not a directory", dir.display()),
+        Ok(_) => {
+            let mut entries = fs::read_dir(dir).with_context(|| format!("cannot read output dir {}", dir.display()))?;
+            if entries.next().is_some() {
+                bail!("output dir {} is not empty; warden will not overwrite or mix files", dir.display());
+            }
+            Ok(())
+        }
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(err) => Err(err).with_context(|| format!("cannot use output dir {}", dir.display())),
+    }
+}
+
+/// Limits on collected files.
+#[derive(Debug, Clone, Copy)]
+pub struct CollectLimits {
+    pub max_files: u64,
+    pub max_total_bytes: u64,
+}
+
+/// Lists (and, with `destination`, copies) the regular files the program left in `workdir`, skipping the
+/// placed inputs, symlinks and special files. Fails when the caps are exceeded.
+pub fn collect_outputs(
+    workdir: &Path,
+    inputs: &PlacedInputs,
+    limits: CollectLimits,
+    destination: Option<&Path>,
+) -> anyhow::Result<Vec<OutputFile>> {
+    let mut found = Vec::new();
+    walk(workdir, Path::new(""), &mut found)?;
+    found.retain(|(relative, _)| !inputs.paths.contains(relative));
+    found.sort();
+    if found.len() as u64 > limits.max_files {
+        bail!("the program wrote {} files; the policy collects at most {}", found.len(), limits.max_files);
+    }
+    let total: u64 = found.iter().map(|(_, size)| size).sum();
+    if total > limits.max_total_bytes {
+        bail!("the program wrote {total} bytes of files; the policy collects at most {}", limits.max_total_bytes);
+    }
+    if let Some(destination) = destination {
+        fs::create_dir_all(destination).with_context(|| format!("cannot create output dir {}", destination.display()))?;
+    }
+    let mut out = Vec::new();
+    for (relative, _) in found {
+        let source = workdir.join(&relative);
+        let file = open_no_follow(&source)?;
+        let (bytes, sha256) = match destination {
+            Some(destination) => {
+                let target = destination.join(&relative);
+                if let Some(parent) = target.parent() {
+                    fs::create_dir_all(parent)?;
+                }
+                copy_hashing(file, &target)?
+            }
+            None => hash(file)?,
+        };
+        out.push(OutputFile { path: relative.display().to_string(), bytes, sha256 });
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, relative: &Path, out: &mut Vec<(PathBuf, u64)>) -> anyhow::Result<()> {
+    let entries = fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))?;
+    for entry in entries.flatten() {
+        let meta = fs::symlink_metadata(entry.path())?;
+        let rel = relative.join(entry.file_name());
+        if meta.is_dir() {
+            walk(&entry.path(), &rel, out)?;
+        } else if meta.is_file() && meta.nlink() == 1 {
+            out.push((rel, meta.len()));
+        }
+    }
+    Ok(())
+}
+
+/// Opens a file refusing symlinks at the last component (the program cannot swap one in: it has exited).
+fn open_no_follow(path: &Path) -> anyhow::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc_o_nofollow())
+        .open(path)
+        .with_context(|| format!("cannot open output {}", path.display()))
+}
+
+const fn libc_o_nofollow() -> i32 {
+    // O_NOFOLLOW on Linux (x86_64 and aarch64 alike).
+    0o400000
+}
+
+fn hash(mut file: fs::File) -> anyhow::Result<(u64, String)> {
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let read = file.read(&mut buffer)?;
+        if read == 0 {
+            break;
+        }
+        hasher.update(&buffer[..read]);
+        total += read as u64;
+    }
+    Ok((total, warden_policy::settings::hex(&hasher.finalize())))
+}
+
+fn copy_hashing(mut file: fs::File, target: &Path) -> anyhow::Result<(u64, String)> {
+    use std::io::Write;
+    let mut out = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(target)
+        .with_context(|| format!("cannot create {}", target.display()))?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let read = file.read(&mut buffer)?;
+        if read == 0 {
+            break;
+        }
+        hasher.update(&buffer[..read]);
+        out.write_all(&buffer[..read])?;
+        total += read as u64;
+    }
+    Ok((total, warden_policy::settings::hex(&hasher.finalize())))
+}
