@@ -4,5 +4,6 @@
 pub mod exit;
 pub mod files;
 pub mod jail_config;
+pub mod python_error;
 pub mod runtime;
 pub mod validate;

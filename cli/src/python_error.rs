@@ -1,0 +1,59 @@
+//! The Python error a failed run raised, read from its standard error: `{name, value, traceback}`.
+
+use serde::Serialize;
+
+/// An uncaught Python exception.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PythonError {
+    /// Exception class, e.g. `ZeroDivisionError` or `json.decoder.JSONDecodeError`.
+    pub name: String,
+    /// Its message (may be empty).
+    pub value: String,
+    /// The last traceback block, as printed.
+    pub traceback: String,
+}
+
+/// Finds the last traceback in `stderr` and its final `Name: value` line.
+pub fn parse(stderr: &str) -> Option<PythonError> {
+    let start = stderr.rfind("Traceback (most recent call last):")?;
+    let block = stderr[start..].trim_end();
+    let last = block.lines().rev().find(|line| !line.trim().is_empty() && !line.starts_with(' '))?;
+    let (name, value) = match last.split_once(": ") {
+        Some((name, value)) if is_exception_name(name) => (name, value),
+        _ if is_exception_name(last.trim()) => (last.trim(), ""),
+        _ => return None,
+    };
+    Some(PythonError { name: name.to_owned(), value: value.to_owned(), traceback: block.to_owned() })
+}
+
+fn is_exception_name(text: &str) -> bool {
+    !text.is_empty()
+        && text.split('.').all(|part| {
+            let mut chars = part.chars();
+            matches!(chars.next(), Some(c) if c.is_alphabetic() || c == '_')
+                && chars.all(|c| c.is_alphanumeric() || c == '_')
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn reads_the_last_exception() {
+        let stderr = "warning: x\nTraceback (most recent call last):\n  File \"/run/warden/main.py\", line 3, in <module>\n    1/0\nZeroDivisionError: division by zero\n";
+        let error = parse(stderr).expect("error");
+        assert_eq!(error.name, "ZeroDivisionError");
+        assert_eq!(error.value, "division by zero");
+        assert!(error.traceback.starts_with("Traceback"));
+    }
+
+    #[test]
+    fn qualified_names_and_empty_values() {
+        let stderr = "Traceback (most recent call last):\n  File \"x\", line 1\njson.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n";
+        assert_eq!(parse(stderr).map(|e| e.name), Some("json.decoder.JSONDecodeError".to_owned()));
+        let bare = "Traceback (most recent call last):\n  File \"x\", line 1\nKeyboardInterrupt\n";
+        assert_eq!(parse(bare).map(|e| (e.name, e.value)), Some(("KeyboardInterrupt".to_owned(), String::new())));
+        assert_eq!(parse("no traceback here"), None);
+    }
+}
