@@ -1,6 +1,7 @@
 //! The library part of the `warden` binary: the pieces the commands, the server and the corpus runner share.
 #![forbid(unsafe_code)]
 
+pub mod corpus;
 pub mod exit;
 pub mod files;
 pub mod jail_config;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 mod check;
+mod corpus;
 mod doctor;
 mod rules;
 mod run;
@@ -36,6 +37,9 @@ pub enum Command {
     Rules(rules::RulesCommand),
     /// Report which confinement layers this host can enforce.
     Doctor(doctor::DoctorArgs),
+    /// Run attack and benign corpora through each layer and report which layers hold.
+    #[command(subcommand)]
+    Corpus(corpus::CorpusCommand),
     /// Provision and inspect the Python runtimes programs run with.
     #[command(subcommand)]
     Runtime(runtime::RuntimeCommand),
@@ -69,5 +73,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rules(command) => rules::run(command),
         Command::Doctor(args) => doctor::run(args),
         Command::Runtime(command) => runtime::run(command),
+        Command::Corpus(command) => corpus::run(command),
     }
 }
