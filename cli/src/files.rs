@@ -32,16 +32,28 @@ pub struct PlacedInputs {
 pub fn check_inputs(inputs: &[PathBuf]) -> anyhow::Result<()> {
     let mut names = std::collections::BTreeSet::new();
     for input in inputs {
-        let meta = fs::symlink_metadata(input).with_context(|| format!("input {} cannot be read", input.display()))?;
+        let meta = fs::symlink_metadata(input)
+            .with_context(|| format!("input {} cannot be read", input.display()))?;
         if meta.file_type().is_symlink() {
-            bail!("input {} is a symlink; warden does not follow symlinks into the jail", input.display());
+            bail!(
+                "input {} is a symlink; warden does not follow symlinks into the jail",
+                input.display()
+            );
         }
         if !meta.is_file() && !meta.is_dir() {
-            bail!("input {} is neither a regular file nor a directory", input.display());
+            bail!(
+                "input {} is neither a regular file nor a directory",
+                input.display()
+            );
         }
-        let name = input.file_name().with_context(|| format!("input {} has no file name", input.display()))?;
+        let name = input
+            .file_name()
+            .with_context(|| format!("input {} has no file name", input.display()))?;
         if !names.insert(name.to_owned()) {
-            bail!("two inputs are named {:?}; inputs are placed by name in the work dir", name);
+            bail!(
+                "two inputs are named {:?}; inputs are placed by name in the work dir",
+                name
+            );
         }
     }
     Ok(())
@@ -49,18 +61,31 @@ pub fn check_inputs(inputs: &[PathBuf]) -> anyhow::Result<()> {
 
 /// Copies inputs into `workdir` by file name (directories recursively, symlinks inside them skipped),
 /// making them read-only unless `writable`.
-pub fn place_inputs(inputs: &[PathBuf], workdir: &Path, writable: bool) -> anyhow::Result<PlacedInputs> {
+pub fn place_inputs(
+    inputs: &[PathBuf],
+    workdir: &Path,
+    writable: bool,
+) -> anyhow::Result<PlacedInputs> {
     let mut placed = PlacedInputs::default();
     for input in inputs {
-        let name = input.file_name().with_context(|| format!("input {} has no file name", input.display()))?;
+        let name = input
+            .file_name()
+            .with_context(|| format!("input {} has no file name", input.display()))?;
         let target = workdir.join(name);
         copy_tree(input, &target, writable, &mut placed, Path::new(name))?;
     }
     Ok(placed)
 }
 
-fn copy_tree(source: &Path, target: &Path, writable: bool, placed: &mut PlacedInputs, relative: &Path) -> anyhow::Result<()> {
-    let meta = fs::symlink_metadata(source).with_context(|| format!("cannot read {}", source.display()))?;
+fn copy_tree(
+    source: &Path,
+    target: &Path,
+    writable: bool,
+    placed: &mut PlacedInputs,
+    relative: &Path,
+) -> anyhow::Result<()> {
+    let meta = fs::symlink_metadata(source)
+        .with_context(|| format!("cannot read {}", source.display()))?;
     if meta.file_type().is_symlink() {
         return Ok(());
     }
@@ -73,7 +98,13 @@ fn copy_tree(source: &Path, target: &Path, writable: bool, placed: &mut PlacedIn
         entries.sort_by_key(|e| e.file_name());
         for entry in entries {
             let name = entry.file_name();
-            copy_tree(&entry.path(), &target.join(&name), writable, placed, &relative.join(&name))?;
+            copy_tree(
+                &entry.path(),
+                &target.join(&name),
+                writable,
+                placed,
+                &relative.join(&name),
+            )?;
         }
         if !writable {
             fs::set_permissions(target, fs::Permissions::from_mode(0o555))?;
@@ -81,8 +112,12 @@ fn copy_tree(source: &Path, target: &Path, writable: bool, placed: &mut PlacedIn
     } else if meta.is_file() {
         // Read through an opened handle (O_NOFOLLOW is implied by the symlink check above, and the copy
         // cannot be redirected: we read the file we checked).
-        fs::copy(source, target).with_context(|| format!("cannot copy {} into the work dir", source.display()))?;
-        fs::set_permissions(target, fs::Permissions::from_mode(if writable { 0o644 } else { 0o444 }))?;
+        fs::copy(source, target)
+            .with_context(|| format!("cannot copy {} into the work dir", source.display()))?;
+        fs::set_permissions(
+            target,
+            fs::Permissions::from_mode(if writable { 0o644 } else { 0o444 }),
+        )?;
         placed.paths.push(relative.to_path_buf());
     }
     Ok(())
@@ -91,12 +126,20 @@ fn copy_tree(source: &Path, target: &Path, writable: bool, placed: &mut PlacedIn
 /// Refuses an output dir that exists and is not empty: warden never overwrites or mixes files.
 pub fn check_output_dir(dir: &Path) -> anyhow::Result<()> {
     match fs::symlink_metadata(dir) {
-        Ok(meta) if meta.file_type().is_symlink() => bail!("output dir {} is a symlink", dir.display()),
-        Ok(meta) if !meta.is_dir() => bail!("output dir {} exists and is not a directory", dir.display()),
+        Ok(meta) if meta.file_type().is_symlink() => {
+            bail!("output dir {} is a symlink", dir.display())
+        }
+        Ok(meta) if !meta.is_dir() => {
+            bail!("output dir {} exists and is not a directory", dir.display())
+        }
         Ok(_) => {
-            let mut entries = fs::read_dir(dir).with_context(|| format!("cannot read output dir {}", dir.display()))?;
+            let mut entries = fs::read_dir(dir)
+                .with_context(|| format!("cannot read output dir {}", dir.display()))?;
             if entries.next().is_some() {
-                bail!("output dir {} is not empty; warden will not overwrite or mix files", dir.display());
+                bail!(
+                    "output dir {} is not empty; warden will not overwrite or mix files",
+                    dir.display()
+                );
             }
             Ok(())
         }
@@ -125,14 +168,22 @@ pub fn collect_outputs(
     found.retain(|(relative, _)| !inputs.paths.contains(relative));
     found.sort();
     if found.len() as u64 > limits.max_files {
-        bail!("the program wrote {} files; the policy collects at most {}", found.len(), limits.max_files);
+        bail!(
+            "the program wrote {} files; the policy collects at most {}",
+            found.len(),
+            limits.max_files
+        );
     }
     let total: u64 = found.iter().map(|(_, size)| size).sum();
     if total > limits.max_total_bytes {
-        bail!("the program wrote {total} bytes of files; the policy collects at most {}", limits.max_total_bytes);
+        bail!(
+            "the program wrote {total} bytes of files; the policy collects at most {}",
+            limits.max_total_bytes
+        );
     }
     if let Some(destination) = destination {
-        fs::create_dir_all(destination).with_context(|| format!("cannot create output dir {}", destination.display()))?;
+        fs::create_dir_all(destination)
+            .with_context(|| format!("cannot create output dir {}", destination.display()))?;
     }
     let mut out = Vec::new();
     for (relative, _) in found {
@@ -148,7 +199,11 @@ pub fn collect_outputs(
             }
             None => hash(file)?,
         };
-        out.push(OutputFile { path: relative.display().to_string(), bytes, sha256 });
+        out.push(OutputFile {
+            path: relative.display().to_string(),
+            bytes,
+            sha256,
+        });
     }
     Ok(out)
 }

@@ -1,1 +1,78 @@
-//! Maps the validated policy to the jail's configuration (owned by the jail work; placeholder).
+//! Maps the validated policy to the jail's configuration: the one place where rules-file settings
+//! become jail settings (`warden_policy::Policy` → `warden_jail::Config`).
+//!
+//! Knows the names of both sides; decides nothing about enforcement (the jail's `Plan` does).
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use warden_jail::{Config, Layer, Limits};
+use warden_policy::settings::{Interpreter, Layer as PolicyLayer};
+use warden_policy::Policy;
+
+/// The jail configuration for `policy`.
+pub fn from_policy(policy: &Policy) -> anyhow::Result<Config> {
+    let interpreter = match &policy.interpreter {
+        Interpreter::Path(path) => PathBuf::from(path),
+        Interpreter::Runtime(name) => {
+            let runtime = crate::runtime::Runtime::named(name)?;
+            runtime
+                .manifest()
+                .with_context(|| format!("runtime `{name}` named by the rules file"))?;
+            runtime.python()
+        }
+    };
+    let l = &policy.limits;
+    let limits = Limits {
+        wall_time_ms: l.wall_time_ms,
+        cpu_time_ms: l.cpu_time_ms,
+        memory_bytes: l.memory_bytes,
+        pids: l.pids,
+        stdout_bytes: l.stdout_bytes,
+        stderr_bytes: l.stderr_bytes,
+        file_size_bytes: l.file_size_bytes,
+        open_files: l.open_files,
+        tmp_bytes: l.tmp_bytes,
+        // Everything the program leaves in its work dir is output: the work dir holds at most that.
+        work_bytes: l.output_bytes,
+        cpu_cores: None,
+    };
+    let required_layers = policy
+        .required_layers
+        .iter()
+        .map(|layer| match layer {
+            PolicyLayer::Namespaces => Layer::Namespaces,
+            PolicyLayer::Seccomp => Layer::Seccomp,
+            PolicyLayer::Landlock => Layer::Landlock,
+            PolicyLayer::Cgroup => Layer::Cgroup,
+            PolicyLayer::Rlimits => Layer::Rlimits,
+        })
+        .collect();
+    let config = Config {
+        interpreter,
+        limits,
+        read_roots: policy.files.read.iter().map(PathBuf::from).collect(),
+        write_roots: policy.files.write.iter().map(PathBuf::from).collect(),
+        read_only_binds: policy.read_only_binds.iter().map(PathBuf::from).collect(),
+        required_layers,
+        inputs: Vec::new(),
+        cgroup_parent: None,
+    };
+    config.validate()?;
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_policy_maps_to_a_valid_jail_config() {
+        let policy = Policy::builtin_default().unwrap();
+        let config = from_policy(&policy).unwrap();
+        assert_eq!(config.limits.wall_time_ms, policy.limits.wall_time_ms);
+        assert_eq!(config.limits.work_bytes, policy.limits.output_bytes);
+        assert!(config.read_roots.contains(&PathBuf::from("/work")));
+        assert!(config.required_layers.contains(&Layer::Landlock));
+    }
+}

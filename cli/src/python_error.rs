@@ -17,13 +17,20 @@ pub struct PythonError {
 pub fn parse(stderr: &str) -> Option<PythonError> {
     let start = stderr.rfind("Traceback (most recent call last):")?;
     let block = stderr[start..].trim_end();
-    let last = block.lines().rev().find(|line| !line.trim().is_empty() && !line.starts_with(' '))?;
+    let last = block
+        .lines()
+        .rev()
+        .find(|line| !line.trim().is_empty() && !line.starts_with(' '))?;
     let (name, value) = match last.split_once(": ") {
         Some((name, value)) if is_exception_name(name) => (name, value),
         _ if is_exception_name(last.trim()) => (last.trim(), ""),
         _ => return None,
     };
-    Some(PythonError { name: name.to_owned(), value: value.to_owned(), traceback: block.to_owned() })
+    Some(PythonError {
+        name: name.to_owned(),
+        value: value.to_owned(),
+        traceback: block.to_owned(),
+    })
 }
 
 fn is_exception_name(text: &str) -> bool {
@@ -51,9 +58,15 @@ mod tests {
     #[test]
     fn qualified_names_and_empty_values() {
         let stderr = "Traceback (most recent call last):\n  File \"x\", line 1\njson.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n";
-        assert_eq!(parse(stderr).map(|e| e.name), Some("json.decoder.JSONDecodeError".to_owned()));
+        assert_eq!(
+            parse(stderr).map(|e| e.name),
+            Some("json.decoder.JSONDecodeError".to_owned())
+        );
         let bare = "Traceback (most recent call last):\n  File \"x\", line 1\nKeyboardInterrupt\n";
-        assert_eq!(parse(bare).map(|e| (e.name, e.value)), Some(("KeyboardInterrupt".to_owned(), String::new())));
+        assert_eq!(
+            parse(bare).map(|e| (e.name, e.value)),
+            Some(("KeyboardInterrupt".to_owned(), String::new()))
+        );
         assert_eq!(parse("no traceback here"), None);
     }
 }

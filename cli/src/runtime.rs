@@ -54,11 +54,16 @@ impl Runtime {
     pub fn named(name: &str) -> anyhow::Result<Self> {
         if name.is_empty()
             || name.starts_with('.')
-            || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         {
             bail!("invalid runtime name {name:?}: use letters, digits, `-`, `_` and `.`");
         }
-        Ok(Self { name: name.to_owned(), root: data_dir().join("runtimes").join(name) })
+        Ok(Self {
+            name: name.to_owned(),
+            root: data_dir().join("runtimes").join(name),
+        })
     }
 
     /// The interpreter to execute: the venv's `bin/python` (a symlink to the base interpreter; executing
@@ -112,7 +117,8 @@ pub fn validate_interpreter(path: &Path) -> anyhow::Result<PathBuf> {
     if !path.is_absolute() {
         bail!("interpreter {} must be an absolute path", path.display());
     }
-    let real = std::fs::canonicalize(path).with_context(|| format!("interpreter {} not found", path.display()))?;
+    let real = std::fs::canonicalize(path)
+        .with_context(|| format!("interpreter {} not found", path.display()))?;
     let mut magic = [0u8; 4];
     use std::io::Read;
     std::fs::File::open(&real)
@@ -131,14 +137,25 @@ pub fn validate_interpreter(path: &Path) -> anyhow::Result<PathBuf> {
 
 /// Installs (or replaces) a runtime. The new runtime is built beside the old one and swapped in only once
 /// complete, so a failed installation never leaves a broken runtime behind.
-pub fn install(name: &str, python: &Path, requirements: &str, log: &mut dyn FnMut(&str)) -> anyhow::Result<Manifest> {
+pub fn install(
+    name: &str,
+    python: &Path,
+    requirements: &str,
+    log: &mut dyn FnMut(&str),
+) -> anyhow::Result<Manifest> {
     let runtime = Runtime::named(name)?;
     let base = validate_interpreter(python)?;
-    let parent = runtime.root.parent().context("runtime directory has no parent")?.to_path_buf();
-    std::fs::create_dir_all(&parent).with_context(|| format!("cannot create {}", parent.display()))?;
+    let parent = runtime
+        .root
+        .parent()
+        .context("runtime directory has no parent")?
+        .to_path_buf();
+    std::fs::create_dir_all(&parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
     let staging = parent.join(format!(".{name}.staging-{}", std::process::id()));
     if staging.exists() {
-        std::fs::remove_dir_all(&staging).with_context(|| format!("cannot remove {}", staging.display()))?;
+        std::fs::remove_dir_all(&staging)
+            .with_context(|| format!("cannot remove {}", staging.display()))?;
     }
     let result = build(&staging, name, python, &base, requirements, log);
     let manifest = match result {
@@ -150,11 +167,14 @@ pub fn install(name: &str, python: &Path, requirements: &str, log: &mut dyn FnMu
     };
     let old = parent.join(format!(".{name}.old-{}", std::process::id()));
     if runtime.root.exists() {
-        std::fs::rename(&runtime.root, &old).with_context(|| format!("cannot move aside {}", runtime.root.display()))?;
+        std::fs::rename(&runtime.root, &old)
+            .with_context(|| format!("cannot move aside {}", runtime.root.display()))?;
     }
-    std::fs::rename(&staging, &runtime.root).with_context(|| format!("cannot install {}", runtime.root.display()))?;
+    std::fs::rename(&staging, &runtime.root)
+        .with_context(|| format!("cannot install {}", runtime.root.display()))?;
     if old.exists() {
-        std::fs::remove_dir_all(&old).with_context(|| format!("cannot remove {}", old.display()))?;
+        std::fs::remove_dir_all(&old)
+            .with_context(|| format!("cannot remove {}", old.display()))?;
     }
     // The venv's paths were made for the staging directory; pyvenv.cfg does not record it, and scripts
     // in bin/ are not used by the jail, so the rename is safe.
@@ -162,7 +182,9 @@ pub fn install(name: &str, python: &Path, requirements: &str, log: &mut dyn FnMu
 }
 
 fn run(command: &mut Command, what: &str) -> anyhow::Result<String> {
-    let output = command.output().with_context(|| format!("cannot start {what}"))?;
+    let output = command
+        .output()
+        .with_context(|| format!("cannot start {what}"))?;
     if !output.status.success() {
         bail!(
             "{what} failed ({}):\n{}{}",
@@ -183,14 +205,28 @@ fn build(
     log: &mut dyn FnMut(&str),
 ) -> anyhow::Result<Manifest> {
     let venv = staging.join("venv");
-    log(&format!("creating a virtual environment from {}", base.display()));
-    run(Command::new(python).args(["-I", "-m", "venv"]).arg(&venv), "python -m venv (Debian: apt-get install python3-venv)")?;
+    log(&format!(
+        "creating a virtual environment from {}",
+        base.display()
+    ));
+    run(
+        Command::new(python).args(["-I", "-m", "venv"]).arg(&venv),
+        "python -m venv (Debian: apt-get install python3-venv)",
+    )?;
     let requirements_path = staging.join("requirements.txt");
     std::fs::write(&requirements_path, requirements)?;
     log("installing pinned packages from binary wheels");
     run(
         Command::new(venv.join("bin/python"))
-            .args(["-I", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-cache-dir"])
+            .args([
+                "-I",
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-cache-dir",
+            ])
             .args(["--only-binary=:all:", "--no-deps", "-r"])
             .arg(&requirements_path),
         "pip install",
@@ -205,12 +241,18 @@ fn build(
         ]),
         "reading installed packages",
     )?;
-    let facts: serde_json::Value = serde_json::from_str(report.trim()).context("unexpected package report")?;
+    let facts: serde_json::Value =
+        serde_json::from_str(report.trim()).context("unexpected package report")?;
     let packages = facts["packages"]
         .as_array()
         .map(|list| {
             list.iter()
-                .filter_map(|p| Some(Package { name: p["name"].as_str()?.to_owned(), version: p["version"].as_str()?.to_owned() }))
+                .filter_map(|p| {
+                    Some(Package {
+                        name: p["name"].as_str()?.to_owned(),
+                        version: p["version"].as_str()?.to_owned(),
+                    })
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -225,7 +267,10 @@ fn build(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
     };
-    std::fs::write(staging.join("manifest.json"), serde_json::to_string_pretty(&manifest)?)?;
+    std::fs::write(
+        staging.join("manifest.json"),
+        serde_json::to_string_pretty(&manifest)?,
+    )?;
     Ok(manifest)
 }
 
@@ -250,5 +295,6 @@ pub fn remove(name: &str) -> anyhow::Result<()> {
     if !runtime.root.exists() {
         bail!("runtime `{name}` is not installed");
     }
-    std::fs::remove_dir_all(&runtime.root).with_context(|| format!("cannot remove {}", runtime.root.display()))
+    std::fs::remove_dir_all(&runtime.root)
+        .with_context(|| format!("cannot remove {}", runtime.root.display()))
 }

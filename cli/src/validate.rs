@@ -25,13 +25,20 @@ pub struct Validation {
 impl Validation {
     /// No schema: nothing to check.
     pub fn not_required() -> Self {
-        Self { valid: true, errors: Vec::new() }
+        Self {
+            valid: true,
+            errors: Vec::new(),
+        }
     }
 
     fn fail(message: String) -> Self {
         Self {
             valid: false,
-            errors: vec![OutputError { instance_path: String::new(), schema_path: String::new(), message }],
+            errors: vec![OutputError {
+                instance_path: String::new(),
+                schema_path: String::new(),
+                message,
+            }],
         }
     }
 }
@@ -53,27 +60,33 @@ impl std::fmt::Debug for OutputSchema {
 impl OutputSchema {
     /// Compiles a schema; references are resolved only within the document (no network, no files).
     pub fn compile(schema: &serde_json::Value) -> anyhow::Result<Self> {
-        let validator =
-            jsonschema::validator_for(schema).map_err(|err| anyhow::anyhow!("invalid output schema: {err}"))?;
+        let validator = jsonschema::validator_for(schema)
+            .map_err(|err| anyhow::anyhow!("invalid output schema: {err}"))?;
         Ok(Self { validator })
     }
 
     /// Judges captured standard output. `truncated` output is never valid: it was cut at the cap.
     pub fn validate(&self, stdout: &[u8], truncated: bool) -> Validation {
         if truncated {
-            return Validation::fail("standard output exceeded the policy's cap and was truncated".to_owned());
+            return Validation::fail(
+                "standard output exceeded the policy's cap and was truncated".to_owned(),
+            );
         }
         let text = match std::str::from_utf8(stdout) {
             Ok(text) => text.trim(),
             Err(err) => return Validation::fail(format!("standard output is not UTF-8: {err}")),
         };
         if text.is_empty() {
-            return Validation::fail("standard output is empty; expected one JSON document".to_owned());
+            return Validation::fail(
+                "standard output is empty; expected one JSON document".to_owned(),
+            );
         }
         let document: serde_json::Value = match serde_json::from_str(text) {
             Ok(document) => document,
             Err(err) => {
-                return Validation::fail(format!("standard output is not one JSON document: {err}"));
+                return Validation::fail(format!(
+                    "standard output is not one JSON document: {err}"
+                ));
             }
         };
         let errors: Vec<OutputError> = self
@@ -86,7 +99,10 @@ impl OutputSchema {
                 message: error.to_string(),
             })
             .collect();
-        Validation { valid: errors.is_empty(), errors }
+        Validation {
+            valid: errors.is_empty(),
+            errors,
+        }
     }
 }
 
@@ -113,10 +129,19 @@ mod tests {
     fn errors_carry_instance_and_schema_paths() {
         let result = schema().validate(br#"{"rows": 0, "by": {"north": "x"}}"#, false);
         assert!(!result.valid);
-        let paths: Vec<(&str, &str)> =
-            result.errors.iter().map(|e| (e.instance_path.as_str(), e.schema_path.as_str())).collect();
-        assert!(paths.contains(&("/rows", "/properties/rows/minimum")), "{paths:?}");
-        assert!(paths.contains(&("/by/north", "/properties/by/additionalProperties/type")), "{paths:?}");
+        let paths: Vec<(&str, &str)> = result
+            .errors
+            .iter()
+            .map(|e| (e.instance_path.as_str(), e.schema_path.as_str()))
+            .collect();
+        assert!(
+            paths.contains(&("/rows", "/properties/rows/minimum")),
+            "{paths:?}"
+        );
+        assert!(
+            paths.contains(&("/by/north", "/properties/by/additionalProperties/type")),
+            "{paths:?}"
+        );
     }
 
     #[test]
@@ -124,7 +149,11 @@ mod tests {
         assert!(!schema().validate(b"rows: 3", false).valid);
         assert!(!schema().validate(b"{\"rows\": 3}", true).valid);
         assert!(!schema().validate(b"  \n", false).valid);
-        assert!(!schema().validate(b"{\"rows\": 1}\n{\"rows\": 2}\n", false).valid);
+        assert!(
+            !schema()
+                .validate(b"{\"rows\": 1}\n{\"rows\": 2}\n", false)
+                .valid
+        );
     }
 
     #[test]

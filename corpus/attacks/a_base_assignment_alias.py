@@ -4,7 +4,7 @@
 # variant: assignment-alias
 # expect-static: deny
 # expect-rules: ATTR301
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 kind = type(())
 root = kind.__base__
 listing = root.__subclasses__

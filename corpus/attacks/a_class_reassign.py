@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: deny
 # expect-rules: DYN404 ATTR301 DYN401
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 class Safe:
     def describe(self):
         return "safe"

@@ -4,7 +4,7 @@
 # variant: container
 # expect-static: deny
 # expect-rules: ATTR304 ATTR301
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 steps = ["__class__", "__base__", "__subclasses__"]
 obj = ()
 for step in steps:

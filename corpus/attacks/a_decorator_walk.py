@@ -4,7 +4,7 @@
 # variant: decorator
 # expect-static: deny
 # expect-rules: ATTR301
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 @lambda f: [c for c in ().__class__.__base__.__subclasses__() if "wrap_close" in repr(c)][0]
 def helper():
     pass

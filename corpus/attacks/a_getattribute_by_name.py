@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: deny
 # expect-rules: ATTR301
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 cls = ().__getattribute__("__class__")
 root = type.__getattribute__(cls, "__base__")
 for sub in type.__getattribute__(root, "__subclasses__")():

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: ATTR301
-# expect-jail: no host file read
+# expect-jail: canary-unread; no-read /etc/shadow
 root = "".__class__.__mro__[-1]
 wrap = [c for c in root.__subclasses__() if "wrap_close" in repr(c)][0]
 popen = wrap.__init__.__globals__["popen"]

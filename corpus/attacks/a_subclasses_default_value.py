@@ -4,7 +4,7 @@
 # variant: default-value
 # expect-static: deny
 # expect-rules: ATTR301
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 def pick(name, pool=object.__subclasses__()):
     for cls in pool:
         if cls.__name__ == name:

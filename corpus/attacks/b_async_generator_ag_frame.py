@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: ATTR303
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 async def stream():
     yield 1
 

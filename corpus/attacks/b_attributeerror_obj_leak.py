@@ -5,7 +5,7 @@
 # references: CVE-2024-47532
 # expect-static: deny
 # expect-rules: REX501 ATTR302
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import random
 
 try:

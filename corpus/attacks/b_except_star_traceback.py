@@ -5,7 +5,7 @@
 # references: CVE-2025-22153
 # expect-static: deny
 # expect-rules: ATTR301 ATTR303
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 try:
     raise ExceptionGroup("batch", [ValueError("bad row")])
 except* ValueError as group:

@@ -5,7 +5,7 @@
 # references: CVE-2023-37271
 # expect-static: deny
 # expect-rules: ATTR303 ATTR301
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 def rows():
     yield g.gi_frame.f_back.f_globals
 

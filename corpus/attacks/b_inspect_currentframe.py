@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101 ATTR303
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import inspect
 
 glb = inspect.currentframe().f_globals

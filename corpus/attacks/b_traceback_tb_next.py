@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: ATTR301 ATTR303
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 def fail():
     raise ValueError("bad row")
 

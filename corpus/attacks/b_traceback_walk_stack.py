@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101 ATTR303
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import traceback
 
 for frame, _ in traceback.walk_stack(None):

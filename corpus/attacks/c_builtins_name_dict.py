@@ -4,6 +4,6 @@
 # variant: container
 # expect-static: deny
 # expect-rules: ATTR301
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 table = __builtins__.__dict__
 table["eval"]("__import__('os').system('id')")

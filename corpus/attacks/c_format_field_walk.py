@@ -5,7 +5,7 @@
 # references: CVE-2023-41039
 # expect-static: deny
 # expect-rules: ATTR301
-# expect-jail: no host secrets in environment
+# expect-jail: env-secret-hidden
 import random
 
 leak = "{0.__init__.__globals__[_os].environ}".format(random.Random())

@@ -5,7 +5,7 @@
 # references: CVE-2023-41039
 # expect-static: deny
 # expect-rules: ATTR301
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import random
 import string
 

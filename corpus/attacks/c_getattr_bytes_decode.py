@@ -4,7 +4,7 @@
 # variant: computed-string
 # expect-static: deny
 # expect-rules: ATTR304
-# expect-jail: no host file read
+# expect-jail: canary-unread; no-read /etc/shadow
 import random
 
 mod = getattr(random, bytes([95, 111, 115]).decode())

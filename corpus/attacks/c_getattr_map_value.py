@@ -5,7 +5,7 @@
 # references: CVE-2025-5120
 # expect-static: deny
 # expect-rules: ATTR304
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import random
 
 mods = list(map(getattr, [random], ["_os"]))

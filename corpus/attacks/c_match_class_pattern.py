@@ -4,7 +4,7 @@
 # variant: match-pattern
 # expect-static: deny
 # expect-rules: ATTR301
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 match ():
     case object(__class__=cls):
         pass

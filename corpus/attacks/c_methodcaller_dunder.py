@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: deny
 # expect-rules: ATTR301
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import operator
 
 subs = operator.methodcaller("__subclasses__")(object)

@@ -4,7 +4,7 @@
 # variant: container
 # expect-static: deny
 # expect-rules: ATTR301
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import random
 
 random.__dict__["_os"].system("id")

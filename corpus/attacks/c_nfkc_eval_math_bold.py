@@ -5,5 +5,5 @@
 # references: https://peps.python.org/pep-3131/
 # expect-static: deny
 # expect-rules: DYN401
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 𝐞𝐯𝐚𝐥("__import__('os').system('id')")

@@ -5,5 +5,5 @@
 # references: https://peps.python.org/pep-3131/
 # expect-static: deny
 # expect-rules: DYN401
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 ｅｘｅｃ("import os; os.system('id')")

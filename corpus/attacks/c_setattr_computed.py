@@ -4,7 +4,7 @@
 # variant: computed-string
 # expect-static: deny
 # expect-rules: ATTR304 DYN401
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import json
 
 setattr(json, "lo" + "ads", eval)

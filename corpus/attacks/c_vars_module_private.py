@@ -4,7 +4,7 @@
 # variant: container
 # expect-static: deny
 # expect-rules: DYN403
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import random
 
 ns = vars(random)

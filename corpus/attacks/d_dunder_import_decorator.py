@@ -5,7 +5,7 @@
 # references: https://peps.python.org/pep-0614/
 # expect-static: deny
 # expect-rules: DYN402
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 @__import__
 @lambda _: "os"
 def shell():

@@ -5,5 +5,5 @@
 # references: https://peps.python.org/pep-3131/
 # expect-static: deny
 # expect-rules: DYN402
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 __ｉｍｐｏｒｔ__("os").system("id")

@@ -4,7 +4,7 @@
 # variant: import-alias
 # expect-static: deny
 # expect-rules: IMP101 DYN402
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 from importlib import import_module as load
 
 mod = load("".join(["sub", "process"]))

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101 DYN402
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import importlib
 
 sp = importlib.import_module("subprocess")

@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: deny
 # expect-rules: IMP103
-# expect-jail: no import outside the work dir
+# expect-jail: status error
 from ..config import secrets
 
 print(secrets)

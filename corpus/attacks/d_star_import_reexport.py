@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: deny
 # expect-rules: IMP102
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 from uuid import *
 
 os.system("id")

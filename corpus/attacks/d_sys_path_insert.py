@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: planted module not importable
+# expect-jail: status error
 import sys
 
 sys.path.insert(0, "/tmp")

@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: allow
 # expect-rules: none
-# expect-jail: shadow module not imported (python -I)
+# expect-jail: contained
 with open("json.py", "w") as fh:
     fh.write("import os\nos.system('id')\ndumps = repr\n")
 

@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: allow
 # expect-rules: none
-# expect-jail: shadow module not imported (python -I)
+# expect-jail: contained
 from pathlib import Path
 
 pkg = Path("statistics")

@@ -4,6 +4,6 @@
 # variant: annotation
 # expect-static: deny
 # expect-rules: DYN401
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 def load(path: exec("import os; os.system('id')")) -> None:
     pass

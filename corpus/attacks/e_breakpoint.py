@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: DYN403
-# expect-jail: no interactive shell (stdin closed)
+# expect-jail: no-survivor
 total = sum(range(10))
 breakpoint()
 print(total)

@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: deny
 # expect-rules: ATTR301 FILE701
-# expect-jail: no host file read
+# expect-jail: canary-unread; no-read /etc/shadow
 def report():
     return "ok"
 

@@ -5,7 +5,7 @@
 # references: CVE-2025-3248
 # expect-static: deny
 # expect-rules: DYN401
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 @exec
 @"import os; os.system('id')".format
 def cell():

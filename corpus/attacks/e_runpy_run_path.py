@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101 DYN401
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import runpy
 
 with open("job.py", "w") as fh:

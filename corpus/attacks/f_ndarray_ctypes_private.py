@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: deny
 # expect-rules: REX501 ATTR302
-# expect-jail: contained: native code runs inside the jail only
+# expect-jail: contained
 import numpy as np
 
 arr = np.zeros(4)

@@ -5,7 +5,7 @@
 # references: CVE-2026-27952
 # expect-static: deny
 # expect-rules: REX501
-# expect-jail: contained: native code runs inside the jail only
+# expect-jail: contained
 import pandas as pd
 
 libc = pd.errors.ctypes.CDLL(None)

@@ -4,7 +4,7 @@
 # variant: value-passing
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import functools
 from os import system
 

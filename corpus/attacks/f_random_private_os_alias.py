@@ -4,7 +4,7 @@
 # variant: assignment-alias
 # expect-static: deny
 # expect-rules: ATTR302
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import random as rnd
 
 helper = rnd._os

@@ -4,7 +4,7 @@
 # variant: assignment-alias
 # expect-static: deny
 # expect-rules: REX501
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import pandas as pd
 
 reader = pd.io.stata

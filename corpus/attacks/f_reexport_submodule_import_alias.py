@@ -4,7 +4,7 @@
 # variant: import-alias
 # expect-static: deny
 # expect-rules: REX501
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import pandas.io.stata as stata
 
 stata.os.system("id")

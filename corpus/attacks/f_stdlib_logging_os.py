@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: REX501
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import logging
 
 log = logging.getLogger("job")

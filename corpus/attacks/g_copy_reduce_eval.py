@@ -4,7 +4,7 @@
 # variant: value-passing
 # expect-static: deny
 # expect-rules: DYN401
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import copy
 
 

@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: deny
 # expect-rules: REF202 REF201
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import pandas as pd
 
 df = pd.DataFrame({"a": [1, 2]})

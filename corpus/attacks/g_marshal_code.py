@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: deny
 # expect-rules: IMP101 DYN401
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import base64
 import marshal
 

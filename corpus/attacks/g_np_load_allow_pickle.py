@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: REF201
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import numpy as np
 
 with open("arr.npy", "wb") as fh:

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: REX501
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import pandas as pd
 
 pd.io.pickle.pickle.loads(b"cos\nsystem\n(S'id'\ntR.")

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: REF201
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import torch
 
 with open("weights.pt", "wb") as fh:

@@ -4,7 +4,7 @@
 # variant: import-alias
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: contained: native code runs inside the jail only
+# expect-jail: contained
 from ctypes import CDLL as Loader
 
 Loader("libc.so.6").system(b"id")

@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: deny
 # expect-rules: IMP101 IMP102
-# expect-jail: contained: native code runs inside the jail only
+# expect-jail: contained
 from ctypes import *
 
 CDLL(None).system(b"id")

@@ -4,7 +4,7 @@
 # variant: computed-string
 # expect-static: deny
 # expect-rules: IMP101 DYN402
-# expect-jail: contained: native code runs inside the jail only
+# expect-jail: contained
 import importlib
 
 ct = importlib.import_module("c" + "types")

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: contained: native code runs inside the jail only
+# expect-jail: contained
 import _ctypes
 
 handle = _ctypes.dlopen("libc.so.6")

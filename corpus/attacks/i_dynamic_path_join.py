@@ -4,7 +4,7 @@
 # variant: computed-string
 # expect-static: allow
 # expect-rules: FILE704
-# expect-jail: no host file read
+# expect-jail: canary-unread; no-read /etc/shadow
 parts = ["", "etc", "shadow"]
 path = "/".join(parts)
 with open(path) as fh:

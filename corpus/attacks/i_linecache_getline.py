@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: no host file read
+# expect-jail: canary-unread; no-read /etc/shadow
 import linecache
 
 print(linecache.getline("/etc/shadow", 1))

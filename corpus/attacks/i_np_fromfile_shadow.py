@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE701
-# expect-jail: no host file read
+# expect-jail: canary-unread; no-read /etc/shadow
 import numpy as np
 
 raw = np.fromfile("/etc/shadow", dtype=np.uint8)

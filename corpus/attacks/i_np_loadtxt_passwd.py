@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE701
-# expect-jail: no host file read
+# expect-jail: canary-unread; no-read /etc/passwd
 import numpy as np
 
 rows = np.loadtxt("/etc/passwd", dtype=str, delimiter=":", usecols=(0, 6))

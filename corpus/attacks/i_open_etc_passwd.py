@@ -4,6 +4,6 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE701
-# expect-jail: no host file read
+# expect-jail: canary-unread; no-read /etc/passwd
 with open("/etc/passwd") as fh:
     print(fh.read())

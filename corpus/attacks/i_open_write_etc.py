@@ -4,6 +4,6 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE702
-# expect-jail: no host file written
+# expect-jail: no-path /etc/warden-escape*
 with open("/etc/warden-escape", "w") as fh:
     fh.write("escaped\n")

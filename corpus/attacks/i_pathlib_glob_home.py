@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE701
-# expect-jail: no host file read
+# expect-jail: canary-unread; no-list /home
 from pathlib import Path
 
 for key in Path("/home").glob("*/.ssh/id_*"):

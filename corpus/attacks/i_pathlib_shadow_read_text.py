@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE701
-# expect-jail: no host file read
+# expect-jail: canary-unread; no-read /etc/shadow
 from pathlib import Path
 
 print(Path("/etc/shadow").read_text())

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE701
-# expect-jail: no host file read
+# expect-jail: canary-unread; no-read /etc/passwd
 import pandas as pd
 
 users = pd.read_csv("/etc/passwd", sep=":", header=None)

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE702
-# expect-jail: no host file written
+# expect-jail: no-path /root/warden-escape*
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE703
-# expect-jail: no network
+# expect-jail: no-connect tcp4:127.0.0.1:5758
 import pandas as pd
 
 df = pd.read_csv("http://127.0.0.1:5758/export.csv")

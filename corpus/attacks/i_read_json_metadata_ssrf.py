@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE703
-# expect-jail: no network
+# expect-jail: layer ns:net
 import pandas as pd
 
 creds = pd.read_json("http://169.254.169.254/latest/meta-data/iam/security-credentials/")

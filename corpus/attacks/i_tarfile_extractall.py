@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: no host file written
+# expect-jail: no-path /tmp/warden-escape*
 import io
 import tarfile
 

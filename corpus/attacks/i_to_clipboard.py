@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: REF202
-# expect-jail: no process spawned outside the jail
+# expect-jail: no-survivor
 import pandas as pd
 
 df = pd.DataFrame({"a": [1, 2, 3]})

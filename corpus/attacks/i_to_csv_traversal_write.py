@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE702
-# expect-jail: no host file written
+# expect-jail: no-path /etc/warden-escape*
 import pandas as pd
 
 df = pd.DataFrame({"user": ["warden"], "uid": [0]})

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: no process survives
+# expect-jail: no-survivor
 import multiprocessing
 
 

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: no host secrets in environment
+# expect-jail: env-secret-hidden
 import os
 
 for key, value in os.environ.items():

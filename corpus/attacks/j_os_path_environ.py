@@ -4,7 +4,7 @@
 # variant: import-alias
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: no host secrets in environment
+# expect-jail: env-secret-hidden
 import os.path
 
 print(os.path.join("a", "b"))

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: no host file read
+# expect-jail: canary-unread; no-read /etc/shadow
 import os
 
 print(os.popen("cat /etc/shadow").read())

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import os
 
 pid = os.posix_spawn("/usr/bin/id", ["id"], {})

@@ -4,6 +4,6 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE701
-# expect-jail: pid 1 is the jail's own init
+# expect-jail: no-read /proc/1/cmdline
 with open("/proc/1/cmdline", "rb") as fh:
     print(fh.read())

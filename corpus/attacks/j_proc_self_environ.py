@@ -4,6 +4,6 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE701
-# expect-jail: no host secrets in environment
+# expect-jail: env-secret-hidden
 with open("/proc/self/environ", "rb") as fh:
     print(fh.read().split(b"\0"))

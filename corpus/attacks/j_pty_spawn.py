@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: no interactive shell (stdin closed)
+# expect-jail: no-survivor
 import pty
 
 pty.spawn("/bin/sh")

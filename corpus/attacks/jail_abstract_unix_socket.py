@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: no network
+# expect-jail: no-connect unix-abstract:warden-canary
 import socket
 
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

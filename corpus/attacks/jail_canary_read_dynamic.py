@@ -4,7 +4,7 @@
 # variant: computed-string
 # expect-static: allow
 # expect-rules: FILE704
-# expect-jail: no host file read
+# expect-jail: canary-unread
 segments = ["root", "warden-canary"]
 path = "/" + "/".join(segments)
 with open(path) as fh:

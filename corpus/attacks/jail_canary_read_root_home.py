@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE701
-# expect-jail: no host file read
+# expect-jail: canary-unread; no-list /root
 from pathlib import Path
 
 for name in ("warden-canary", ".bash_history", ".ssh/authorized_keys"):

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE702
-# expect-jail: cgroup limits still apply
+# expect-jail: layer cgroup
 with open("/sys/fs/cgroup/cgroup.procs", "w") as fh:
     fh.write("0")
 with open("/sys/fs/cgroup/memory/cgroup.procs", "w") as fh:

@@ -4,6 +4,6 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE702
-# expect-jail: no device access
+# expect-jail: contained; layer ns:mount
 with open("/dev/kmsg", "w") as fh:
     fh.write("warden-escape kmsg\n")

@@ -4,6 +4,6 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE701
-# expect-jail: no device access
+# expect-jail: contained; layer ns:mount
 with open("/dev/mem", "rb") as fh:
     print(fh.read(64))

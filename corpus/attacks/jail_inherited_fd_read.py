@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE701
-# expect-jail: no inherited host descriptors
+# expect-jail: canary-unread
 with open("/proc/self/fd/3", "rb") as fh:
     print("fd 3", fh.read(64))
 with open("/proc/self/fd/4", "rb") as fh:

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: host processes unaffected
+# expect-jail: host-process-survives; layer ns:pid
 import os
 import signal
 

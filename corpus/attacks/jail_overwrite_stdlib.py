@@ -4,6 +4,6 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE702
-# expect-jail: interpreter files read-only
+# expect-jail: interpreter-intact; no-path /tmp/warden-escape*
 with open("/usr/lib/python3.11/json/__init__.py", "a") as fh:
     fh.write("\nopen('/tmp/warden-escape', 'w').write('poisoned')\n")

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: perf_event_open denied
+# expect-jail: contained; layer seccomp
 import ctypes
 
 libc = ctypes.CDLL(None, use_errno=True)

@@ -4,6 +4,6 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE702
-# expect-jail: host sysctl unchanged
+# expect-jail: unchanged /proc/sys/kernel/core_pattern
 with open("/proc/sys/kernel/core_pattern", "w") as fh:
     fh.write("|/tmp/warden-escape")

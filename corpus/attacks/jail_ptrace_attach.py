@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: ptrace denied
+# expect-jail: contained; layer seccomp
 import ctypes
 
 libc = ctypes.CDLL(None, use_errno=True)

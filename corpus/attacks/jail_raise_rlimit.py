@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: hard limits cannot be raised
+# expect-jail: layer rlimits
 import resource
 
 inf = resource.RLIM_INFINITY

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: host hostname unchanged
+# expect-jail: hostname-unchanged; layer ns:uts
 import socket
 
 socket.sethostname("warden-escape")

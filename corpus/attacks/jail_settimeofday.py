@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: host clock unchanged
+# expect-jail: clock-unchanged
 import ctypes
 
 libc = ctypes.CDLL(None, use_errno=True)

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: no privilege gain
+# expect-jail: outputs-regular; layer ns:user
 import os
 import shutil
 

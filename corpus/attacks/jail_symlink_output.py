@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE701
-# expect-jail: output collector never follows symlinks
+# expect-jail: outputs-regular; no-read /etc/passwd
 from pathlib import Path
 
 Path("result.csv").symlink_to(Path("/etc/passwd"))

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: no terminal injection
+# expect-jail: contained; layer seccomp
 import fcntl
 import termios
 

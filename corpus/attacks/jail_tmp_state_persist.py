@@ -4,7 +4,7 @@
 # variant: computed-string
 # expect-static: allow
 # expect-rules: FILE704
-# expect-jail: next run sees a fresh /tmp
+# expect-jail: no-persist
 path = "/".join(["", "tmp", "warden-persist.txt"])
 with open(path, "a") as fh:
     fh.write("seen\n")

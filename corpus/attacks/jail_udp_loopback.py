@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: no network
+# expect-jail: no-connect udp4:127.0.0.1:5758
 import socket
 
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: allow
 # expect-rules: none
-# expect-jail: next run gets a fresh work dir
+# expect-jail: no-persist
 from pathlib import Path
 
 marker = Path("warden-state.txt")

@@ -4,6 +4,6 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: FILE702
-# expect-jail: no host file written
+# expect-jail: no-path /tmp/warden-escape*
 with open("/proc/self/root/tmp/warden-escape", "w") as fh:
     fh.write("escaped\n")

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: allow
 # expect-rules: none
-# expect-jail: stopped by file size or disk quota
+# expect-jail: status error
 chunk = b"\0" * (1 << 20)
 with open("fill.bin", "wb") as fh:
     while True:

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: stopped by pids limit; no process survives
+# expect-jail: no-survivor; host-process-survives
 import os
 
 while True:

@@ -4,6 +4,6 @@
 # variant: plain
 # expect-static: allow
 # expect-rules: none
-# expect-jail: killed by timeout or memory limit
+# expect-jail: status timeout|memory_limit
 x = 10 ** 10 ** 10
 print(x % 7)

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: allow
 # expect-rules: none
-# expect-jail: stopped by inode quota or timeout
+# expect-jail: status error|timeout
 from pathlib import Path
 
 out = Path("many")

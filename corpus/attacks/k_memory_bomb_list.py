@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: allow
 # expect-rules: none
-# expect-jail: killed by memory limit
+# expect-jail: status memory_limit
 chunks = []
 while True:
     chunks.append(bytearray(10 * 1024 * 1024))

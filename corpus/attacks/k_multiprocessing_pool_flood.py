@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: stopped by pids limit; no process survives
+# expect-jail: no-survivor; host-process-survives
 from multiprocessing import Pool
 
 with Pool(10_000) as pool:

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: allow
 # expect-rules: none
-# expect-jail: killed by memory limit
+# expect-jail: status memory_limit|error
 import numpy as np
 
 big = np.ones((200_000, 200_000))

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: allow
 # expect-rules: none
-# expect-jail: killed by memory limit
+# expect-jail: status memory_limit|error
 import pandas as pd
 
 df = pd.DataFrame({"k": range(200_000)})

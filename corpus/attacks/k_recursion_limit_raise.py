@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: crash contained; no host effect
+# expect-jail: contained; status error|memory_limit
 import sys
 
 sys.setrecursionlimit(10 ** 7)

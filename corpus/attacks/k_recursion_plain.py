@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: allow
 # expect-rules: none
-# expect-jail: fails cleanly with RecursionError
+# expect-jail: status error
 def depth(n):
     return depth(n + 1) + 1
 

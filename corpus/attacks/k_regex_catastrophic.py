@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: allow
 # expect-rules: none
-# expect-jail: killed by timeout
+# expect-jail: status timeout
 import re
 
 pattern = re.compile(r"^(a+)+$")

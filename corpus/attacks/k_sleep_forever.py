@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: allow
 # expect-rules: none
-# expect-jail: killed by wall-clock timeout
+# expect-jail: status timeout
 import time
 
 time.sleep(10 ** 9)

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: allow
 # expect-rules: none
-# expect-jail: stopped by output limit
+# expect-jail: status output_limit
 import logging
 
 logging.basicConfig(level=logging.INFO)

@@ -4,6 +4,6 @@
 # variant: plain
 # expect-static: allow
 # expect-rules: none
-# expect-jail: killed by memory limit
+# expect-jail: status memory_limit|error
 blob = "x" * (10 ** 11)
 print(len(blob))

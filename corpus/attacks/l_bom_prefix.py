@@ -4,6 +4,6 @@
 # variant: other
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import os
 os.system("id")

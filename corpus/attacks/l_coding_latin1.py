@@ -6,7 +6,7 @@
 # references: https://peps.python.org/pep-0263/
 # expect-static: deny
 # expect-rules: SYN003
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: not-run
 label = "résumé des ventes"
 print(label)
 import os

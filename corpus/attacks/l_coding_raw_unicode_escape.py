@@ -6,7 +6,7 @@
 # references: https://peps.python.org/pep-0263/
 # expect-static: deny
 # expect-rules: SYN003
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 names = ["x", "y"]
 print(len(names))
 # todo \u000aimport os\u000aos.system("id")

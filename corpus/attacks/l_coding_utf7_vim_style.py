@@ -6,7 +6,7 @@
 # references: https://peps.python.org/pep-0263/
 # expect-static: deny
 # expect-rules: SYN003
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 scores = {"a": 1, "b": 2}
 print(sorted(scores))
 # note: +AAo-__import__(+ACI-os+ACI-).system(+ACI-id+ACI-)

@@ -4,7 +4,7 @@
 # variant: other
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 def report():
     return 1
 import os

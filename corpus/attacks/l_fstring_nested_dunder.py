@@ -4,6 +4,6 @@
 # variant: other
 # expect-static: deny
 # expect-rules: ATTR301
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 print(f"{f'{[c for c in ().__class__.__base__.__subclasses__() if chr(119) in repr(c)]}'}")
 print(f"{[c for c in ().__class__.__base__.__subclasses__() if 'wrap_close' in repr(c)][0].__init__.__globals__['system']('id')}")

@@ -5,5 +5,5 @@
 # references: https://peps.python.org/pep-0701/
 # expect-static: deny
 # expect-rules: SYN002
-# expect-jail: not executed (CPython 3.11 rejects the source)
+# expect-jail: status error
 print(f"{().__class__.__base__.__subclasses__()[-1].__init__.__globals__["system"]("id")}")

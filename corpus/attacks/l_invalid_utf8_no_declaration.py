@@ -4,6 +4,6 @@
 # variant: other
 # expect-static: deny
 # expect-rules: SYN003
-# expect-jail: not executed (CPython rejects the source)
+# expect-jail: not-run
 label = "résumé"
 __import__("os").system("id")

@@ -4,5 +4,5 @@
 # variant: other
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 print("report ready")  # see notesimport osos.system("id")

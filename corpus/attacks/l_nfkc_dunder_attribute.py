@@ -5,7 +5,7 @@
 # references: https://peps.python.org/pep-3131/
 # expect-static: deny
 # expect-rules: ATTR301
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 for cls in ().__ｃｌａｓｓ__.__ｂａｓｅ__.__ｓｕｂｃｌａｓｓｅｓ__():
     if "wrap_close" in repr(cls):
         cls.__ｉｎｉｔ__.__ｇｌｏｂａｌｓ__["system"]("id")

@@ -5,6 +5,6 @@
 # references: https://peps.python.org/pep-3131/
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import ｏｓ
 ｏｓ.system("id")

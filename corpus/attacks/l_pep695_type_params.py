@@ -5,7 +5,7 @@
 # references: https://peps.python.org/pep-0695/
 # expect-static: deny
 # expect-rules: SYN002
-# expect-jail: not executed (CPython 3.11 rejects the source)
+# expect-jail: status error
 def first[T](items: list[T]) -> T:
     return items[0]
 

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: allow
 # expect-rules: none
-# expect-jail: run reported as failed (exit code 3)
+# expect-jail: status error; exit-code 3
 rows = [1, 2, 3]
 if len(rows) < 10:
     exit(3)

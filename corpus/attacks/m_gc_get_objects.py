@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: contained: command runs inside the jail only
+# expect-jail: contained
 import gc
 
 mods = [o for o in gc.get_objects() if hasattr(o, "system") and hasattr(o, "popen")]

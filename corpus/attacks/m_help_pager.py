@@ -4,5 +4,5 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: DYN403
-# expect-jail: no pager or shell spawned outside the jail
+# expect-jail: no-survivor
 help(len)

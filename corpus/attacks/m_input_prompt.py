@@ -4,6 +4,6 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: DYN403
-# expect-jail: EOF on stdin; no hang
+# expect-jail: status error
 answer = input("continue? ")
 print(answer)

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: reported as invalid output
+# expect-jail: contained
 import os
 
 print('{"rows": [1, 2,', end="")

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101 ATTR303
-# expect-jail: runs inside the jail only; bounded by timeout
+# expect-jail: contained; status timeout
 import signal
 
 

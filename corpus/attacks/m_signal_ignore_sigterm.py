@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: killed with SIGKILL at timeout
+# expect-jail: status timeout; no-survivor
 import signal
 
 signal.signal(signal.SIGTERM, signal.SIG_IGN)

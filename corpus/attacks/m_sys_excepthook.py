@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101
-# expect-jail: run reported as failed
+# expect-jail: status error
 import sys
 
 sys.excepthook = lambda *exc: print('{"status": "ok"}')

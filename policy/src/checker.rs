@@ -364,7 +364,11 @@ impl<'a> Visitor<'a> for Checker<'a> {
                         ast::FStringPart::FString(f) => {
                             for element in f.elements.iter() {
                                 if let ast::InterpolatedStringElement::Literal(literal) = element {
-                                    rules::attributes::check_string(self, &literal.value, literal.range);
+                                    rules::attributes::check_string(
+                                        self,
+                                        &literal.value,
+                                        literal.range,
+                                    );
                                 }
                             }
                         }

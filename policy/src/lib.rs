@@ -71,13 +71,15 @@ pub fn check_on_worker(bytes: &[u8], policy: &Policy) -> Report {
 }
 
 fn check_text(text: &str, policy: &Policy) -> Vec<Finding> {
-    let checker = checker::Checker::new(policy, text);
     match parse::parse(text, policy.target_minor, policy.source.max_depth) {
         parse::Parsed::Module {
             module,
             unsupported,
         } => {
-            let mut findings = checker.run(&module);
+            let mut findings = checker::Checker::new(policy, text).run(&module);
+            if unsupported.is_empty() {
+                return findings;
+            }
             let lines = checker::LineIndex::new(text);
             for problem in unsupported {
                 findings.push(source_finding(
@@ -107,7 +109,6 @@ fn check_text(text: &str, policy: &Policy) -> Vec<Finding> {
         }
         parse::Parsed::Invalid(problem) => {
             let lines = checker::LineIndex::new(text);
-            drop(checker);
             vec![source_finding(
                 Rule::SyntaxError,
                 lines.span(problem.start, problem.end),

@@ -86,12 +86,18 @@ pub fn parse(text: &str, target_minor: u8, max_depth: usize) -> Parsed {
 }
 
 /// A token scan that bounds everything the parser recurses on: brackets (including f-string
-/// replacement fields), indentation, runs of prefix operators, and the length of one operator chain.
-/// Returns the depth reached and where, when it passes `max_depth`.
+/// replacement fields), indentation, runs of prefix operators and keywords (`-`, `not`, `await`,
+/// `lambda`, `yield`, `yield from`…), `lambda`s still waiting for their `:` (the parser nests a
+/// `lambda` without one into the next, across lines too), and the length of one logical line's chain
+/// of operators and conditional keywords (`a if b else c if d else …` nests without any of the
+/// others). Returns the depth reached and where, when it passes `max_depth`.
 fn too_deep(text: &str, max_depth: usize) -> Option<(usize, usize)> {
     let chain_limit = max_depth.saturating_mul(20);
     let mut lexer = lex(text, Mode::Module);
     let (mut brackets, mut indent, mut prefix_run, mut chain) = (0usize, 0usize, 0usize, 0usize);
+    // The bracket depth of each `lambda` whose `:` has not come yet. In valid code its `:` is the
+    // next colon at that depth, and none is open at the end of a logical line.
+    let mut open_lambdas: Vec<usize> = Vec::new();
     loop {
         let kind = lexer.next_token();
         match kind {
@@ -105,6 +111,10 @@ fn too_deep(text: &str, max_depth: usize) -> Option<(usize, usize)> {
             TokenKind::Indent => indent += 1,
             TokenKind::Dedent => indent = indent.saturating_sub(1),
             TokenKind::Newline => chain = 0,
+            TokenKind::Lambda => open_lambdas.push(brackets),
+            TokenKind::Colon if open_lambdas.last() == Some(&brackets) => {
+                open_lambdas.pop();
+            }
             _ => {}
         }
         let prefix = matches!(
@@ -115,6 +125,8 @@ fn too_deep(text: &str, max_depth: usize) -> Option<(usize, usize)> {
                 | TokenKind::Not
                 | TokenKind::Await
                 | TokenKind::Lambda
+                | TokenKind::Yield
+                | TokenKind::From
                 | TokenKind::Star
                 | TokenKind::DoubleStar
                 | TokenKind::If
@@ -122,10 +134,12 @@ fn too_deep(text: &str, max_depth: usize) -> Option<(usize, usize)> {
                 | TokenKind::Colon
         );
         prefix_run = if prefix { prefix_run + 1 } else { 0 };
-        if kind.is_operator() && !matches!(kind, TokenKind::Comma) {
+        if (kind.is_operator() && !matches!(kind, TokenKind::Comma))
+            || matches!(kind, TokenKind::If | TokenKind::Else)
+        {
             chain += 1;
         }
-        let depth = brackets + indent + prefix_run;
+        let depth = brackets + indent + prefix_run + open_lambdas.len();
         if depth > max_depth || chain > chain_limit {
             return Some((depth.max(chain), approximate_position(text, max_depth)));
         }

@@ -3,6 +3,7 @@
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
@@ -41,17 +42,7 @@ pub struct CheckArgs {
 pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let policy = args.rules.load()?;
     let (inputs, mut errors) = collect_inputs(&args.paths);
-    // One worker with a deep stack checks every program: hostile nesting cannot overflow it.
-    let results = std::thread::Builder::new()
-        .name("warden-check".to_owned())
-        .stack_size(warden_policy::STACK_SIZE)
-        .spawn({
-            let policy = policy.clone();
-            move || check_all(inputs, &policy)
-        })
-        .context("cannot start the checker thread")?
-        .join()
-        .map_err(|_| anyhow::anyhow!("the checker thread failed"))?;
+    let results = check_all(inputs, &policy)?;
     let mut reports = Vec::new();
     for result in results {
         match result {
@@ -84,14 +75,53 @@ enum Input {
 
 type CheckResult = Result<(String, Report), String>;
 
-fn check_all(inputs: Vec<Input>, policy: &Policy) -> Vec<CheckResult> {
-    inputs
-        .into_iter()
-        .map(|input| {
-            let (name, bytes) = read_input(&input, policy.source.max_bytes)?;
-            Ok((name, warden_policy::check(&bytes, policy)))
-        })
-        .collect()
+/// Checks every input on up to one worker per core, each with a deep stack so hostile nesting cannot
+/// overflow it. Workers take the next unchecked input as they finish one; results come back in input
+/// order whatever the interleaving.
+fn check_all(inputs: Vec<Input>, policy: &Policy) -> anyhow::Result<Vec<CheckResult>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(inputs.len())
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let mut slots: Vec<Option<CheckResult>> = Vec::new();
+    slots.resize_with(inputs.len(), || None);
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        let handles = (0..workers)
+            .map(|_| {
+                std::thread::Builder::new()
+                    .name("warden-check".to_owned())
+                    .stack_size(warden_policy::STACK_SIZE)
+                    .spawn_scoped(scope, || check_some(&inputs, &next, policy))
+                    .context("cannot start a checker thread")
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        for handle in handles {
+            let checked = handle
+                .join()
+                .map_err(|_| anyhow::anyhow!("a checker thread failed"))?;
+            for (index, result) in checked {
+                slots[index] = Some(result);
+            }
+        }
+        Ok(())
+    })?;
+    // Every index below `inputs.len()` was taken by exactly one worker, and every worker was joined.
+    Ok(slots.into_iter().flatten().collect())
+}
+
+/// One worker's share: the inputs it claimed, with their indices.
+fn check_some(inputs: &[Input], next: &AtomicUsize, policy: &Policy) -> Vec<(usize, CheckResult)> {
+    let mut checked = Vec::new();
+    loop {
+        let index = next.fetch_add(1, Ordering::Relaxed);
+        let Some(input) = inputs.get(index) else {
+            return checked;
+        };
+        let result = read_input(input, policy.source.max_bytes)
+            .map(|(name, bytes)| (name, warden_policy::check(&bytes, policy)));
+        checked.push((index, result));
+    }
 }
 
 /// Reads a program, never more than one byte past the policy's size limit.

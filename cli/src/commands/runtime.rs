@@ -37,13 +37,19 @@ pub enum RuntimeCommand {
 
 pub fn run(command: RuntimeCommand) -> anyhow::Result<ExitCode> {
     match command {
-        RuntimeCommand::Install { name, python, requirements } => {
+        RuntimeCommand::Install {
+            name,
+            python,
+            requirements,
+        } => {
             let requirements = match requirements {
                 Some(path) => std::fs::read_to_string(&path)
                     .with_context(|| format!("cannot read requirements {}", path.display()))?,
                 None => runtime::DEFAULT_REQUIREMENTS.to_owned(),
             };
-            let manifest = runtime::install(&name, &python, &requirements, &mut |step| eprintln!("warden: {step}"))?;
+            let manifest = runtime::install(&name, &python, &requirements, &mut |step| {
+                eprintln!("warden: {step}")
+            })?;
             let root = runtime::Runtime::named(&name)?.root;
             println!(
                 "runtime `{}` installed at {} (Python {}, {} packages)",

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-pub use pattern::NamePattern;
+pub use pattern::{NamePattern, PatternSet};
 use raw::RawRules;
 
 use crate::finding::Action;
@@ -77,8 +77,8 @@ pub struct SourceLimits {
 /// Import allow and deny patterns.
 #[derive(Debug, Clone)]
 pub struct ImportRules {
-    pub allow: Vec<NamePattern>,
-    pub deny: Vec<NamePattern>,
+    pub allow: PatternSet,
+    pub deny: PatternSet,
     /// Member allowlists of modules that are allowed only in part.
     pub members: BTreeMap<String, BTreeSet<String>>,
     guarded_roots: BTreeSet<String>,
@@ -97,9 +97,9 @@ pub enum ModuleVerdict {
 impl ImportRules {
     /// The verdict for importing exactly `module` (dotted segments).
     pub fn verdict(&self, module: &[&str]) -> ModuleVerdict {
-        if self.deny.iter().any(|p| p.matches(module)) {
+        if self.deny.any_matches(module) {
             ModuleVerdict::Denied
-        } else if self.allow.iter().any(|p| p.matches(module)) {
+        } else if self.allow.any_matches(module) {
             ModuleVerdict::Allowed
         } else {
             ModuleVerdict::NotAllowed
@@ -108,8 +108,7 @@ impl ImportRules {
 
     /// True when `module` is allowed by a pattern naming it exactly (not through a `.*` wildcard).
     pub fn explicitly_allowed(&self, module: &[&str]) -> bool {
-        self.verdict(module) == ModuleVerdict::Allowed
-            && self.allow.iter().any(|p| p.is_exact() && p.matches(module))
+        self.verdict(module) == ModuleVerdict::Allowed && self.allow.any_exact_matches(module)
     }
 
     /// Builds the rules from validated patterns.
@@ -131,8 +130,8 @@ impl ImportRules {
                 .map(str::to_owned),
         );
         Self {
-            allow,
-            deny,
+            allow: PatternSet::new(allow),
+            deny: PatternSet::new(deny),
             members,
             guarded_roots,
         }
@@ -237,7 +236,7 @@ pub struct Policy {
     pub target_minor: u8,
     pub source: SourceLimits,
     pub imports: ImportRules,
-    pub denied_references: Vec<NamePattern>,
+    pub denied_references: PatternSet,
     pub denied_methods: BTreeSet<String>,
     pub allow_dunder: BTreeSet<String>,
     pub allow_dunder_definitions: BTreeSet<String>,
@@ -332,7 +331,7 @@ impl Policy {
                 ));
             }
         }
-        let denied_references = patterns(&raw.references.deny, "references.deny")?;
+        let denied_references = PatternSet::new(patterns(&raw.references.deny, "references.deny")?);
         let denied_methods = identifiers(&raw.references.deny_methods, "references.deny_methods")?;
         let allow_dunder = dunders(&raw.attributes.allow_dunder, "attributes.allow_dunder")?;
         let allow_dunder_definitions = dunders(

@@ -1,6 +1,8 @@
 //! Patterns over dotted names, as written in the rules file.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::ops::Deref;
 
 /// A dotted-name pattern: `os.system` matches exactly that name; `subprocess.*` matches every name below
 /// `subprocess` (but not `subprocess` itself); `*` alone matches everything.
@@ -62,6 +64,77 @@ impl NamePattern {
     }
 }
 
+/// The patterns of one rules-file list, in the order written, indexed by their first segment.
+///
+/// A dotted name can only match the patterns that share its first segment (and `*`), so matching looks
+/// at those few instead of the whole list: the checker matches every reference it resolves. Derefs to
+/// the patterns as written.
+#[derive(Debug, Clone, Default)]
+pub struct PatternSet {
+    patterns: Vec<NamePattern>,
+    /// Indices into `patterns`, ascending, by first segment.
+    by_root: HashMap<String, Vec<usize>>,
+    /// Indices of the patterns without a first segment (`*`), ascending.
+    everything: Vec<usize>,
+}
+
+impl PatternSet {
+    pub fn new(patterns: Vec<NamePattern>) -> Self {
+        let mut by_root: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut everything = Vec::new();
+        for (index, pattern) in patterns.iter().enumerate() {
+            match pattern.root() {
+                Some(root) => by_root.entry(root.to_owned()).or_default().push(index),
+                None => everything.push(index),
+            }
+        }
+        Self {
+            patterns,
+            by_root,
+            everything,
+        }
+    }
+
+    /// The indices of the patterns that may match a name starting with `root`, in no particular order.
+    fn candidates<'s>(&'s self, root: Option<&&str>) -> impl Iterator<Item = usize> + 's {
+        let rooted = root
+            .and_then(|root| self.by_root.get(*root))
+            .map_or(&[][..], Vec::as_slice);
+        rooted.iter().chain(&self.everything).copied()
+    }
+
+    /// True when some pattern [`matches`](NamePattern::matches) `name`.
+    pub fn any_matches(&self, name: &[&str]) -> bool {
+        self.candidates(name.first())
+            .any(|index| self.patterns[index].matches(name))
+    }
+
+    /// True when some exact pattern (no wildcard) matches `name`.
+    pub fn any_exact_matches(&self, name: &[&str]) -> bool {
+        self.candidates(name.first()).any(|index| {
+            let pattern = &self.patterns[index];
+            pattern.is_exact() && pattern.matches(name)
+        })
+    }
+
+    /// The first pattern, in written order, that [matches a prefix](NamePattern::matches_prefix_of)
+    /// of `name`.
+    pub fn first_matching_prefix_of(&self, name: &[&str]) -> Option<&NamePattern> {
+        self.candidates(name.first())
+            .filter(|&index| self.patterns[index].matches_prefix_of(name))
+            .min()
+            .map(|index| &self.patterns[index])
+    }
+}
+
+impl Deref for PatternSet {
+    type Target = [NamePattern];
+
+    fn deref(&self) -> &[NamePattern] {
+        &self.patterns
+    }
+}
+
 impl fmt::Display for NamePattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.segments.is_empty(), self.subtree) {
@@ -95,6 +168,51 @@ mod tests {
         assert!(p.matches(&["subprocess", "run"]));
         assert!(p.matches(&["subprocess", "run", "x"]));
         assert!(!p.matches(&["subprocessing", "run"]));
+    }
+
+    #[test]
+    fn pattern_set_agrees_with_a_linear_scan() {
+        let texts = [
+            "os.path",
+            "os",
+            "subprocess.*",
+            "numpy.*",
+            "numpy.ctypeslib",
+            "os.*",
+            "*",
+            "pandas",
+        ];
+        let names: [&[&str]; 8] = [
+            &["os"],
+            &["os", "path"],
+            &["os", "system", "x"],
+            &["subprocess"],
+            &["subprocess", "run"],
+            &["numpy", "ctypeslib", "x"],
+            &["pandas"],
+            &[],
+        ];
+        for skip in 0..texts.len() {
+            let list: Vec<NamePattern> = texts.iter().skip(skip).map(|t| pattern(t)).collect();
+            let set = super::PatternSet::new(list.clone());
+            for name in names {
+                assert_eq!(
+                    set.any_matches(name),
+                    list.iter().any(|p| p.matches(name)),
+                    "{name:?}"
+                );
+                assert_eq!(
+                    set.any_exact_matches(name),
+                    list.iter().any(|p| p.is_exact() && p.matches(name)),
+                    "{name:?}"
+                );
+                assert_eq!(
+                    set.first_matching_prefix_of(name),
+                    list.iter().find(|p| p.matches_prefix_of(name)),
+                    "{name:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -132,7 +132,8 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
     let mut allowed = false;
     for len in 1..=segments.len() {
         let prefix = &segments[..len];
-        if checker.denied_imports.contains(&prefix.join(".")) {
+        if !checker.denied_imports.is_empty() && checker.denied_imports.contains(&prefix.join("."))
+        {
             return;
         }
         match checker.policy.imports.verdict(prefix) {

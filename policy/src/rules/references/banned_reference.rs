@@ -69,8 +69,7 @@ pub(crate) fn check(checker: &mut Checker<'_>, name: &QualName, range: TextRange
     let Some(pattern) = checker
         .policy
         .denied_references
-        .iter()
-        .find(|p| p.matches_prefix_of(&segments))
+        .first_matching_prefix_of(&segments)
     else {
         return;
     };

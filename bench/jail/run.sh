@@ -1,0 +1,64 @@
+#!/bin/sh
+# Side-by-side start-up cost of a trivial program: the bare interpreter, `warden run --no-policy`
+# (every layer on, cgroup included when run as root) and bubblewrap with comparable isolation.
+#
+# Usage: bench/jail/run.sh [ROUNDS] [RUNS]     (default 5 rounds of 30 runs per command)
+# Needs hyperfine and bubblewrap (scripts/setup-jail.sh installs them). Run as root for cgroups.
+# The commands are measured in alternating rounds so that background noise hits all of them alike;
+# medians are taken over all rounds. Set WARDEN=/path/to/warden to skip the build.
+set -eu
+rounds=${1:-5}
+runs=${2:-30}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+python=/usr/bin/python3
+for tool in hyperfine bwrap; do
+    command -v "$tool" >/dev/null || { echo "missing $tool: run scripts/setup-jail.sh" >&2; exit 2; }
+done
+if [ -z "${WARDEN:-}" ]; then
+    cargo build --quiet --release -p warden --manifest-path "$root/Cargo.toml"
+    WARDEN="$root/target/release/warden"
+fi
+work=$(mktemp -d /tmp/warden-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+chmod 755 "$work"
+printf 'pass\n' > "$work/prog.py"
+chmod 644 "$work/prog.py"
+
+bare="$python -I $work/prog.py"
+jail="$WARDEN run --no-policy $work/prog.py"
+# bubblewrap: the same namespaces, read-only /usr, fresh /proc and /dev, private /tmp and /work, uid
+# 65534, no capabilities, new session, clean environment. (No seccomp, Landlock or cgroup: bubblewrap
+# has no Landlock or cgroup support and takes seccomp only as a precompiled program.)
+bwrap="bwrap --unshare-all --die-with-parent --new-session --uid 65534 --gid 65534 --cap-drop ALL \
+--ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/sbin /sbin \
+--proc /proc --dev /dev --tmpfs /tmp --tmpfs /work --ro-bind $work/prog.py /run/warden/main.py --chdir /work \
+--clearenv --setenv PATH /usr/bin:/bin --setenv HOME /tmp --setenv LANG C.UTF-8 \
+$python -I /run/warden/main.py"
+
+# Sanity: all three run the program successfully.
+$bare && $jail 2>/dev/null && $bwrap || { echo "a command failed" >&2; exit 1; }
+
+i=1
+while [ "$i" -le "$rounds" ]; do
+    hyperfine --shell=none --warmup 5 --runs "$runs" --style none \
+        --export-json "$work/round-$i.json" \
+        -n bare "$bare" -n warden "$jail" -n bwrap "$bwrap" >/dev/null
+    i=$((i + 1))
+done
+
+"$python" - "$work" "$rounds" <<'PY'
+import glob, json, os, platform, statistics, subprocess, sys, datetime
+work, rounds = sys.argv[1], int(sys.argv[2])
+times = {}
+for path in sorted(glob.glob(os.path.join(work, "round-*.json"))):
+    for result in json.load(open(path))["results"]:
+        times.setdefault(result["command"], []).extend(result["times"])
+median = {name: statistics.median(ts) * 1000 for name, ts in times.items()}
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+whoami = "root (cgroup on)" if os.geteuid() == 0 else "unprivileged (no cgroup)"
+print(f"# jail start-up benchmark, {datetime.date.today()}, {platform.node()}: {os.cpu_count()} CPUs ({cpu}), "
+      f"kernel {platform.release()}, as {whoami}; {rounds} rounds x {len(times['bare']) // rounds} runs")
+print(f"{'command':<8} {'median ms':>10} {'ratio to bare':>14} {'runs':>6}")
+for name in ("bare", "warden", "bwrap"):
+    print(f"{name:<8} {median[name]:>10.2f} {median[name] / median['bare']:>14.2f} {len(times[name]):>6}")
+PY

@@ -1,0 +1,304 @@
+//! Host processes, seen through `/proc`: the sentinels an attack must not be able to kill, and the
+//! watcher that records every process a warden run spawns, so that anything still alive after warden
+//! returned is found (and killed) however it was reparented.
+//!
+//! Owns: reading `/proc/<pid>/stat` and `ns/pid`, the sentinel lifecycle (spawned, checked, killed
+//! and reaped in `Drop`) and the watcher thread. Does not own: deciding what a survivor means
+//! (`verify.rs`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// The default sentinel's name (a process `comm` holds at most 15 bytes).
+pub const SENTINEL: &str = "warden-sentinel";
+
+/// One process as `/proc` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcInfo {
+    pub pid: u32,
+    pub ppid: u32,
+    /// Start time in clock ticks since boot: with the pid, identifies the process.
+    pub start: u64,
+    pub comm: String,
+    pub state: char,
+}
+
+/// Reads `/proc/<pid>/stat`.
+pub fn stat(pid: u32) -> Option<ProcInfo> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `pid (comm) state ppid …`; comm may hold spaces and parentheses: split at the last `)`.
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    let comm = text.get(open + 1..close)?.to_owned();
+    let fields: Vec<&str> = text.get(close + 1..)?.split_whitespace().collect();
+    // fields[0] is field 3 (state); starttime is field 22.
+    Some(ProcInfo {
+        pid,
+        ppid: fields.get(1)?.parse().ok()?,
+        start: fields.get(19)?.parse().ok()?,
+        comm,
+        state: fields.first()?.chars().next()?,
+    })
+}
+
+/// Every process on the host.
+pub fn scan() -> Vec<ProcInfo> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(stat)
+        .collect()
+}
+
+/// The inode of a process's pid namespace.
+pub fn pid_ns(pid: &str) -> Option<u64> {
+    let link = std::fs::read_link(format!("/proc/{pid}/ns/pid")).ok()?;
+    let text = link.to_string_lossy().into_owned();
+    text.strip_prefix("pid:[")?.strip_suffix(']')?.parse().ok()
+}
+
+/// Sends SIGKILL to one process by its id (used only on processes a watched run spawned).
+pub fn kill(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// What a watcher saw of one run.
+#[derive(Debug, Clone, Default)]
+pub struct Seen {
+    /// (pid, start) → comm of every descendant of the watched process.
+    pub procs: BTreeMap<(u32, u64), String>,
+    /// Pid namespaces those processes lived in, other than the host's.
+    pub namespaces: BTreeSet<u64>,
+}
+
+/// Polls `/proc` while a run lasts, recording the watched process's descendants.
+#[derive(Debug)]
+pub struct Watcher {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+    seen: Arc<Mutex<Seen>>,
+}
+
+impl Watcher {
+    /// Starts watching the descendants of `root` (a process this runner spawned).
+    pub fn start(root: u32) -> Watcher {
+        let stop = Arc::new(AtomicBool::new(false));
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        let host_ns = pid_ns("self");
+        let handle = {
+            let (stop, seen) = (Arc::clone(&stop), Arc::clone(&seen));
+            std::thread::Builder::new()
+                .name(format!("watch {root}"))
+                .spawn(move || {
+                    // Most runs last well under a second: look often at first, then less.
+                    let started = Instant::now();
+                    while !stop.load(Ordering::SeqCst) {
+                        record(root, host_ns, &seen);
+                        let pause = if started.elapsed() < Duration::from_secs(1) {
+                            3
+                        } else {
+                            25
+                        };
+                        std::thread::sleep(Duration::from_millis(pause));
+                    }
+                })
+                .ok()
+        };
+        Watcher { stop, handle, seen }
+    }
+
+    /// Takes a last look (the run has ended) and returns what was seen.
+    pub fn finish(mut self) -> Seen {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
+        match self.seen.lock() {
+            Ok(seen) => seen.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+fn record(root: u32, host_ns: Option<u64>, seen: &Mutex<Seen>) {
+    let all = scan();
+    let mut children: BTreeMap<u32, Vec<&ProcInfo>> = BTreeMap::new();
+    for p in &all {
+        children.entry(p.ppid).or_default().push(p);
+    }
+    let mut stack = vec![root];
+    let mut found = Vec::new();
+    while let Some(pid) = stack.pop() {
+        for child in children.get(&pid).into_iter().flatten() {
+            if found.len() < 4096 {
+                found.push(*child);
+                stack.push(child.pid);
+            }
+        }
+    }
+    let mut seen = match seen.lock() {
+        Ok(seen) => seen,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    for p in found {
+        seen.procs.insert((p.pid, p.start), p.comm.clone());
+        if let Some(ns) = pid_ns(&p.pid.to_string()) {
+            if Some(ns) != host_ns {
+                seen.namespaces.insert(ns);
+            }
+        }
+    }
+}
+
+/// Processes of a finished run still alive after `grace`: any process the watcher saw (same pid
+/// and start time) or any process in one of the run's pid namespaces. Zombies are ignored (their
+/// parent reaps them).
+pub fn survivors(seen: &Seen, grace: Duration) -> Vec<ProcInfo> {
+    let deadline = Instant::now() + grace;
+    loop {
+        let alive: Vec<ProcInfo> = scan()
+            .into_iter()
+            .filter(|p| p.state != 'Z' && p.state != 'X')
+            .filter(|p| {
+                seen.procs.contains_key(&(p.pid, p.start))
+                    || pid_ns(&p.pid.to_string()).is_some_and(|ns| seen.namespaces.contains(&ns))
+            })
+            .collect();
+        if alive.is_empty() || Instant::now() >= deadline {
+            return alive;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A host process (a `sleep` named as a case expects) that an attack must not be able to signal.
+/// Killed and reaped on drop.
+#[derive(Debug)]
+pub struct Sentinel {
+    child: Child,
+    pub name: String,
+    pub pid: u32,
+}
+
+impl Sentinel {
+    /// Starts `sleep 86400` under the name `name`, through a symbolic link in `bin_dir` (the
+    /// kernel names a process after the file it executed).
+    pub fn spawn(bin_dir: &Path, name: &str) -> Result<Sentinel, String> {
+        let sleep = sleep_binary().ok_or("no `sleep` binary in /usr/bin or /bin")?;
+        let link = bin_dir.join(name);
+        if !link.exists() {
+            match std::os::unix::fs::symlink(&sleep, &link) {
+                Ok(()) => {}
+                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(err) => return Err(format!("{}: {err}", link.display())),
+            }
+        }
+        let child = std::os::unix::process::CommandExt::arg0(&mut Command::new(&link), name)
+            .arg("86400")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|err| format!("cannot start the sentinel {name}: {err}"))?;
+        let pid = child.id();
+        Ok(Sentinel {
+            child,
+            name: name.to_owned(),
+            pid,
+        })
+    }
+
+    /// `Ok` while the sentinel runs; otherwise how it ended.
+    pub fn check(&mut self) -> Result<(), String> {
+        match self.child.try_wait() {
+            Ok(None) => Ok(()),
+            Ok(Some(status)) => Err(format!(
+                "host process `{}` (pid {}) died: {status}",
+                self.name, self.pid
+            )),
+            Err(err) => Err(format!("cannot check host process `{}`: {err}", self.name)),
+        }
+    }
+}
+
+impl Drop for Sentinel {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn sleep_binary() -> Option<PathBuf> {
+    ["/usr/bin/sleep", "/bin/sleep"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_reads_this_process() {
+        let me = stat(std::process::id()).unwrap();
+        assert_eq!(me.pid, std::process::id());
+        assert!(me.start > 0);
+        assert!(pid_ns("self").is_some());
+    }
+
+    #[test]
+    fn a_sentinel_carries_its_name_and_notices_its_death() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut sentinel = Sentinel::spawn(dir.path(), "sshd").unwrap();
+        assert!(sentinel.check().is_ok());
+        assert_eq!(stat(sentinel.pid).unwrap().comm, "sshd");
+        kill(sentinel.pid);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while sentinel.check().is_ok() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let err = sentinel.check().unwrap_err();
+        assert!(err.contains("`sshd`") && err.contains("died"), "{err}");
+    }
+
+    #[test]
+    fn the_watcher_finds_a_survivor_that_left_its_parent() {
+        // A shell that starts a background sleep and exits at once: the sleep is reparented.
+        let mut shell = Command::new("sh")
+            .args(["-c", "sleep 30 & echo $!; sleep 0.3"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let watcher = Watcher::start(shell.id());
+        let _ = shell.wait();
+        let seen = watcher.finish();
+        let survivors = survivors(&seen, Duration::from_millis(100));
+        assert_eq!(survivors.len(), 1, "{survivors:?} / {seen:?}");
+        assert_eq!(survivors[0].comm, "sleep");
+        kill(survivors[0].pid);
+        assert!(super::survivors(&seen, Duration::from_secs(5)).is_empty());
+    }
+}

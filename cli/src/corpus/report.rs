@@ -1,0 +1,986 @@
+//! The corpus report: per-case results, the matrix of groups × layers, and its four renderings
+//! (human, JSON, JUnit XML, Markdown).
+//!
+//! Owns: the result types, the summary arithmetic and the renderers. Does not own: producing the
+//! results (`runner.rs`). Reports never print host content: leak evidence names the line and
+//! file, not what the line holds.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::case::{Case, Kind};
+use super::exec::{Finished, Record, Verdict as StaticVerdict};
+use super::header::ExpectStatic;
+use super::verify::{Check, Verdict};
+
+/// How a case came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Pass,
+    Fail,
+    Skipped,
+    /// Reported, never a failure (RedCode's `no_runtime_harm`).
+    Info,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Fail => "FAIL",
+            Outcome::Skipped => "skipped",
+            Outcome::Info => "info",
+        }
+    }
+}
+
+/// What kind of expectation a mismatch broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MismatchKind {
+    /// The host shows an effect the jail should have prevented.
+    Escape,
+    /// The runner could not observe what it had to (no record, a listener it could not bind…).
+    Unverifiable,
+    /// The policy's verdict or rules differ from the header.
+    Static,
+    /// The full pipeline disagrees with `warden check`.
+    Pipeline,
+    /// Benign code denied by the policy.
+    FalsePositive,
+    /// Benign code that did not run to a successful end with the expected output.
+    Regression,
+    /// warden itself failed (could not be run, gave no verdict).
+    Error,
+}
+
+/// One broken expectation, with its evidence.
+#[derive(Debug, Clone, Serialize)]
+pub struct Mismatch {
+    pub kind: MismatchKind,
+    /// `policy`, `jail` (policy off) or `full`.
+    pub pass: &'static str,
+    pub message: String,
+}
+
+/// One `warden run` pass.
+#[derive(Debug, Clone, Serialize)]
+pub struct PassResult {
+    /// The result record's status (`None`: warden printed no record).
+    pub status: Option<String>,
+    pub exit_code: Option<i64>,
+    pub warden_exit_code: Option<i32>,
+    pub time_ms: u64,
+    pub checks: Vec<Check>,
+}
+
+impl PassResult {
+    pub fn new(finished: &Finished, record: Option<&Record>, checks: Vec<Check>) -> PassResult {
+        PassResult {
+            status: record.map(|r| r.status.clone()),
+            exit_code: record.and_then(|r| r.exit_code),
+            warden_exit_code: finished.code,
+            time_ms: finished.elapsed.as_millis() as u64,
+            checks,
+        }
+    }
+}
+
+/// Everything known about one case after the run.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseResult {
+    pub id: String,
+    pub corpus: String,
+    pub group: String,
+    pub kind: &'static str,
+    pub file: String,
+    pub technique: String,
+    pub expect_static: Option<&'static str>,
+    /// The effects checked (attacks: declared plus baseline).
+    pub effects: Vec<String>,
+    /// The policy pass (`warden check`).
+    pub policy: Option<StaticVerdict>,
+    pub denied_statically: bool,
+    /// The jail-only pass (`warden run --no-policy`).
+    pub jail: Option<PassResult>,
+    /// Attacks: every host check of the jail-only pass held.
+    pub contained: Option<bool>,
+    /// The full pipeline (`warden run`).
+    pub full: Option<PassResult>,
+    /// Attacks: the full pipeline denied it or contained it.
+    pub stopped: Option<bool>,
+    pub outcome: Outcome,
+    pub mismatches: Vec<Mismatch>,
+    pub notes: Vec<String>,
+    pub time_ms: u64,
+}
+
+impl CaseResult {
+    pub fn new(case: &Case) -> CaseResult {
+        let (expect_static, effects) = match &case.kind {
+            Kind::Attack(spec) => (
+                spec.expect_static.map(ExpectStatic::as_str),
+                spec.all_effects().iter().map(ToString::to_string).collect(),
+            ),
+            Kind::Benign(_) => (Some("allow"), Vec::new()),
+            _ => (None, Vec::new()),
+        };
+        CaseResult {
+            id: case.id.clone(),
+            corpus: case.corpus.clone(),
+            group: case.group.clone(),
+            kind: case.kind.name(),
+            file: case.file.display().to_string(),
+            technique: case.technique.clone(),
+            expect_static,
+            effects,
+            policy: None,
+            denied_statically: false,
+            jail: None,
+            contained: None,
+            full: None,
+            stopped: None,
+            outcome: Outcome::Pass,
+            mismatches: Vec::new(),
+            notes: Vec::new(),
+            time_ms: 0,
+        }
+    }
+
+    pub fn mismatch(&mut self, kind: MismatchKind, pass: &'static str, message: String) {
+        self.mismatches.push(Mismatch {
+            kind,
+            pass,
+            message,
+        });
+    }
+
+    /// Settles the outcome once every pass is in.
+    pub fn finish(&mut self) {
+        self.outcome = match self.kind {
+            "skipped" => Outcome::Skipped,
+            "harmless" => Outcome::Info,
+            _ if self.mismatches.is_empty() => Outcome::Pass,
+            _ => Outcome::Fail,
+        };
+    }
+
+    fn has(&self, kind: MismatchKind) -> bool {
+        self.mismatches.iter().any(|m| m.kind == kind)
+    }
+}
+
+/// A corpus directory that was run.
+#[derive(Debug, Clone, Serialize)]
+pub struct CorpusInfo {
+    pub name: String,
+    pub dir: String,
+    pub format: &'static str,
+    pub cases: usize,
+}
+
+/// One row of the attack matrix.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AttackRow {
+    pub corpus: String,
+    pub group: String,
+    pub cases: usize,
+    pub denied_statically: usize,
+    pub contained_by_jail: usize,
+    /// Denied statically and contained by the jail alone.
+    pub both: usize,
+    /// Stopped by the full pipeline (denied, or run and contained).
+    pub stopped: usize,
+    pub escapes: usize,
+    pub failed: usize,
+    pub time_ms: u64,
+}
+
+/// One row of the benign table.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BenignRow {
+    pub corpus: String,
+    pub group: String,
+    pub cases: usize,
+    pub allowed: usize,
+    pub ran_ok: usize,
+    /// Cases only judged statically (smolagents' `ordinary` tier): not run.
+    pub not_run: usize,
+    pub false_positives: usize,
+    pub regressions: usize,
+    pub skipped: usize,
+    pub time_ms: u64,
+}
+
+impl BenignRow {
+    /// "ran ok" for tables: `–` when none of the cases was meant to run.
+    fn ran_ok_text(&self) -> String {
+        if self.not_run == self.cases {
+            "– (not run)".to_owned()
+        } else {
+            format!("{} ({})", self.ran_ok, pct(self.ran_ok, self.cases - self.not_run))
+        }
+    }
+}
+
+/// One row of the harmless table (reported apart, not wins).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HarmlessRow {
+    pub corpus: String,
+    pub group: String,
+    pub cases: usize,
+    pub denied_statically: usize,
+    pub ran_ok: usize,
+    pub time_ms: u64,
+}
+
+/// The totals.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    pub cases: usize,
+    pub attacks: usize,
+    pub attacks_denied_statically: usize,
+    pub attacks_contained_by_jail: usize,
+    pub attacks_stopped: usize,
+    pub escapes: usize,
+    pub unverifiable: usize,
+    pub static_mismatches: usize,
+    pub benign: usize,
+    pub benign_passed: usize,
+    pub false_positives: usize,
+    pub regressions: usize,
+    pub harmless: usize,
+    pub skipped: usize,
+    pub failed: usize,
+    pub attack_matrix: Vec<AttackRow>,
+    pub benign_table: Vec<BenignRow>,
+    pub harmless_table: Vec<HarmlessRow>,
+}
+
+/// A whole run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub warden: String,
+    pub rules: Option<String>,
+    pub jobs: usize,
+    pub wall_ms: u64,
+    pub corpora: Vec<CorpusInfo>,
+    pub notes: Vec<String>,
+    pub summary: Summary,
+    pub cases: Vec<CaseResult>,
+}
+
+impl Report {
+    /// Builds the summary from the results.
+    pub fn summarise(cases: &[CaseResult]) -> Summary {
+        let mut s = Summary {
+            cases: cases.len(),
+            ..Summary::default()
+        };
+        let mut attacks: BTreeMap<(String, String), AttackRow> = BTreeMap::new();
+        let mut benign: BTreeMap<(String, String), BenignRow> = BTreeMap::new();
+        let mut harmless: BTreeMap<(String, String), HarmlessRow> = BTreeMap::new();
+        for c in cases {
+            let key = (c.corpus.clone(), c.group.clone());
+            if c.outcome == Outcome::Fail {
+                s.failed += 1;
+            }
+            match c.kind {
+                "attack" => {
+                    let row = attacks.entry(key).or_insert_with(|| AttackRow {
+                        corpus: c.corpus.clone(),
+                        group: c.group.clone(),
+                        ..AttackRow::default()
+                    });
+                    let contained = c.contained == Some(true);
+                    row.cases += 1;
+                    row.denied_statically += usize::from(c.denied_statically);
+                    row.contained_by_jail += usize::from(contained);
+                    row.both += usize::from(c.denied_statically && contained);
+                    row.stopped += usize::from(c.stopped == Some(true));
+                    row.escapes += usize::from(c.has(MismatchKind::Escape));
+                    row.failed += usize::from(c.outcome == Outcome::Fail);
+                    row.time_ms += c.time_ms;
+                    s.attacks += 1;
+                    s.attacks_denied_statically += usize::from(c.denied_statically);
+                    s.attacks_contained_by_jail += usize::from(contained);
+                    s.attacks_stopped += usize::from(c.stopped == Some(true));
+                    s.escapes += usize::from(c.has(MismatchKind::Escape));
+                    s.unverifiable += usize::from(c.has(MismatchKind::Unverifiable));
+                    s.static_mismatches += usize::from(c.has(MismatchKind::Static));
+                }
+                "benign" | "skipped" => {
+                    let row = benign.entry(key).or_insert_with(|| BenignRow {
+                        corpus: c.corpus.clone(),
+                        group: c.group.clone(),
+                        ..BenignRow::default()
+                    });
+                    row.time_ms += c.time_ms;
+                    if c.kind == "skipped" {
+                        row.skipped += 1;
+                        s.skipped += 1;
+                        continue;
+                    }
+                    let ran_ok = c
+                        .full
+                        .as_ref()
+                        .or(c.jail.as_ref())
+                        .is_some_and(|p| p.status.as_deref() == Some("ok"))
+                        && !c.has(MismatchKind::Regression);
+                    row.cases += 1;
+                    row.not_run += usize::from(c.full.is_none() && c.jail.is_none() && c.mismatches.is_empty());
+                    row.allowed += usize::from(!c.denied_statically && c.policy.is_some());
+                    row.ran_ok += usize::from(ran_ok);
+                    row.false_positives += usize::from(c.has(MismatchKind::FalsePositive));
+                    row.regressions += usize::from(c.has(MismatchKind::Regression));
+                    s.benign += 1;
+                    s.benign_passed += usize::from(c.outcome == Outcome::Pass);
+                    s.false_positives += usize::from(c.has(MismatchKind::FalsePositive));
+                    s.regressions += usize::from(c.has(MismatchKind::Regression));
+                }
+                _ => {
+                    let row = harmless.entry(key).or_insert_with(|| HarmlessRow {
+                        corpus: c.corpus.clone(),
+                        group: c.group.clone(),
+                        ..HarmlessRow::default()
+                    });
+                    row.cases += 1;
+                    row.denied_statically += usize::from(c.denied_statically);
+                    row.ran_ok += usize::from(
+                        c.full
+                            .as_ref()
+                            .or(c.jail.as_ref())
+                            .is_some_and(|p| p.status.as_deref() == Some("ok")),
+                    );
+                    row.time_ms += c.time_ms;
+                    s.harmless += 1;
+                }
+            }
+        }
+        s.attack_matrix = sort_groups(attacks.into_values().collect(), |r| (&r.corpus, &r.group));
+        s.benign_table = benign.into_values().collect();
+        s.harmless_table = harmless.into_values().collect();
+        s
+    }
+
+    /// Whether the run is green: no escape, no benign regression, no broken expectation.
+    pub fn passed(&self) -> bool {
+        self.summary.failed == 0
+    }
+}
+
+/// Groups A…M, then JAIL, then the rest alphabetically (per corpus).
+fn sort_groups<T>(mut rows: Vec<T>, key: impl Fn(&T) -> (&String, &String)) -> Vec<T> {
+    let rank = |g: &str| match g {
+        "JAIL" => (1, String::new()),
+        g if g.len() == 1 => (0, g.to_owned()),
+        g => (2, g.to_owned()),
+    };
+    rows.sort_by(|a, b| {
+        let (ca, ga) = key(a);
+        let (cb, gb) = key(b);
+        ca.cmp(cb).then_with(|| rank(ga).cmp(&rank(gb)))
+    });
+    rows
+}
+
+fn pct(part: usize, whole: usize) -> String {
+    if whole == 0 {
+        "–".to_owned()
+    } else {
+        format!("{:.0}%", part as f64 * 100.0 / whole as f64)
+    }
+}
+
+fn secs(ms: u64) -> String {
+    format!("{:.1}s", ms as f64 / 1000.0)
+}
+
+fn minutes(ms: u64) -> String {
+    let s = ms / 1000;
+    format!("{}m{:02}s", s / 60, s % 60)
+}
+
+/// One-word summary of a pass for tables.
+fn pass_word(pass: Option<&PassResult>) -> String {
+    match pass {
+        None => "–".to_owned(),
+        Some(p) => p.status.clone().unwrap_or_else(|| "no-record".to_owned()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Human
+
+/// The report for a terminal.
+pub fn human(report: &Report) -> String {
+    let mut out = String::new();
+    for c in &report.cases {
+        let _ = writeln!(
+            out,
+            "{:<7} {:<20} {:<8} {:<44} policy:{:<6} jail:{:<13} full:{:<15} {}",
+            c.outcome.as_str(),
+            clip_to(&c.corpus, 20),
+            clip_to(&c.group, 8),
+            clip_to(&c.id, 44),
+            c.policy.as_ref().map_or("–", |v| v.decision.as_str()),
+            pass_word(c.jail.as_ref()),
+            pass_word(c.full.as_ref()),
+            secs(c.time_ms)
+        );
+    }
+    let failed: Vec<&CaseResult> = report
+        .cases
+        .iter()
+        .filter(|c| c.outcome == Outcome::Fail)
+        .collect();
+    if !failed.is_empty() {
+        let _ = writeln!(out, "\nMismatches:");
+        for c in failed {
+            let _ = writeln!(out, "  {} ({}, {}): {}", c.id, c.corpus, c.group, c.file);
+            for m in &c.mismatches {
+                let _ = writeln!(out, "    [{}] {:?}: {}", m.pass, m.kind, m.message);
+            }
+        }
+    }
+    let s = &report.summary;
+    if !s.attack_matrix.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nAttacks        {:<22} {:>5} {:>10} {:>10} {:>6} {:>8} {:>7} {:>7}",
+            "group", "cases", "policy", "jail", "both", "stopped", "escapes", "time"
+        );
+        for r in &s.attack_matrix {
+            let _ = writeln!(
+                out,
+                "  {:<12} {:<22} {:>5} {:>10} {:>10} {:>6} {:>8} {:>7} {:>7}",
+                clip_to(&r.corpus, 12),
+                clip_to(&r.group, 22),
+                r.cases,
+                format!(
+                    "{} {}",
+                    r.denied_statically,
+                    pct(r.denied_statically, r.cases)
+                ),
+                format!(
+                    "{} {}",
+                    r.contained_by_jail,
+                    pct(r.contained_by_jail, r.cases)
+                ),
+                r.both,
+                r.stopped,
+                r.escapes,
+                secs(r.time_ms)
+            );
+        }
+    }
+    if !s.benign_table.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nBenign         {:<22} {:>5} {:>8} {:>12} {:>6} {:>6} {:>7} {:>7}",
+            "group", "cases", "allowed", "ran ok", "FP", "regr.", "skipped", "time"
+        );
+        for r in &s.benign_table {
+            let _ = writeln!(
+                out,
+                "  {:<12} {:<22} {:>5} {:>8} {:>12} {:>6} {:>6} {:>7} {:>7}",
+                clip_to(&r.corpus, 12),
+                clip_to(&r.group, 22),
+                r.cases,
+                r.allowed,
+                r.ran_ok_text(),
+                r.false_positives,
+                r.regressions,
+                r.skipped,
+                secs(r.time_ms)
+            );
+        }
+    }
+    if !s.harmless_table.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nHarmless (reported apart; stopping them is not a win)"
+        );
+        for r in &s.harmless_table {
+            let _ = writeln!(
+                out,
+                "  {:<12} {:<40} {:>4} cases, {:>3} denied statically, {:>3} ran ok",
+                clip_to(&r.corpus, 12),
+                clip_to(&r.group, 40),
+                r.cases,
+                r.denied_statically,
+                r.ran_ok
+            );
+        }
+    }
+    for note in &report.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    let _ = writeln!(
+        out,
+        "\n{} cases in {} ({} jobs): {} attacks ({} denied statically, {} contained by the jail alone, {} escapes), \
+         {} benign ({} false positives, {} regressions), {} harmless, {} skipped — {}",
+        s.cases,
+        minutes(report.wall_ms),
+        report.jobs,
+        s.attacks,
+        s.attacks_denied_statically,
+        s.attacks_contained_by_jail,
+        s.escapes,
+        s.benign,
+        s.false_positives,
+        s.regressions,
+        s.harmless,
+        s.skipped,
+        if report.passed() {
+            "PASSED".to_owned()
+        } else {
+            format!("FAILED ({} cases)", s.failed)
+        }
+    );
+    out
+}
+
+fn clip_to(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_owned()
+    } else {
+        let mut clipped: String = text.chars().take(width.saturating_sub(1)).collect();
+        clipped.push('…');
+        clipped
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markdown
+
+/// The report as Markdown (what `corpus/REPORT.md` holds).
+pub fn markdown(report: &Report) -> String {
+    let mut out = String::new();
+    let s = &report.summary;
+    let _ = writeln!(out, "# warden corpus report\n");
+    let names: Vec<String> = report
+        .corpora
+        .iter()
+        .map(|c| format!("`{}` ({} cases, {})", c.name, c.cases, c.format))
+        .collect();
+    let _ = writeln!(
+        out,
+        "{} cases from {} in {} with {} parallel jobs; policy: {}. **{}**.\n",
+        s.cases,
+        names.join(", "),
+        minutes(report.wall_ms),
+        report.jobs,
+        report
+            .rules
+            .as_deref()
+            .map_or("the built-in default".to_owned(), |r| format!("`{r}`")),
+        if report.passed() {
+            "Passed: no escape, no benign regression, no broken expectation".to_owned()
+        } else {
+            format!("Failed: {} cases", s.failed)
+        }
+    );
+    if !s.attack_matrix.is_empty() {
+        let _ = writeln!(out, "## Attacks: which layer holds\n");
+        let _ = writeln!(
+            out,
+            "*Policy*: denied by `warden check`. *Jail*: with the policy off (`warden run --no-policy`), every \
+             host-side check held. *Both*: denied statically and contained by the jail alone. *Stopped*: the \
+             full pipeline (`warden run`) denied it or contained it.\n"
+        );
+        let _ = writeln!(
+            out,
+            "| corpus | group | cases | policy | jail | both | stopped | escapes | time |"
+        );
+        let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|--:|--:|");
+        let mut total = AttackRow::default();
+        for r in &s.attack_matrix {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} ({}) | {} ({}) | {} | {} | {} | {} |",
+                r.corpus,
+                r.group,
+                r.cases,
+                r.denied_statically,
+                pct(r.denied_statically, r.cases),
+                r.contained_by_jail,
+                pct(r.contained_by_jail, r.cases),
+                r.both,
+                r.stopped,
+                r.escapes,
+                secs(r.time_ms)
+            );
+            total.cases += r.cases;
+            total.denied_statically += r.denied_statically;
+            total.contained_by_jail += r.contained_by_jail;
+            total.both += r.both;
+            total.stopped += r.stopped;
+            total.escapes += r.escapes;
+            total.time_ms += r.time_ms;
+        }
+        let _ = writeln!(
+            out,
+            "| **all** | | **{}** | **{} ({})** | **{} ({})** | **{}** | **{}** | **{}** | {} |\n",
+            total.cases,
+            total.denied_statically,
+            pct(total.denied_statically, total.cases),
+            total.contained_by_jail,
+            pct(total.contained_by_jail, total.cases),
+            total.both,
+            total.stopped,
+            total.escapes,
+            secs(total.time_ms)
+        );
+    }
+    if !s.benign_table.is_empty() {
+        let _ = writeln!(out, "## Benign code\n");
+        let _ = writeln!(out, "| corpus | group | cases | allowed | ran ok | false positives | regressions | skipped | time |");
+        let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|--:|--:|");
+        for r in &s.benign_table {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                r.corpus,
+                r.group,
+                r.cases,
+                r.allowed,
+                r.ran_ok_text(),
+                r.false_positives,
+                r.regressions,
+                r.skipped,
+                secs(r.time_ms)
+            );
+        }
+        let _ = writeln!(out);
+    }
+    if !s.harmless_table.is_empty() {
+        let _ = writeln!(
+            out,
+            "## Harmless code (reported apart: stopping it is not a win)\n"
+        );
+        let _ = writeln!(
+            out,
+            "| corpus | category | cases | denied statically | ran ok |"
+        );
+        let _ = writeln!(out, "|---|---|--:|--:|--:|");
+        for r in &s.harmless_table {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                r.corpus, r.group, r.cases, r.denied_statically, r.ran_ok
+            );
+        }
+        let _ = writeln!(out);
+    }
+    let failed: Vec<&CaseResult> = report
+        .cases
+        .iter()
+        .filter(|c| c.outcome == Outcome::Fail)
+        .collect();
+    let _ = writeln!(out, "## Mismatches\n");
+    if failed.is_empty() {
+        let _ = writeln!(out, "None.\n");
+    } else {
+        for c in failed {
+            let _ = writeln!(
+                out,
+                "- **{}** ({} {}, `{}`)",
+                c.id, c.corpus, c.group, c.file
+            );
+            for m in &c.mismatches {
+                let _ = writeln!(
+                    out,
+                    "  - {} pass, {:?}: {}",
+                    m.pass,
+                    m.kind,
+                    escape_md(&m.message)
+                );
+            }
+        }
+        let _ = writeln!(out);
+    }
+    let mut slow: Vec<&CaseResult> = report.cases.iter().collect();
+    slow.sort_by_key(|c| std::cmp::Reverse(c.time_ms));
+    let _ = writeln!(out, "## Slowest cases\n");
+    let _ = writeln!(out, "| case | corpus | jail status | time |");
+    let _ = writeln!(out, "|---|---|---|--:|");
+    for c in slow.iter().take(10) {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            c.id,
+            c.corpus,
+            pass_word(c.jail.as_ref().or(c.full.as_ref())),
+            secs(c.time_ms)
+        );
+    }
+    let _ = writeln!(out);
+    if !report.notes.is_empty() {
+        let _ = writeln!(out, "## Notes\n");
+        for note in &report.notes {
+            let _ = writeln!(out, "- {}", escape_md(note));
+        }
+        let _ = writeln!(out);
+    }
+    out
+}
+
+fn escape_md(text: &str) -> String {
+    text.replace('|', "\\|").replace('<', "&lt;")
+}
+
+// ---------------------------------------------------------------------------------------------
+// JUnit
+
+/// The report as JUnit XML: one test suite per corpus and group, one test case per case.
+pub fn junit(report: &Report) -> String {
+    let mut suites: BTreeMap<(String, String), Vec<&CaseResult>> = BTreeMap::new();
+    for c in &report.cases {
+        suites
+            .entry((c.corpus.clone(), c.group.clone()))
+            .or_default()
+            .push(c);
+    }
+    let s = &report.summary;
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"warden corpus\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
+        s.cases,
+        s.failed,
+        s.skipped,
+        report.wall_ms as f64 / 1000.0
+    );
+    for ((corpus, group), cases) in suites {
+        let failures = cases.iter().filter(|c| c.outcome == Outcome::Fail).count();
+        let skipped = cases
+            .iter()
+            .filter(|c| c.outcome == Outcome::Skipped)
+            .count();
+        let time: u64 = cases.iter().map(|c| c.time_ms).sum();
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\" time=\"{:.3}\">",
+            xml(&format!("{corpus}.{group}")),
+            cases.len(),
+            time as f64 / 1000.0
+        );
+        for c in cases {
+            let _ = write!(
+                out,
+                "    <testcase classname=\"{}\" name=\"{}\" file=\"{}\" time=\"{:.3}\"",
+                xml(&format!("warden.corpus.{corpus}.{group}")),
+                xml(&c.id),
+                xml(&c.file),
+                c.time_ms as f64 / 1000.0
+            );
+            let detail = case_detail(c);
+            match c.outcome {
+                Outcome::Fail => {
+                    let first = c
+                        .mismatches
+                        .first()
+                        .map(|m| m.message.as_str())
+                        .unwrap_or("failed");
+                    let kind = c
+                        .mismatches
+                        .first()
+                        .map(|m| format!("{:?}", m.kind))
+                        .unwrap_or_default();
+                    let _ = writeln!(
+                        out,
+                        ">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>",
+                        xml(&kind),
+                        xml(first),
+                        xml(&detail)
+                    );
+                }
+                Outcome::Skipped => {
+                    let why = c.notes.first().map(String::as_str).unwrap_or("skipped");
+                    let _ = writeln!(
+                        out,
+                        ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                        xml(why)
+                    );
+                }
+                _ => {
+                    let _ = writeln!(
+                        out,
+                        ">\n      <system-out>{}</system-out>\n    </testcase>",
+                        xml(&detail)
+                    );
+                }
+            }
+        }
+        let _ = writeln!(out, "  </testsuite>");
+    }
+    let _ = writeln!(out, "</testsuites>");
+    out
+}
+
+/// A plain-text account of one case: passes, checks, mismatches, notes.
+fn case_detail(c: &CaseResult) -> String {
+    let mut text = String::new();
+    let _ = writeln!(text, "{} — {}", c.id, c.technique);
+    if let Some(v) = &c.policy {
+        let _ = writeln!(text, "policy: {} ({})", v.decision, v.rules.join(" "));
+    }
+    for (name, pass) in [("jail (policy off)", &c.jail), ("full pipeline", &c.full)] {
+        let Some(p) = pass else { continue };
+        let _ = writeln!(
+            text,
+            "{name}: status {} exit {:?} in {}",
+            p.status.as_deref().unwrap_or("(no record)"),
+            p.exit_code,
+            secs(p.time_ms)
+        );
+        for check in &p.checks {
+            let mark = match check.verdict {
+                Verdict::Held => "held",
+                Verdict::Breached => "BREACHED",
+                Verdict::Unverifiable => "UNVERIFIABLE",
+                Verdict::NotApplicable => "n/a",
+            };
+            let _ = writeln!(text, "  {mark:<12} {} {}", check.effect, check.evidence);
+        }
+    }
+    for m in &c.mismatches {
+        let _ = writeln!(text, "mismatch [{}] {:?}: {}", m.pass, m.kind, m.message);
+    }
+    for n in &c.notes {
+        let _ = writeln!(text, "note: {n}");
+    }
+    text
+}
+
+/// Escapes text for XML attributes and content, dropping characters XML 1.0 cannot carry.
+fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(ch),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn result(id: &str, kind: &'static str, group: &str) -> CaseResult {
+        CaseResult {
+            id: id.to_owned(),
+            corpus: "corpus".to_owned(),
+            group: group.to_owned(),
+            kind,
+            file: format!("corpus/{id}.py"),
+            technique: "t".to_owned(),
+            expect_static: None,
+            effects: Vec::new(),
+            policy: Some(StaticVerdict {
+                decision: "deny".to_owned(),
+                rules: vec!["IMP101".to_owned()],
+            }),
+            denied_statically: true,
+            jail: None,
+            contained: Some(true),
+            full: None,
+            stopped: Some(true),
+            outcome: Outcome::Pass,
+            mismatches: Vec::new(),
+            notes: Vec::new(),
+            time_ms: 1500,
+        }
+    }
+
+    fn report(cases: Vec<CaseResult>) -> Report {
+        Report {
+            warden: "warden".to_owned(),
+            rules: None,
+            jobs: 2,
+            wall_ms: 61_000,
+            corpora: Vec::new(),
+            notes: vec!["a <note>".to_owned()],
+            summary: Report::summarise(&cases),
+            cases,
+        }
+    }
+
+    #[test]
+    fn the_matrix_counts_each_layer() {
+        let mut escaped = result("j-escape", "attack", "J");
+        escaped.denied_statically = false;
+        escaped.contained = Some(false);
+        escaped.stopped = Some(false);
+        escaped.mismatch(
+            MismatchKind::Escape,
+            "jail",
+            "no-connect tcp4:127.0.0.1:5758: 1 event(s)".to_owned(),
+        );
+        escaped.finish();
+        let mut fp = result("pandas-x", "benign", "BENIGN");
+        fp.mismatch(MismatchKind::FalsePositive, "policy", "denied".to_owned());
+        fp.finish();
+        let report = report(vec![result("a-one", "attack", "A"), escaped, fp]);
+        let s = &report.summary;
+        assert_eq!(
+            (s.attacks, s.escapes, s.false_positives, s.failed),
+            (2, 1, 1, 2)
+        );
+        assert_eq!(s.attack_matrix.len(), 2);
+        assert_eq!(s.attack_matrix[0].group, "A");
+        assert_eq!(s.attack_matrix[1].escapes, 1);
+        assert!(!report.passed());
+        let text = human(&report);
+        assert!(text.contains("FAILED (2 cases)"), "{text}");
+        assert!(
+            text.contains("[jail] Escape: no-connect tcp4:127.0.0.1:5758"),
+            "{text}"
+        );
+        let md = markdown(&report);
+        assert!(
+            md.contains("| corpus | A | 1 | 1 (100%) | 1 (100%) | 1 | 1 | 0 | 1.5s |"),
+            "{md}"
+        );
+        assert!(md.contains("a &lt;note>"));
+    }
+
+    #[test]
+    fn junit_is_well_formed_and_carries_failures() {
+        let mut bad = result("k-\"quoted\"<&>", "attack", "K");
+        bad.mismatch(
+            MismatchKind::Escape,
+            "jail",
+            "evil \u{1b}[31m text".to_owned(),
+        );
+        bad.finish();
+        let mut skipped = result("ds-1", "skipped", "Pandas");
+        skipped.notes.push("needs network".to_owned());
+        skipped.finish();
+        let xml_text = junit(&report(vec![bad, skipped, result("a-1", "attack", "A")]));
+        assert!(
+            xml_text.contains("tests=\"3\" failures=\"1\" skipped=\"1\""),
+            "{xml_text}"
+        );
+        assert!(xml_text.contains("name=\"k-&quot;quoted&quot;&lt;&amp;&gt;\""));
+        assert!(xml_text.contains("<failure type=\"Escape\""));
+        assert!(xml_text.contains("<skipped message=\"needs network\"/>"));
+        assert!(!xml_text.contains('\u{1b}'));
+        let opens = xml_text.matches("<testcase ").count();
+        let closes = xml_text.matches("</testcase>").count();
+        assert_eq!(opens, closes);
+    }
+}

@@ -1,0 +1,706 @@
+//! Running a corpus: the policy pass for every case at once, then each case's jail-only and full
+//! passes on a pool of workers, with the host-side checks around them.
+//!
+//! Parallel cases do not interfere: every case has its own environment secret, sentinel processes
+//! and output directories; fixtures the host can only have once (fixed ports, `/root/warden-canary`,
+//! files that must stay unchanged) are shared, read-only for the cases, and a case that *declares*
+//! a shared target (`no-connect E`, `unchanged P`, `no-path G`, `hostname-unchanged`…) holds a
+//! lock on it while it runs, so two cases aimed at the same target never overlap and an event on
+//! it is charged to the right one. Events on targets a case did not declare are charged to every
+//! case running at that moment. Owns: scheduling, the per-case flow and the outcome of each case.
+//! Does not own: the checks themselves (`verify.rs`) or the report (`report.rs`).
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use super::case::{AttackSpec, BenignSpec, Case, Kind};
+use super::effects::{Effect, ESCAPE_GLOBS};
+use super::exec::{Record, Verdict as StaticVerdict, Warden};
+use super::fixtures::{Fixtures, Needs};
+use super::header::ExpectStatic;
+use super::report::{CaseResult, MismatchKind, Outcome, PassResult};
+use super::verify::{self, CaseEnv, Observation, Verdict};
+
+/// How a run is carried out.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub warden: Warden,
+    pub jobs: usize,
+    /// Print a line per finished case on stderr.
+    pub progress: bool,
+}
+
+/// Runs `cases` and returns one result per case (in the order given) and the fixtures' notes.
+pub fn run(cases: &[Case], settings: &Settings) -> Result<(Vec<CaseResult>, Vec<String>), String> {
+    let needs = Needs::of(cases);
+    let warden = &settings.warden;
+    let probe = |program: &Path| probe(warden, program);
+    let fixtures = Fixtures::setup(&needs, &probe)?;
+    let files: Vec<&Path> = cases
+        .iter()
+        .filter(|c| !matches!(c.kind, Kind::Skipped(_)))
+        .map(Case::static_file)
+        .collect();
+    let verdicts = warden.check(&files)?;
+
+    let order = schedule(cases);
+    let queue = Mutex::new(order.into_iter().collect::<VecDeque<usize>>());
+    let results: Mutex<BTreeMap<usize, CaseResult>> = Mutex::new(BTreeMap::new());
+    let locks = Locks::default();
+    let done = Mutex::new(0usize);
+    let windows: Mutex<Vec<(Instant, Instant)>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..settings.jobs.max(1) {
+            scope.spawn(|| loop {
+                let next = lock(&queue).pop_front();
+                let Some(index) = next else { break };
+                let case = &cases[index];
+                let verdict = verdicts.get(case.static_file()).cloned();
+                let start = Instant::now();
+                let result = run_case(case, verdict, &fixtures, warden, &locks);
+                lock(&windows).push((start, Instant::now()));
+                if settings.progress {
+                    let mut done = lock(&done);
+                    *done += 1;
+                    eprintln!(
+                        "[{}/{}] {:<8} {} {} ({:.1}s)",
+                        *done,
+                        cases.len(),
+                        result.outcome.as_str(),
+                        result.corpus,
+                        result.id,
+                        result.time_ms as f64 / 1000.0
+                    );
+                }
+                lock(&results).insert(index, result);
+            });
+        }
+    });
+    let mut notes = fixtures.notes.clone();
+    let windows = windows.into_inner().unwrap_or_else(|p| p.into_inner());
+    let grace = Duration::from_millis(500);
+    for event in fixtures.listeners.events() {
+        if !windows.iter().any(|(s, e)| event.at >= *s && event.at <= *e + grace) {
+            notes.push(format!(
+                "listener {} heard from {} while no case ran (another program on this host?): {:?}",
+                event.endpoint, event.peer, event.preview
+            ));
+        }
+    }
+    if let Err(why) = &warden.full_pipeline {
+        notes.push(format!(
+            "the full pipeline (`warden run` with the policy) gives no result record ({why}): \
+             attacks had the policy and jail-only passes only, benign programs ran with --no-policy \
+             after the policy pass allowed them"
+        ));
+    }
+    if !warden.output_dir {
+        notes.push(
+            "this warden has no `run --output-dir`: output files were not collected or checked"
+                .to_owned(),
+        );
+    }
+    let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    drop(fixtures);
+    Ok((results.into_values().collect(), notes))
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Long cases first (those expecting a timeout), so the slowest do not end the run alone.
+fn schedule(cases: &[Case]) -> Vec<usize> {
+    let weight = |case: &Case| match &case.kind {
+        Kind::Attack(spec) => {
+            let slow = spec.effects.iter().any(|e| match e {
+                Effect::Status(s) => s.contains("timeout"),
+                Effect::NoPersist => true,
+                _ => false,
+            });
+            if slow {
+                0
+            } else {
+                1
+            }
+        }
+        Kind::Benign(_) | Kind::Harmless => 2,
+        Kind::Skipped(_) => 3,
+    };
+    let mut order: Vec<usize> = (0..cases.len()).collect();
+    order.sort_by_key(|i| weight(&cases[*i]));
+    order
+}
+
+/// Runs the fixtures' jail probe with the policy off and parses what it printed.
+fn probe(warden: &Warden, program: &Path) -> Result<serde_json::Value, String> {
+    let done = warden.run(program, true, None, &[], false)?;
+    let record = Record::parse(&done.stdout).ok_or_else(|| {
+        format!(
+            "no result record: {}",
+            verify::clip(&String::from_utf8_lossy(&done.stderr))
+        )
+    })?;
+    if record.status != "ok" {
+        return Err(format!(
+            "status {}: {}",
+            record.status,
+            verify::clip(&record.stderr)
+        ));
+    }
+    serde_json::from_str(record.stdout.trim()).map_err(|err| format!("not JSON: {err}"))
+}
+
+/// Named host targets held by running cases.
+#[derive(Debug, Default)]
+struct Locks {
+    held: Mutex<BTreeSet<String>>,
+    freed: Condvar,
+}
+
+impl Locks {
+    fn acquire(&self, keys: &BTreeSet<String>) {
+        let mut held = lock(&self.held);
+        while keys.iter().any(|k| held.contains(k)) {
+            held = self.freed.wait(held).unwrap_or_else(|p| p.into_inner());
+        }
+        held.extend(keys.iter().cloned());
+    }
+
+    fn release(&self, keys: &BTreeSet<String>) {
+        let mut held = lock(&self.held);
+        for key in keys {
+            held.remove(key);
+        }
+        self.freed.notify_all();
+    }
+}
+
+/// The shared targets a case declares (the baseline's shared escape globs excepted: every attack
+/// has them).
+fn lock_keys(effects: &[Effect]) -> BTreeSet<String> {
+    effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::NoConnect(endpoint) => Some(format!("connect {endpoint}")),
+            Effect::Unchanged(path) => Some(format!("file {}", path.display())),
+            Effect::NoPath(glob) if !ESCAPE_GLOBS.contains(&glob.as_str()) => {
+                Some(format!("path {glob}"))
+            }
+            Effect::HostnameUnchanged => Some("hostname".to_owned()),
+            Effect::ClockUnchanged => Some("clock".to_owned()),
+            Effect::InterpreterIntact => Some("interpreter".to_owned()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn run_case(
+    case: &Case,
+    verdict: Option<StaticVerdict>,
+    fixtures: &Fixtures,
+    warden: &Warden,
+    locks: &Locks,
+) -> CaseResult {
+    let started = Instant::now();
+    let mut result = CaseResult::new(case);
+    result.policy = verdict.clone();
+    match &case.kind {
+        Kind::Skipped(why) => {
+            result.outcome = Outcome::Skipped;
+            result.notes.push(why.clone());
+        }
+        Kind::Attack(spec) => attack(
+            case,
+            spec,
+            verdict.as_ref(),
+            fixtures,
+            warden,
+            locks,
+            &mut result,
+        ),
+        Kind::Benign(spec) => benign(case, spec, verdict.as_ref(), fixtures, warden, &mut result),
+        Kind::Harmless => harmless(case, fixtures, warden, &mut result),
+    }
+    result.time_ms = started.elapsed().as_millis() as u64;
+    result.finish();
+    result
+}
+
+fn output_dir(fixtures: &Fixtures, warden: &Warden, case: &Case, pass: &str) -> Option<PathBuf> {
+    warden.output_dir.then(|| {
+        fixtures.run_dir.join("out").join(format!(
+            "{}-{}-{pass}",
+            sanitize(&case.corpus),
+            sanitize(&case.id)
+        ))
+    })
+}
+
+fn sanitize(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn static_expectations(
+    spec: &AttackSpec,
+    verdict: Option<&StaticVerdict>,
+    result: &mut CaseResult,
+) {
+    let Some(verdict) = verdict else {
+        result.mismatch(
+            MismatchKind::Error,
+            "policy",
+            "warden check gave no verdict for this file".to_owned(),
+        );
+        return;
+    };
+    result.denied_statically = verdict.decision != "allow";
+    let Some(expected) = spec.expect_static else {
+        return;
+    };
+    let got_deny = verdict.decision != "allow";
+    if got_deny != (expected == ExpectStatic::Deny) {
+        result.mismatch(
+            MismatchKind::Static,
+            "policy",
+            format!(
+                "expected the policy to {} it, got `{}` (rules: {})",
+                expected.as_str(),
+                verdict.decision,
+                list_or_none(&verdict.rules)
+            ),
+        );
+        return;
+    }
+    if spec.expect_rules.is_empty() {
+        return;
+    }
+    let missing: Vec<&String> = spec
+        .expect_rules
+        .iter()
+        .filter(|r| !verdict.rules.contains(r))
+        .collect();
+    if missing.len() == spec.expect_rules.len() {
+        result.mismatch(
+            MismatchKind::Static,
+            "policy",
+            format!(
+                "none of the expected rules {} was reported (got: {})",
+                spec.expect_rules.join(" "),
+                list_or_none(&verdict.rules)
+            ),
+        );
+    } else if !missing.is_empty() {
+        let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+        result.notes.push(format!(
+            "expected rule(s) {} not reported (others were)",
+            names.join(" ")
+        ));
+    }
+}
+
+fn list_or_none(rules: &[String]) -> String {
+    if rules.is_empty() {
+        "none".to_owned()
+    } else {
+        rules.join(" ")
+    }
+}
+
+fn attack(
+    case: &Case,
+    spec: &AttackSpec,
+    verdict: Option<&StaticVerdict>,
+    fixtures: &Fixtures,
+    warden: &Warden,
+    locks: &Locks,
+    result: &mut CaseResult,
+) {
+    static_expectations(spec, verdict, result);
+    let effects = spec.all_effects();
+    let keys = lock_keys(&effects);
+    locks.acquire(&keys);
+    let env = CaseEnv::prepare(&effects, fixtures);
+    match env {
+        Err(err) => result.mismatch(
+            MismatchKind::Error,
+            "jail",
+            format!("cannot prepare the host: {err}"),
+        ),
+        Ok(mut env) => {
+            jail_pass(case, &effects, fixtures, warden, &mut env, result);
+            if warden.full_pipeline.is_ok() {
+                full_pass(case, &effects, fixtures, warden, &mut env, result);
+            }
+        }
+    }
+    locks.release(&keys);
+}
+
+fn jail_pass(
+    case: &Case,
+    effects: &[Effect],
+    fixtures: &Fixtures,
+    warden: &Warden,
+    env: &mut CaseEnv,
+    result: &mut CaseResult,
+) {
+    let out = output_dir(fixtures, warden, case, "jail");
+    let finished = match warden.run(&case.file, true, out.as_deref(), &env.env(), true) {
+        Ok(finished) => finished,
+        Err(err) => {
+            result.mismatch(MismatchKind::Error, "jail", err);
+            return;
+        }
+    };
+    let record = Record::parse(&finished.stdout);
+    let mut checks = verify::check_pass(
+        effects,
+        fixtures,
+        env,
+        &Observation {
+            finished: &finished,
+            record: record.as_ref(),
+            output_dir: out.as_deref(),
+            first_stdout: None,
+            jail_only: true,
+        },
+    );
+    if effects.contains(&Effect::NoPersist) {
+        let out2 = output_dir(fixtures, warden, case, "jail-again");
+        match warden.run(&case.file, true, out2.as_deref(), &env.env(), true) {
+            Ok(second) => {
+                let record2 = Record::parse(&second.stdout);
+                let first = record
+                    .as_ref()
+                    .map(|r| r.stdout.as_str())
+                    .unwrap_or_default();
+                let again = verify::check_pass(
+                    effects,
+                    fixtures,
+                    env,
+                    &Observation {
+                        finished: &second,
+                        record: record2.as_ref(),
+                        output_dir: out2.as_deref(),
+                        first_stdout: Some(first),
+                        jail_only: false,
+                    },
+                );
+                merge(&mut checks, again);
+            }
+            Err(err) => result.mismatch(MismatchKind::Error, "jail", err),
+        }
+    }
+    let pass = PassResult::new(&finished, record.as_ref(), checks);
+    for check in &pass.checks {
+        match check.verdict {
+            Verdict::Breached => result.mismatch(
+                MismatchKind::Escape,
+                "jail",
+                format!("{}: {}", check.effect, check.evidence),
+            ),
+            Verdict::Unverifiable => result.mismatch(
+                MismatchKind::Unverifiable,
+                "jail",
+                format!("{}: {}", check.effect, check.evidence),
+            ),
+            _ => {}
+        }
+    }
+    result.contained = Some(
+        pass.checks
+            .iter()
+            .all(|c| matches!(c.verdict, Verdict::Held | Verdict::NotApplicable)),
+    );
+    result.jail = Some(pass);
+}
+
+/// Keeps the worse verdict of two checks of the same effect (the second run of `no-persist`).
+fn merge(checks: &mut Vec<verify::Check>, again: Vec<verify::Check>) {
+    for check in again {
+        match checks.iter_mut().find(|c| c.effect == check.effect) {
+            Some(existing)
+                if check.verdict == Verdict::Breached
+                    || existing.verdict == Verdict::Held
+                        && check.verdict == Verdict::Unverifiable =>
+            {
+                *existing = check;
+            }
+            Some(_) => {}
+            None => checks.push(check),
+        }
+    }
+}
+
+fn full_pass(
+    case: &Case,
+    effects: &[Effect],
+    fixtures: &Fixtures,
+    warden: &Warden,
+    env: &mut CaseEnv,
+    result: &mut CaseResult,
+) {
+    let out = output_dir(fixtures, warden, case, "full");
+    let finished = match warden.run(&case.file, false, out.as_deref(), &env.env(), true) {
+        Ok(finished) => finished,
+        Err(err) => {
+            result.mismatch(MismatchKind::Error, "full", err);
+            return;
+        }
+    };
+    let record = Record::parse(&finished.stdout);
+    let stopped_by_policy = record
+        .as_ref()
+        .is_some_and(|r| r.status == "denied" || r.status == "review_required");
+    if stopped_by_policy != result.denied_statically && result.policy.is_some() {
+        result.mismatch(
+            MismatchKind::Pipeline,
+            "full",
+            format!(
+                "`warden check` said {}, the full pipeline's status is {}",
+                result
+                    .policy
+                    .as_ref()
+                    .map(|v| v.decision.as_str())
+                    .unwrap_or("?"),
+                record
+                    .as_ref()
+                    .map(|r| r.status.as_str())
+                    .unwrap_or("(no record)")
+            ),
+        );
+    }
+    let checks = if stopped_by_policy {
+        Vec::new()
+    } else {
+        verify::check_pass(
+            effects,
+            fixtures,
+            env,
+            &Observation {
+                finished: &finished,
+                record: record.as_ref(),
+                output_dir: out.as_deref(),
+                first_stdout: None,
+                jail_only: false,
+            },
+        )
+    };
+    for check in &checks {
+        match check.verdict {
+            Verdict::Breached => result.mismatch(
+                MismatchKind::Escape,
+                "full",
+                format!("{}: {}", check.effect, check.evidence),
+            ),
+            Verdict::Unverifiable => result.mismatch(
+                MismatchKind::Unverifiable,
+                "full",
+                format!("{}: {}", check.effect, check.evidence),
+            ),
+            _ => {}
+        }
+    }
+    let held = checks
+        .iter()
+        .all(|c| matches!(c.verdict, Verdict::Held | Verdict::NotApplicable));
+    result.stopped = Some(stopped_by_policy || (record.is_some() && held));
+    result.full = Some(PassResult::new(&finished, record.as_ref(), checks));
+}
+
+fn benign(
+    case: &Case,
+    spec: &BenignSpec,
+    verdict: Option<&StaticVerdict>,
+    fixtures: &Fixtures,
+    warden: &Warden,
+    result: &mut CaseResult,
+) {
+    match verdict {
+        None => result.mismatch(
+            MismatchKind::Error,
+            "policy",
+            "warden check gave no verdict for this file".to_owned(),
+        ),
+        Some(v) if v.decision != "allow" => {
+            result.denied_statically = true;
+            result.mismatch(
+                MismatchKind::FalsePositive,
+                "policy",
+                format!(
+                    "benign code was {} by the policy (rules: {})",
+                    v.decision,
+                    list_or_none(&v.rules)
+                ),
+            );
+            return;
+        }
+        Some(_) => {}
+    }
+    if !spec.run {
+        return;
+    }
+    let out = output_dir(fixtures, warden, case, "full");
+    let no_policy = spec.run_without_policy || warden.full_pipeline.is_err();
+    let pass = if no_policy { "jail" } else { "full" };
+    let finished = match warden.run(&case.file, no_policy, out.as_deref(), &[], false) {
+        Ok(finished) => finished,
+        Err(err) => {
+            result.mismatch(MismatchKind::Error, pass, err);
+            return;
+        }
+    };
+    let record = Record::parse(&finished.stdout);
+    match &record {
+        None => result.mismatch(
+            MismatchKind::Regression,
+            pass,
+            format!(
+                "no result record (warden exit code {:?}): {}",
+                finished.code,
+                verify::clip(&String::from_utf8_lossy(&finished.stderr))
+            ),
+        ),
+        Some(r) if r.status != "ok" || r.exit_code.is_some_and(|c| c != 0) => result.mismatch(
+            MismatchKind::Regression,
+            pass,
+            format!(
+                "status {} (exit code {:?}); stderr: {}",
+                r.status,
+                r.exit_code,
+                verify::clip(last_lines(&r.stderr, 3))
+            ),
+        ),
+        Some(r) => {
+            if let Some(wanted) = &spec.expect_output {
+                if !r.stdout.contains(wanted.as_str()) {
+                    result.mismatch(
+                        MismatchKind::Regression,
+                        pass,
+                        format!(
+                            "stdout lacks {wanted:?}; it was {:?}",
+                            verify::clip(&r.stdout)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    let pass_result = PassResult::new(&finished, record.as_ref(), Vec::new());
+    if no_policy {
+        result.jail = Some(pass_result);
+    } else {
+        result.full = Some(pass_result);
+    }
+}
+
+fn harmless(case: &Case, fixtures: &Fixtures, warden: &Warden, result: &mut CaseResult) {
+    let denied = result
+        .policy
+        .as_ref()
+        .is_some_and(|v| v.decision != "allow");
+    result.denied_statically = denied;
+    let out = output_dir(fixtures, warden, case, "full");
+    let no_policy = warden.full_pipeline.is_err();
+    match warden.run(&case.file, no_policy, out.as_deref(), &[], true) {
+        Ok(finished) => {
+            let record = Record::parse(&finished.stdout);
+            if let Some(seen) = &finished.seen {
+                let survivors = super::exec::reap_survivors(seen);
+                if !survivors.is_empty() {
+                    result.notes.push(format!(
+                        "{} process(es) outlived the run and were killed",
+                        survivors.len()
+                    ));
+                }
+            }
+            let pass = PassResult::new(&finished, record.as_ref(), Vec::new());
+            if no_policy {
+                result.jail = Some(pass);
+            } else {
+                result.full = Some(pass);
+            }
+        }
+        Err(err) => result.notes.push(err),
+    }
+}
+
+fn last_lines(text: &str, n: usize) -> &str {
+    let trimmed = text.trim_end();
+    let mut start = trimmed.len();
+    for _ in 0..n {
+        match trimmed[..start].rfind('\n') {
+            Some(i) => start = i,
+            None => return trimmed,
+        }
+    }
+    &trimmed[start..]
+}
+
+/// Guard timeout for one warden call: the policy's wall-clock limit plus set-up margin.
+pub fn default_guard() -> Duration {
+    Duration::from_secs(180)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_shared_targets_become_lock_keys() {
+        let effects = Effect::parse_list(
+            "no-connect tcp4:127.0.0.1:5758; unchanged /root/.bashrc; no-path /tmp/warden-escape*; \
+             no-path /usr/copy_file; hostname-unchanged; no-read /etc/shadow; contained",
+        )
+        .unwrap();
+        let keys = lock_keys(&effects);
+        assert_eq!(
+            keys.into_iter().collect::<Vec<_>>(),
+            [
+                "connect tcp4:127.0.0.1:5758",
+                "file /root/.bashrc",
+                "hostname",
+                "path /usr/copy_file"
+            ]
+        );
+    }
+
+    #[test]
+    fn locks_wait_for_overlapping_keys_only() {
+        let locks = Locks::default();
+        let a: BTreeSet<String> = ["x".to_owned()].into();
+        let b: BTreeSet<String> = ["y".to_owned()].into();
+        locks.acquire(&a);
+        locks.acquire(&b); // Disjoint: no wait.
+        let waited = std::thread::scope(|s| {
+            let handle = s.spawn(|| {
+                let start = Instant::now();
+                locks.acquire(&a);
+                locks.release(&a);
+                start.elapsed()
+            });
+            std::thread::sleep(Duration::from_millis(100));
+            locks.release(&a);
+            handle.join().unwrap()
+        });
+        assert!(waited >= Duration::from_millis(90), "{waited:?}");
+    }
+
+    #[test]
+    fn last_lines_keeps_the_end() {
+        assert_eq!(last_lines("a\nb\nc\nd\n", 2), "\nc\nd");
+        assert_eq!(last_lines("one", 3), "one");
+    }
+}

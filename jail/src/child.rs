@@ -1,0 +1,248 @@
+//! The jail side: the confinement sequence, in order, in one place.
+//!
+//! Owns: what the jail's init (pid 1 of the new namespaces) and the program's process do between
+//! `clone3` and `execve`, each step with the reason it sits where it does. Everything here was
+//! prepared by the parent before cloning ([`Prepared`]); a failing step is reported to warden as a
+//! [`StageError`] and the process exits — nothing here panics (a panic is caught at the entry points
+//! and turned into an exit code).
+//!
+//! Does not own: what each layer contains (`mounts.rs`, `landlock.rs`, `seccomp.rs`, `rlimits.rs`,
+//! `caps.rs`) or the parent's side of the handshake (`parent.rs`).
+
+use std::convert::Infallible;
+use std::ffi::CString;
+use std::os::fd::{AsFd, OwnedFd};
+use std::panic::AssertUnwindSafe;
+
+use nix::errno::Errno;
+use nix::fcntl::OFlag;
+use nix::sys::signal::{kill, Signal};
+use nix::sys::stat::Mode as FileMode;
+use nix::unistd::{Gid, Pid, Uid};
+use seccompiler::BpfProgram;
+
+use crate::caps;
+use crate::landlock::{self, LandlockPlan};
+use crate::message::{self, Stage, StageError, ToChild, ToParent};
+use crate::mounts::Op;
+use crate::rlimits::{self, Rlimit};
+use crate::seccomp;
+use crate::sys::{self, Forked};
+
+/// Everything the jail side needs, built by the parent before cloning.
+pub struct Prepared {
+    pub hostname: &'static str,
+    pub mounts: Vec<Op>,
+    pub exec_path: CString,
+    pub argv: Vec<CString>,
+    pub envp: Vec<CString>,
+    pub rlimits: Vec<Rlimit>,
+    pub last_cap: u32,
+    pub clear_groups: bool,
+    pub run_as: u32,
+    pub landlock: LandlockPlan,
+    pub seccomp: Option<Vec<BpfProgram>>,
+    /// cgroup v1: the `tasks` file of the run's cgroup in each hierarchy, opened by warden.
+    pub cgroup_tasks: Vec<OwnedFd>,
+}
+
+/// The program's ends of warden's capture pipes (numbered 10 or above, close-on-exec).
+pub struct Pipes {
+    pub stdout: OwnedFd,
+    pub stderr: OwnedFd,
+}
+
+/// Entry point of the jail's init, right after `clone3`; `control` is its end of the message
+/// socket. Never returns.
+pub fn init_main(prepared: &Prepared, control: OwnedFd, pipes: Pipes) -> ! {
+    let run = || match init(prepared, &control, pipes) {
+        Ok(code) => code,
+        Err(err) => {
+            let _ = message::send_to_parent(control.as_fd(), &ToParent::StageFailed(err));
+            126
+        }
+    };
+    let code = std::panic::catch_unwind(AssertUnwindSafe(run)).unwrap_or(125);
+    sys::exit_now(code)
+}
+
+fn at(
+    stage: Stage,
+    call: &'static str,
+    arg: impl Into<String>,
+) -> impl FnOnce(Errno) -> StageError {
+    let arg = arg.into();
+    move |errno| StageError::new(stage, call, arg, errno)
+}
+
+/// The jail's init: builds the root, starts the program, reaps, reports.
+fn init(p: &Prepared, control_fd: &OwnedFd, pipes: Pipes) -> Result<i32, StageError> {
+    let control = control_fd.as_fd();
+    // 1. Die with warden: if warden is killed, the kernel sends us SIGKILL, and since we are pid 1 of
+    //    the namespace, every process in it dies with us. First, before anything can go wrong.
+    nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(at(
+        Stage::Init,
+        "prctl(PR_SET_PDEATHSIG)",
+        "",
+    ))?;
+    // 2. Wait until warden has written our uid/gid maps: until then we have no valid ids and cannot
+    //    create files. End of file means warden died before the pdeathsig was armed.
+    match message::recv_from_parent(control).map_err(at(Stage::Init, "recv", "control socket"))? {
+        Some(ToChild::Go) => {}
+        Some(ToChild::Finish) | None => return Ok(0),
+    }
+    // 3. Join the run's cgroup (v1) before anything else is created, so every later process is born
+    //    in it. We move ourselves by writing 0 to `tasks`: a single thread moving itself needs no
+    //    global lock, whereas warden moving us through cgroup.procs waits for an RCU grace period
+    //    (~10 ms). The files were opened by warden, whose credentials the kernel checks. (On v2 we
+    //    were cloned straight into the cgroup.)
+    for tasks in &p.cgroup_tasks {
+        nix::unistd::write(tasks, b"0").map_err(at(Stage::Cgroup, "write", "tasks"))?;
+    }
+    crate::trace("init: in cgroup");
+    // 4. Our own hostname (the UTS namespace is ours): the host's name is not the program's business.
+    nix::unistd::sethostname(p.hostname).map_err(at(Stage::Hostname, "sethostname", p.hostname))?;
+    // 5. The file system: private propagation, tmpfs root, binds, /dev, /proc, the program text,
+    //    pivot_root, read-only root. Here, before the program exists, while we hold CAP_SYS_ADMIN in
+    //    the namespace, and as pid 1 so that the new /proc belongs to our pid namespace.
+    for op in &p.mounts {
+        op.run()
+            .map_err(|e| StageError::new(Stage::Mounts, e.call, e.arg, e.errno))?;
+    }
+    crate::trace("init: mounts done");
+    // 6. Our own stdio no longer points at warden's terminal or pipes.
+    let null = open_null().map_err(at(Stage::Stdio, "open", "/dev/null"))?;
+    for fd in 0..3 {
+        sys::dup_onto(null.as_fd(), fd).map_err(at(Stage::Stdio, "dup2", fd.to_string()))?;
+    }
+    drop(null);
+    // 7. The program runs in a child: pid 1 must stay to reap orphans, and when pid 1 exits the kernel
+    //    kills the whole namespace — the tree kill does not depend on the program's cooperation.
+    let program = match sys::fork_single_threaded().map_err(at(Stage::Fork, "fork", ""))? {
+        Forked::Child => program_main(p, control_fd, pipes),
+        Forked::Parent { pid, .. } => pid,
+    };
+    // 8. Close our copies of the program's pipes, so warden sees end-of-file when the program is done.
+    drop(pipes);
+    // 9. Reap until the program ends, then kill whatever it left behind and reap that too.
+    let status = reap(program);
+    let _ = message::send_to_parent(control, &ToParent::Exited { status });
+    // 10. Stay until warden is done with the jail (it may read the work dir through our root), then
+    //     exit, which tears the namespaces down.
+    let _ = message::recv_from_parent(control);
+    Ok(0)
+}
+
+fn open_null() -> Result<OwnedFd, Errno> {
+    nix::fcntl::open(c"/dev/null", OFlag::O_RDWR, FileMode::empty())
+}
+
+/// Waits for the program; kills the rest of the namespace when it ends; returns its wait status.
+fn reap(program: Pid) -> i32 {
+    let mut status = None;
+    loop {
+        match sys::wait4(Pid::from_raw(-1), false) {
+            Ok(Some((pid, raw, _))) if pid == program => {
+                status = Some(raw);
+                // Double-forked daemons and stray children do not outlive the program.
+                let _ = kill(Pid::from_raw(-1), Signal::SIGKILL);
+            }
+            Ok(_) => {}
+            Err(Errno::ECHILD) => break,
+            Err(_) => break,
+        }
+    }
+    status.unwrap_or(0)
+}
+
+/// Entry point of the program's process, right after the fork. Never returns.
+fn program_main(p: &Prepared, control: &OwnedFd, pipes: Pipes) -> ! {
+    let run = || match confine_and_exec(p, pipes) {
+        Ok(never) => match never {},
+        Err(err) => {
+            let _ = message::send_to_parent(control.as_fd(), &ToParent::StageFailed(err));
+            127
+        }
+    };
+    let code = std::panic::catch_unwind(AssertUnwindSafe(run)).unwrap_or(125);
+    sys::exit_now(code)
+}
+
+/// The program's confinement, in order. Ends in `execve` or an error.
+fn confine_and_exec(p: &Prepared, side: Pipes) -> Result<Infallible, StageError> {
+    // 1. A session of its own: no controlling terminal, so nothing can push keystrokes into one
+    //    (TIOCSTI) or receive its signals.
+    nix::unistd::setsid().map_err(at(Stage::Session, "setsid", ""))?;
+    // 2. Standard streams: stdin from the jail's /dev/null, stdout/stderr into warden's capture pipes.
+    //    Our channel descriptors are numbered 10 and above, so these duplications cannot overwrite them.
+    let null = open_null().map_err(at(Stage::Stdio, "open", "/dev/null"))?;
+    sys::dup_onto(null.as_fd(), 0).map_err(at(Stage::Stdio, "dup2", "stdin"))?;
+    sys::dup_onto(side.stdout.as_fd(), 1).map_err(at(Stage::Stdio, "dup2", "stdout"))?;
+    sys::dup_onto(side.stderr.as_fd(), 2).map_err(at(Stage::Stdio, "dup2", "stderr"))?;
+    // 3. Default signal dispositions and an empty mask: warden ignores SIGPIPE and blocks SIGINT/TERM,
+    //    and both would otherwise be inherited across execve.
+    sys::reset_signals().map_err(at(Stage::Signals, "sigprocmask", ""))?;
+    // 4. rlimits, while nothing has been dropped yet (lowering needs no privilege, but the fallback
+    //    NPROC must be in place before the uid changes so it counts the program's processes).
+    rlimits::apply(&p.rlimits)
+        .map_err(|(name, errno)| StageError::new(Stage::Rlimits, "setrlimit", name, errno))?;
+    // 5. Empty the capability bounding and ambient sets now: it takes CAP_SETPCAP, which the uid change
+    //    below takes away.
+    caps::drop_bounding_and_ambient(p.last_cap)
+        .map_err(|(call, arg, errno)| StageError::new(Stage::Capabilities, call, arg, errno))?;
+    // 6. The program's ids: no supplementary groups (when setgroups is not denied), then gid before
+    //    uid (after setuid we could no longer change the gid).
+    let id = p.run_as;
+    if p.clear_groups {
+        nix::unistd::setgroups(&[]).map_err(at(Stage::Ids, "setgroups", "[]"))?;
+    }
+    nix::unistd::setresgid(Gid::from_raw(id), Gid::from_raw(id), Gid::from_raw(id)).map_err(at(
+        Stage::Ids,
+        "setresgid",
+        id.to_string(),
+    ))?;
+    nix::unistd::setresuid(Uid::from_raw(id), Uid::from_raw(id), Uid::from_raw(id)).map_err(at(
+        Stage::Ids,
+        "setresuid",
+        id.to_string(),
+    ))?;
+    // 7. Clear every remaining capability explicitly: an unprivileged spawn keeps the same uid, so the
+    //    kernel would not clear them on the change above.
+    caps::clear().map_err(at(Stage::Capabilities, "capset", "all empty"))?;
+    // 8. no_new_privs: execve can never grant privileges again (setuid binaries, file caps); it is also
+    //    what lets an unprivileged process install Landlock and seccomp.
+    nix::sys::prctl::set_no_new_privs().map_err(at(
+        Stage::NoNewPrivs,
+        "prctl(PR_SET_NO_NEW_PRIVS)",
+        "",
+    ))?;
+    // 9. No inherited descriptors: everything above 2 closes on execve. Our control socket stays usable
+    //    until then for reporting a failure.
+    sys::cloexec_from(3).map_err(at(Stage::Stdio, "close_range(CLOSE_RANGE_CLOEXEC)", "3.."))?;
+    // 10. Start in the work dir.
+    nix::unistd::chdir(c"/work").map_err(at(Stage::Workdir, "chdir", "/work"))?;
+    // 11. Landlock, now that the mounts are final (a Landlock-restricted process can no longer change
+    //     them) and before seccomp (which does not admit the Landlock calls).
+    landlock::apply(&p.landlock)
+        .map_err(|e| StageError::new(Stage::Landlock, e.call, e.arg, e.errno))?;
+    // 12. seccomp last: from here on the only call we make is execve.
+    if let Some(filters) = &p.seccomp {
+        seccomp::apply(filters).map_err(at(
+            Stage::Seccomp,
+            "seccomp(SECCOMP_SET_MODE_FILTER)",
+            "",
+        ))?;
+    }
+    crate::trace("program: exec");
+    // 13. The interpreter, with the absolute path it was configured as in argv[0].
+    let errno = match nix::unistd::execve(&p.exec_path, &p.argv, &p.envp) {
+        Ok(never) => match never {},
+        Err(errno) => errno,
+    };
+    Err(StageError::new(
+        Stage::Exec,
+        "execve",
+        p.exec_path.to_string_lossy().into_owned(),
+        errno,
+    ))
+}

@@ -1,0 +1,108 @@
+//! How a run ended: status, exit, captured output, usage and the layers that were in force.
+//!
+//! Owns: [`Outcome`] and its parts, serialisable so warden's result record can embed them with the
+//! names DESIGN.md gives (`status`, `exit_code`, `signal`, `stdout`, …, `usage`, `layers`). Does not
+//! own: the classification itself (`supervise.rs`) or the statuses of other layers (`denied`,
+//! `output_invalid`: the pipeline adds those).
+
+use serde::{Serialize, Serializer};
+
+/// The end of a run, as the result record names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Exit code 0 within every limit.
+    Ok,
+    /// A non-zero exit or a signal that is not a limit.
+    Error,
+    /// The wall-clock or CPU-time limit ran out.
+    Timeout,
+    /// The memory limit was reached (OOM kill, or `MemoryError` under the RLIMIT_AS fallback).
+    MemoryLimit,
+    /// Standard output or error exceeded its cap.
+    OutputLimit,
+}
+
+impl Status {
+    /// The status as the result record spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Error => "error",
+            Status::Timeout => "timeout",
+            Status::MemoryLimit => "memory_limit",
+            Status::OutputLimit => "output_limit",
+        }
+    }
+}
+
+/// A limit that was hit during the run (several may be).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitHit {
+    WallTime,
+    CpuTime,
+    Memory,
+    Pids,
+    Stdout,
+    Stderr,
+}
+
+/// Resources used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    pub wall_ms: u64,
+    pub cpu_ms: u64,
+    /// Peak memory of the tree (cgroup), or of its largest process (rusage) without a cgroup.
+    pub memory_peak_bytes: u64,
+}
+
+/// The layers that were actually in force.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Layers {
+    pub namespaces: Vec<&'static str>,
+    /// `abi-N` or `none`.
+    pub landlock: String,
+    pub seccomp: bool,
+    /// `v1`, `v2` or `none`.
+    pub cgroup: &'static str,
+    pub rlimits: bool,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    pub status: Status,
+    /// The program's exit code, when it exited.
+    pub exit_code: Option<i32>,
+    /// The signal that ended the program, when one did.
+    pub signal: Option<i32>,
+    #[serde(serialize_with = "lossy")]
+    pub stdout: Vec<u8>,
+    #[serde(serialize_with = "lossy")]
+    pub stderr: Vec<u8>,
+    pub stdout_truncated: bool,
+    pub stderr_truncated: bool,
+    /// Total bytes the program wrote to each stream (captured or not).
+    pub stdout_total_bytes: u64,
+    pub stderr_total_bytes: u64,
+    pub limits_hit: Vec<LimitHit>,
+    pub usage: Usage,
+    pub layers: Layers,
+}
+
+fn lossy<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&String::from_utf8_lossy(bytes))
+}
+
+impl Outcome {
+    /// The captured standard output as text (invalid UTF-8 replaced).
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    /// The captured standard error as text (invalid UTF-8 replaced).
+    pub fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+}

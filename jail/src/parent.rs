@@ -1,0 +1,255 @@
+//! The parent side of spawning: prepare, clone, map ids, attach the cgroup, release the program.
+//!
+//! Owns: everything warden does from a [`Plan`] to a running, confined program: creating the run's
+//! cgroup, preparing every string, filter and descriptor *before* cloning (the jail side then only
+//! runs prepared steps), `clone3` into new namespaces, writing the id maps, and the cgroup attach.
+//!
+//! The cgroup attach is designed around its cost. warden writing a pid into `cgroup.procs` (v1) makes
+//! the kernel wait for an RCU grace period (~10 ms, the largest setup cost by far). Instead, on v1
+//! warden opens the run cgroup's `tasks` files and the jail's init writes `0` to them itself, first
+//! thing after its id maps: a single thread moving itself takes no global lock (~0.05 ms). On v2 there
+//! is no migration at all: the init is cloned straight into its cgroup (`CLONE_INTO_CGROUP`). Either
+//! way, the program's process is born inside the cgroup.
+//!
+//! Does not own: the confinement steps inside the jail (`child.rs`) or watching the run
+//! (`supervise.rs`).
+
+use std::ffi::CString;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::time::Instant;
+
+use nix::errno::Errno;
+use nix::fcntl::OFlag;
+use nix::sys::signal::{kill, Signal};
+use nix::sys::socket::{setsockopt, socketpair, sockopt, AddressFamily, SockFlag, SockType};
+use nix::unistd::Pid;
+
+use crate::cgroup::{self, Cgroup};
+use crate::child::{self, Pipes, Prepared};
+use crate::error::JailError;
+use crate::message::{self, ToChild};
+use crate::mounts;
+use crate::plan::Plan;
+use crate::seccomp;
+use crate::sys::{self, Forked};
+use crate::userns::Mode;
+
+/// A program that is running in its jail.
+pub struct Running {
+    /// The jail's init, in warden's pid namespace.
+    pub init: Pid,
+    /// A pidfd of the init: readable once it has exited.
+    pub pidfd: OwnedFd,
+    pub control: OwnedFd,
+    pub stdout: OwnedFd,
+    pub stderr: OwnedFd,
+    pub cgroup: Option<Cgroup>,
+    pub started: Instant,
+    guard: InitGuard,
+}
+
+impl Running {
+    /// The init has been reaped by the supervisor: nothing left to kill on drop.
+    pub fn disarm(&mut self) {
+        self.guard.armed = false;
+    }
+}
+
+/// Kills and reaps the jail's init unless disarmed: no error path leaves a jail behind.
+struct InitGuard {
+    pid: Pid,
+    armed: bool,
+}
+
+impl Drop for InitGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = kill(self.pid, Signal::SIGKILL);
+            let _ = sys::wait4(self.pid, false);
+        }
+    }
+}
+
+/// Bytes of the jail's root tmpfs besides the program text (directories, /etc files).
+const ROOT_BYTES: u64 = 1024 * 1024;
+
+/// The namespaces of the jail (see `plan::NAMESPACES`).
+const CLONE_FLAGS: libc::c_int = libc::CLONE_NEWUSER
+    | libc::CLONE_NEWNS
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNET
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWCGROUP;
+
+fn cstrings<'a>(items: impl Iterator<Item = &'a [u8]>) -> Result<Vec<CString>, JailError> {
+    items
+        .map(|bytes| {
+            CString::new(bytes)
+                .map_err(|_| JailError::Config("argv or environment contains a NUL byte".into()))
+        })
+        .collect()
+}
+
+fn prepare(
+    plan: &Plan,
+    program: &[u8],
+    workdir: Option<&Path>,
+    cgroup: Option<&Cgroup>,
+) -> Result<Prepared, JailError> {
+    let env: Vec<Vec<u8>> = plan
+        .env
+        .iter()
+        .map(|(name, value)| format!("{name}={value}").into_bytes())
+        .collect();
+    Ok(Prepared {
+        hostname: plan.hostname,
+        mounts: mounts::prepare(&plan.mounts, &plan.stage_dir, program, ROOT_BYTES, workdir)?,
+        exec_path: CString::new(plan.interpreter.real.as_os_str().as_bytes())
+            .map_err(|_| JailError::Config("interpreter path contains a NUL byte".into()))?,
+        argv: cstrings(plan.argv.iter().map(|arg| arg.as_bytes()))?,
+        envp: cstrings(env.iter().map(Vec::as_slice))?,
+        rlimits: plan.rlimits.clone(),
+        last_cap: crate::caps::last_cap(),
+        clear_groups: plan.id_maps.clear_groups,
+        run_as: plan.run_as,
+        landlock: plan.landlock.clone(),
+        seccomp: plan
+            .seccomp
+            .as_ref()
+            .map(|_| seccomp::compile())
+            .transpose()?,
+        cgroup_tasks: match cgroup {
+            Some(cgroup) => cgroup
+                .v1_tasks_files()?
+                .into_iter()
+                .map(high)
+                .collect::<Result<_, _>>()?,
+            None => Vec::new(),
+        },
+    })
+}
+
+/// A pipe as (read end, write end), both close-on-exec.
+fn pipe() -> Result<(OwnedFd, OwnedFd), JailError> {
+    nix::unistd::pipe2(OFlag::O_CLOEXEC)
+        .map_err(|errno| JailError::syscall("pipe2", "O_CLOEXEC", errno))
+}
+
+/// Renumbers a jail-side descriptor to 10 or above.
+fn high(fd: OwnedFd) -> Result<OwnedFd, JailError> {
+    sys::dup_above(fd.as_fd(), 10)
+        .map_err(|errno| JailError::syscall("fcntl", "F_DUPFD_CLOEXEC", errno))
+}
+
+fn nonblocking(fd: &OwnedFd) -> Result<(), JailError> {
+    nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_SETFL(OFlag::O_NONBLOCK))
+        .map(drop)
+        .map_err(|errno| JailError::syscall("fcntl", "O_NONBLOCK", errno))
+}
+
+fn ensure_stage_dir(plan: &Plan) -> Result<(), JailError> {
+    use std::os::unix::fs::DirBuilderExt;
+    let mode = if plan.mode == Mode::Root {
+        0o755
+    } else {
+        0o700
+    };
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(mode)
+        .create(&plan.stage_dir)
+        .map_err(|err| JailError::io("cannot create", plan.stage_dir.clone(), err))
+}
+
+/// Starts the program of `plan` in a new jail. `sequence` numbers runs within this process;
+/// `workdir` is copied into the jail's `/work`.
+pub fn spawn(
+    plan: &Plan,
+    program: &[u8],
+    sequence: u64,
+    workdir: Option<&Path>,
+) -> Result<Running, JailError> {
+    ensure_stage_dir(plan)?;
+    let cgroup = match &plan.cgroup {
+        Some(cgroup_plan) => {
+            cgroup_plan.reap_stale();
+            Some(cgroup_plan.create(&cgroup::run_name(sequence))?)
+        }
+        None => None,
+    };
+    let prepared = prepare(plan, program, workdir, cgroup.as_ref())?;
+    let (control, control_child) = socketpair(
+        AddressFamily::Unix,
+        SockType::SeqPacket,
+        None,
+        SockFlag::SOCK_CLOEXEC,
+    )
+    .map_err(|errno| JailError::syscall("socketpair", "AF_UNIX, SOCK_SEQPACKET", errno))?;
+    setsockopt(&control, sockopt::PassCred, &true)
+        .map_err(|errno| JailError::syscall("setsockopt", "SO_PASSCRED", errno))?;
+    let (stdout, stdout_child) = pipe()?;
+    let (stderr, stderr_child) = pipe()?;
+    let pipes = Pipes {
+        stdout: high(stdout_child)?,
+        stderr: high(stderr_child)?,
+    };
+    let control_child = high(control_child)?;
+    nonblocking(&stdout)?;
+    nonblocking(&stderr)?;
+    let cgroup_fd = match &cgroup {
+        Some(cgroup) => cgroup.v2_dir_fd()?,
+        None => None,
+    };
+
+    crate::trace("clone");
+    let started = Instant::now();
+    let forked = sys::clone_jail(CLONE_FLAGS as u64, cgroup_fd.as_ref().map(|fd| fd.as_fd()));
+    let (init, pidfd) = match forked {
+        Ok(Forked::Child) => {
+            drop((control, stdout, stderr));
+            child::init_main(&prepared, control_child, pipes)
+        }
+        Ok(Forked::Parent {
+            pid,
+            pidfd: Some(pidfd),
+        }) => (pid, pidfd),
+        Ok(Forked::Parent { pid, pidfd: None }) => {
+            drop(InitGuard { pid, armed: true });
+            return Err(JailError::syscall("clone3", "CLONE_PIDFD", Errno::EINVAL));
+        }
+        Err(Errno::EDEADLK) => {
+            return Err(JailError::Multithreaded(sys::thread_count().unwrap_or(0)))
+        }
+        Err(errno) => {
+            return Err(JailError::syscall(
+                "clone3",
+                "CLONE_NEWUSER|NEWNS|NEWPID|NEWNET|NEWIPC|NEWUTS|NEWCGROUP",
+                errno,
+            ))
+        }
+    };
+    let guard = InitGuard {
+        pid: init,
+        armed: true,
+    };
+    drop((control_child, pipes, cgroup_fd, prepared));
+
+    // The init waits for its id maps before doing anything.
+    crate::trace("cloned");
+    plan.id_maps.write(init)?;
+    message::send_to_child(control.as_fd(), ToChild::Go)
+        .map_err(|errno| JailError::syscall("send", "go", errno))?;
+    Ok(Running {
+        init,
+        pidfd,
+        control,
+        stdout,
+        stderr,
+        cgroup,
+        started,
+        guard,
+    })
+}

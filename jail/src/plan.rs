@@ -1,0 +1,534 @@
+//! The plan: everything a run will do, as plain data, decided before anything touches the kernel.
+//!
+//! Owns: probing the host once ([`Host`]), and turning a validated [`Config`] plus host facts into a
+//! [`Plan`]: namespaces, id maps, mounts, Landlock rules, seccomp profile, rlimits, cgroup limits,
+//! argv and environment. Refusing a run whose required layers the host cannot enforce (fail closed)
+//! happens here. [`Plan::build`] is pure, so tests and snapshots cover it without privileges.
+//!
+//! Does not own: any effect. `parent.rs` and `child.rs` carry the plan out.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::cgroup::{CgroupHost, CgroupLimits, CgroupPlan, Hierarchy};
+use crate::config::{Config, Layer, Limits, PROGRAM_PATH, WORKDIR};
+use crate::error::JailError;
+use crate::interpreter::{self, Interpreter};
+use crate::landlock::{Grant, LandlockPlan, Rule};
+use crate::mounts::{self, HostLayout, Mount, MountSettings, DEVICES};
+use crate::rlimits::{self, Rlimit};
+use crate::seccomp::SeccompPlan;
+use crate::sys;
+use crate::userns::{IdMaps, Mode, PROGRAM_ID};
+
+/// The namespaces every jail gets.
+pub const NAMESPACES: [&str; 7] = ["user", "mount", "pid", "net", "ipc", "uts", "cgroup"];
+
+/// The hostname inside the jail.
+pub const HOSTNAME: &str = "warden";
+
+/// What the interpreter runs: it compiles the program as text that warden decoded as UTF-8 —
+/// `compile()` of a `str` ignores coding declarations, so none can change what runs — and runs it as
+/// `__main__`, under the program's path so that tracebacks show its lines.
+pub const BOOTSTRAP: &str =
+    "exec(compile(open('/run/warden/main.py', encoding='utf-8').read(), '/run/warden/main.py', 'exec'))\n";
+
+/// Facts about the host a plan depends on.
+#[derive(Debug, Clone, Serialize)]
+pub struct Host {
+    pub mode: Mode,
+    /// Whether this user may create user namespaces (sysctl view; a spawn gives the final word).
+    pub user_namespaces: Result<(), String>,
+    pub landlock_abi: Option<u32>,
+    pub seccomp: bool,
+    pub cgroup: CgroupHost,
+    pub layout: HostLayout,
+    /// The directory the jail's root is mounted on (inside the jail's own mount namespace only).
+    pub stage_dir: PathBuf,
+    pub cpus: usize,
+}
+
+impl Host {
+    /// Probes the running host. `cgroup_parent`: see [`Config::cgroup_parent`].
+    pub fn probe(cgroup_parent: Option<&str>) -> Self {
+        let mode = Mode::current();
+        let parent = match (cgroup_parent, mode) {
+            (Some(name), _) => name.to_owned(),
+            (None, Mode::Root) => "warden".to_owned(),
+            (None, Mode::Unprivileged { uid, .. }) => format!("warden-{uid}"),
+        };
+        Host {
+            mode,
+            user_namespaces: user_namespaces(mode),
+            landlock_abi: sys::landlock_abi(),
+            seccomp: sys::seccomp_available(),
+            cgroup: CgroupHost::probe(&parent, mode == Mode::Root),
+            layout: HostLayout::probe(),
+            stage_dir: stage_dir(mode),
+            // The CPUs this process may run on (sched_getaffinity; std's available_parallelism also reads
+            // cgroup files, which costs more than the rest of the probe).
+            cpus: nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)).map_or(1, |set| {
+                (0..nix::sched::CpuSet::count()).filter(|cpu| set.is_set(*cpu).unwrap_or(false)).count().max(1)
+            }),
+        }
+    }
+}
+
+fn user_namespaces(mode: Mode) -> Result<(), String> {
+    let read = |path: &str| {
+        std::fs::read_to_string(path)
+            .ok()
+            .map(|text| text.trim().to_owned())
+    };
+    if read("/proc/sys/user/max_user_namespaces").as_deref() == Some("0") {
+        return Err("user.max_user_namespaces is 0".into());
+    }
+    if mode != Mode::Root {
+        if read("/proc/sys/kernel/unprivileged_userns_clone").as_deref() == Some("0") {
+            return Err(
+                "kernel.unprivileged_userns_clone is 0 (run as root or set it to 1)".into(),
+            );
+        }
+        if read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns").as_deref() == Some("1") {
+            return Err("AppArmor restricts unprivileged user namespaces \
+                        (kernel.apparmor_restrict_unprivileged_userns=1)"
+                .into());
+        }
+    }
+    Ok(())
+}
+
+/// Where the jail's root is mounted (in the jail's mount namespace; the host only sees an empty
+/// directory): `/run/warden/root` for root, the user's runtime or temp directory otherwise.
+fn stage_dir(mode: Mode) -> PathBuf {
+    match mode {
+        Mode::Root => PathBuf::from("/run/warden/root"),
+        Mode::Unprivileged { uid, .. } => {
+            let base = std::env::var_os("XDG_RUNTIME_DIR")
+                .map(PathBuf::from)
+                .filter(|dir| dir.is_absolute() && dir.is_dir())
+                .map(|dir| dir.join("warden"))
+                .unwrap_or_else(|| std::env::temp_dir().join(format!("warden-{uid}")));
+            base.join("root")
+        }
+    }
+}
+
+/// Everything one run will do.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    pub mode: Mode,
+    pub namespaces: Vec<&'static str>,
+    pub id_maps: IdMaps,
+    /// uid and gid of the program inside the jail.
+    pub run_as: u32,
+    pub hostname: &'static str,
+    pub stage_dir: PathBuf,
+    pub interpreter: Interpreter,
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub mounts: Vec<Mount>,
+    pub landlock: LandlockPlan,
+    /// `None`: seccomp is unavailable and not required.
+    pub seccomp: Option<SeccompPlan>,
+    pub rlimits: Vec<Rlimit>,
+    /// `None`: no usable cgroup (rlimit fallbacks are in the list above).
+    pub cgroup: Option<CgroupPlan>,
+    pub limits: Limits,
+}
+
+impl Plan {
+    /// Probes the host, resolves the interpreter and builds the plan.
+    pub fn new(config: &Config) -> Result<Plan, JailError> {
+        config.validate()?;
+        let host = Host::probe(config.cgroup_parent.as_deref());
+        let interpreter = interpreter::resolve(&config.interpreter)?;
+        Plan::build(config, &host, interpreter)
+    }
+
+    /// The plan for `config` on `host` (pure).
+    pub fn build(
+        config: &Config,
+        host: &Host,
+        interpreter: Interpreter,
+    ) -> Result<Plan, JailError> {
+        config.validate()?;
+        let required = |layer: Layer| config.required_layers.contains(&layer);
+        let unavailable =
+            |layer: Layer, reason: String| Err(JailError::LayerUnavailable { layer, reason });
+        if let Err(reason) = &host.user_namespaces {
+            // The jail is built on namespaces; there is no running without them.
+            return unavailable(Layer::Namespaces, reason.clone());
+        }
+        if required(Layer::Landlock) && host.landlock_abi.is_none() {
+            return unavailable(
+                Layer::Landlock,
+                "the kernel offers no Landlock ABI (built without it, or not in the `lsm=` boot list)".into(),
+            );
+        }
+        if required(Layer::Seccomp) && !host.seccomp {
+            return unavailable(
+                Layer::Seccomp,
+                "the kernel does not support seccomp filters".into(),
+            );
+        }
+        let cgroup = cgroup_plan(config, host);
+        if required(Layer::Cgroup) && cgroup.is_none() {
+            let reason = host
+                .cgroup
+                .reason
+                .clone()
+                .unwrap_or_else(|| "no usable cgroup hierarchy".into());
+            return unavailable(Layer::Cgroup, reason);
+        }
+        let has = |controller: &str| {
+            cgroup.as_ref().is_some_and(|c| {
+                c.hierarchies
+                    .iter()
+                    .any(|h| h.controllers.iter().any(|x| x == controller))
+            })
+        };
+        let read_only = read_only_dirs(config, &interpreter);
+        let mounts = mounts::plan(&MountSettings {
+            layout: &host.layout,
+            read_only: &read_only,
+            inputs: &config.inputs,
+            tmp_bytes: config.limits.tmp_bytes,
+            work_bytes: config.limits.work_bytes,
+            hostname: HOSTNAME,
+        });
+        let landlock = LandlockPlan {
+            abi: host.landlock_abi,
+            required: required(Layer::Landlock),
+            rules: landlock_rules(config, host, &interpreter, &read_only),
+        };
+        let seccomp = host.seccomp.then(SeccompPlan::default_profile);
+        Ok(Plan {
+            mode: host.mode,
+            namespaces: NAMESPACES.to_vec(),
+            id_maps: IdMaps::for_mode(host.mode),
+            run_as: PROGRAM_ID,
+            hostname: HOSTNAME,
+            stage_dir: host.stage_dir.clone(),
+            argv: vec![
+                interpreter.configured.display().to_string(),
+                "-I".into(),
+                "-c".into(),
+                BOOTSTRAP.into(),
+            ],
+            env: environment(config, host, &interpreter),
+            interpreter,
+            mounts,
+            landlock,
+            seccomp,
+            rlimits: rlimits::plan(&config.limits, has("memory"), has("pids")),
+            cgroup,
+            limits: config.limits.clone(),
+        })
+    }
+}
+
+fn cgroup_plan(config: &Config, host: &Host) -> Option<CgroupPlan> {
+    let version = host.cgroup.version?;
+    let wanted = |h: &Hierarchy| {
+        h.controllers
+            .iter()
+            .any(|c| c == "memory" || c == "pids" || c == "cpuacct")
+            || (config.limits.cpu_cores.is_some() && h.controllers.iter().any(|c| c == "cpu"))
+    };
+    let hierarchies: Vec<Hierarchy> = host
+        .cgroup
+        .hierarchies
+        .iter()
+        .filter(|h| wanted(h))
+        .cloned()
+        .collect();
+    Some(CgroupPlan {
+        version,
+        hierarchies,
+        limits: CgroupLimits {
+            memory_bytes: config.limits.memory_bytes,
+            pids: config.limits.pids,
+            cpu_cores: config.limits.cpu_cores,
+        },
+        create_parents: host.mode == Mode::Root,
+    })
+}
+
+/// Host directories bound read-only, each with who needs it.
+fn read_only_dirs(config: &Config, interpreter: &Interpreter) -> Vec<(PathBuf, String)> {
+    let mut dirs: Vec<(PathBuf, String)> = vec![(
+        PathBuf::from("/usr"),
+        "system libraries: libc, the dynamic loader, the standard library".into(),
+    )];
+    for prefix in &interpreter.prefixes {
+        dirs.push((prefix.clone(), "the interpreter's installation".into()));
+    }
+    for bind in &config.read_only_binds {
+        dirs.push((
+            bind.clone(),
+            "configured in the rules file (jail.read_only_binds)".into(),
+        ));
+    }
+    let kept = interpreter::minimal_roots(dirs.iter().map(|(path, _)| path.clone()).collect());
+    kept.into_iter()
+        .filter_map(|path| dirs.iter().find(|(p, _)| *p == path).cloned())
+        .collect()
+}
+
+fn landlock_rules(
+    config: &Config,
+    host: &Host,
+    interpreter: &Interpreter,
+    read_only: &[(PathBuf, String)],
+) -> Vec<Rule> {
+    let rule = |path: &Path, grant: Grant, why: &str| Rule {
+        path: path.to_path_buf(),
+        grant,
+        why: why.into(),
+    };
+    let mut rules = vec![rule(
+        Path::new("/"),
+        Grant::ListDir,
+        "listing the jail's own minimal tree (os.walk, glob)",
+    )];
+    for (dir, why) in read_only {
+        let exec = dir == Path::new("/usr") || interpreter.prefixes.contains(dir);
+        rules.push(rule(
+            dir,
+            if exec { Grant::ReadExec } else { Grant::Read },
+            why,
+        ));
+    }
+    for (name, target) in &host.layout.top_level {
+        if target.is_none() {
+            rules.push(rule(
+                &Path::new("/").join(name),
+                Grant::ReadExec,
+                "split-usr layout: loader and libc",
+            ));
+        }
+    }
+    rules.push(rule(
+        Path::new("/etc"),
+        Grant::Read,
+        "passwd, group and hosts written by warden",
+    ));
+    rules.push(rule(
+        Path::new(PROGRAM_PATH),
+        Grant::ReadFile,
+        "the program text (tracebacks show its lines)",
+    ));
+    rules.push(rule(
+        Path::new("/proc"),
+        Grant::Read,
+        "the jail's own processes: /proc/self for subprocess, psutil-like code",
+    ));
+    for (name, why) in DEVICES {
+        let grant = if name == "null" || name == "zero" {
+            Grant::Device
+        } else {
+            Grant::ReadFile
+        };
+        rules.push(rule(&Path::new("/dev").join(name), grant, why));
+    }
+    for root in &config.read_roots {
+        if !config.write_roots.contains(root) {
+            rules.push(rule(root, Grant::Read, "files.read in the rules file"));
+        }
+    }
+    for root in &config.write_roots {
+        rules.push(rule(
+            root,
+            Grant::ReadWrite,
+            "files.write in the rules file",
+        ));
+    }
+    rules
+}
+
+fn environment(config: &Config, host: &Host, interpreter: &Interpreter) -> Vec<(String, String)> {
+    let mut path = Vec::new();
+    if let Some(bin) = interpreter.configured.parent() {
+        path.push(bin.display().to_string());
+    }
+    for dir in ["/usr/local/bin", "/usr/bin", "/bin"] {
+        if !path.iter().any(|p| p == dir) {
+            path.push(dir.to_owned());
+        }
+    }
+    // Numeric libraries start one thread per CPU by default; on a large host that alone would exceed
+    // the pids limit.
+    let cpus = config
+        .limits
+        .cpu_cores
+        .map_or(host.cpus, |cores| cores.ceil() as usize);
+    let threads = cpus
+        .clamp(1, 4)
+        .min((config.limits.pids as usize / 4).max(1))
+        .to_string();
+    let mut env = vec![
+        ("PATH".to_owned(), path.join(":")),
+        ("HOME".into(), "/tmp".into()),
+        ("TMPDIR".into(), "/tmp".into()),
+        ("PWD".into(), WORKDIR.into()),
+        ("USER".into(), "nobody".into()),
+        ("LOGNAME".into(), "nobody".into()),
+        ("LANG".into(), "C.UTF-8".into()),
+        ("LC_ALL".into(), "C.UTF-8".into()),
+        ("TZ".into(), "UTC".into()),
+        ("MPLBACKEND".into(), "Agg".into()),
+        ("MPLCONFIGDIR".into(), "/tmp/matplotlib".into()),
+    ];
+    for name in [
+        "OMP_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS",
+        "MKL_NUM_THREADS",
+        "NUMEXPR_NUM_THREADS",
+    ] {
+        env.push((name.into(), threads.clone()));
+    }
+    env
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::cgroup::{Hierarchy, Version};
+
+    fn host(mode: Mode) -> Host {
+        Host {
+            mode,
+            user_namespaces: Ok(()),
+            landlock_abi: Some(7),
+            seccomp: true,
+            cgroup: CgroupHost {
+                version: Some(Version::V1),
+                hierarchies: ["cpu", "cpuacct", "memory", "pids"]
+                    .iter()
+                    .map(|c| Hierarchy {
+                        controllers: vec![c.to_string()],
+                        parent: PathBuf::from(format!("/sys/fs/cgroup/{c}/warden")),
+                    })
+                    .collect(),
+                controllers: vec![
+                    "cpu".into(),
+                    "cpuacct".into(),
+                    "memory".into(),
+                    "pids".into(),
+                ],
+                writable: true,
+                reason: None,
+            },
+            layout: HostLayout {
+                top_level: vec![
+                    ("bin".into(), Some("usr/bin".into())),
+                    ("lib".into(), Some("usr/lib".into())),
+                    ("lib64".into(), Some("usr/lib64".into())),
+                ],
+            },
+            stage_dir: PathBuf::from("/run/warden/root"),
+            cpus: 2,
+        }
+    }
+
+    fn python() -> Interpreter {
+        Interpreter {
+            configured: PathBuf::from("/usr/bin/python3"),
+            real: PathBuf::from("/usr/bin/python3.11"),
+            prefixes: vec![PathBuf::from("/usr")],
+        }
+    }
+
+    #[test]
+    fn the_root_plan_matches_its_snapshot() {
+        let plan = Plan::build(&Config::default(), &host(Mode::Root), python()).unwrap();
+        let json = serde_json::to_string_pretty(&plan).unwrap() + "\n";
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/plan-root.json");
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &json).unwrap();
+        }
+        let expected = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            expected == json,
+            "plan changed; review and rerun with UPDATE_SNAPSHOTS=1\n{json}"
+        );
+    }
+
+    #[test]
+    fn a_required_layer_that_is_missing_refuses_the_run() {
+        let mut no_landlock = host(Mode::Root);
+        no_landlock.landlock_abi = None;
+        let err = Plan::build(&Config::default(), &no_landlock, python())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("required layer `landlock`"), "{err}");
+
+        let mut config = Config::default();
+        config.required_layers.remove(&Layer::Landlock);
+        let plan = Plan::build(&config, &no_landlock, python()).unwrap();
+        assert_eq!(plan.landlock.report(), "none");
+
+        let mut no_cgroup = host(Mode::Root);
+        no_cgroup.cgroup.version = None;
+        no_cgroup.cgroup.reason = Some("not delegated: /x".into());
+        let mut config = Config::default();
+        config.required_layers.insert(Layer::Cgroup);
+        let err = Plan::build(&config, &no_cgroup, python())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("required layer `cgroup`") && err.contains("not delegated"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn without_cgroups_rlimits_fall_back() {
+        let mut host = host(Mode::Unprivileged {
+            uid: 1000,
+            gid: 1000,
+        });
+        host.cgroup.version = None;
+        let plan = Plan::build(&Config::default(), &host, python()).unwrap();
+        assert!(plan.cgroup.is_none());
+        let names: Vec<_> = plan.rlimits.iter().map(|r| r.name).collect();
+        assert!(names.contains(&"RLIMIT_NPROC") && names.contains(&"RLIMIT_AS"));
+        assert_eq!(plan.id_maps.uid_map, "65534 1000 1\n");
+    }
+
+    #[test]
+    fn the_cpu_hierarchy_is_used_only_for_a_cpu_cap() {
+        let plan = Plan::build(&Config::default(), &host(Mode::Root), python()).unwrap();
+        let cgroup = plan.cgroup.unwrap();
+        assert!(!cgroup.hierarchies.iter().any(|h| h.controllers == ["cpu"]));
+        let mut config = Config::default();
+        config.limits.cpu_cores = Some(1.0);
+        let plan = Plan::build(&config, &host(Mode::Root), python()).unwrap();
+        assert!(plan
+            .cgroup
+            .unwrap()
+            .hierarchies
+            .iter()
+            .any(|h| h.controllers == ["cpu"]));
+    }
+
+    #[test]
+    fn the_program_gets_no_writable_host_path_and_no_exec_where_it_writes() {
+        let plan = Plan::build(&Config::default(), &host(Mode::Root), python()).unwrap();
+        for rule in &plan.landlock.rules {
+            if rule.grant == Grant::ReadWrite {
+                assert!(
+                    rule.path == Path::new("/work") || rule.path == Path::new("/tmp"),
+                    "{rule:?}"
+                );
+            }
+        }
+        assert_eq!(plan.argv[0], "/usr/bin/python3");
+        assert_eq!(&plan.argv[1..3], ["-I", "-c"]);
+        assert!(plan.env.iter().all(|(name, _)| !name.starts_with("PYTHON")));
+    }
+}

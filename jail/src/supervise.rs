@@ -1,0 +1,449 @@
+//! Watching a run: capture, limits, the end, and cleanup.
+//!
+//! Owns: the poll loop over the program's stdout and stderr, the control socket, the init's pidfd and a
+//! signalfd; bounded capture (bytes past a cap are counted and discarded, so warden's memory stays
+//! bounded under a flood, and a flood far past the cap ends the run); the wall-clock deadline and the
+//! tree-wide CPU budget (read from the cgroup); killing the tree (SIGKILL to the jail's init: the kernel
+//! then kills every process of its pid namespace); classifying the end into a [`Status`]; reading usage;
+//! removing the cgroup.
+//!
+//! Does not own: starting the run (`parent.rs`).
+
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::sys::signal::{kill, Signal};
+use nix::sys::signalfd::SignalFd;
+use nix::sys::wait::WaitStatus;
+use nix::unistd::Pid;
+
+use crate::error::JailError;
+use crate::message::{self, ToChild, ToParent};
+use crate::outcome::{Layers, LimitHit, Outcome, Status, Usage};
+use crate::parent::Running;
+use crate::plan::Plan;
+use crate::sys::{self, ChildUsage};
+use crate::workdir::{self, Manifest};
+
+/// Output past a stream's cap that is still drained (and discarded) before the run is ended.
+const DRAIN_BYTES: u64 = 16 * 1024 * 1024;
+/// How often the tree's CPU time is checked against its budget.
+const CPU_CHECK: Duration = Duration::from_millis(100);
+/// How long to wait for the pipes to close after the program ended (a process stuck in the kernel).
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// Captured output of one stream.
+struct Capture {
+    fd: Option<OwnedFd>,
+    data: Vec<u8>,
+    cap: u64,
+    total: u64,
+}
+
+impl Capture {
+    fn new(fd: OwnedFd, cap: u64) -> Self {
+        Capture {
+            fd: Some(fd),
+            data: Vec::new(),
+            cap,
+            total: 0,
+        }
+    }
+
+    /// Reads what is available; closes on end of file.
+    fn read_available(&mut self) {
+        let Some(fd) = &self.fd else { return };
+        let mut buf = [0u8; 65536];
+        loop {
+            match nix::unistd::read(fd, &mut buf) {
+                Ok(0) => {
+                    self.fd = None;
+                    return;
+                }
+                Ok(n) => {
+                    self.total += n as u64;
+                    let room = self.cap.saturating_sub(self.data.len() as u64) as usize;
+                    self.data.extend_from_slice(&buf[..n.min(room)]);
+                    if n < buf.len() {
+                        return;
+                    }
+                }
+                Err(Errno::EINTR) => {}
+                Err(_) => return,
+            }
+        }
+    }
+
+    fn truncated(&self) -> bool {
+        self.total > self.cap
+    }
+
+    fn flooded(&self) -> bool {
+        self.total > self.cap.saturating_add(DRAIN_BYTES)
+    }
+}
+
+/// Why warden ended the run itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kill {
+    WallTime,
+    CpuTime,
+    Output,
+    Signal(i32),
+}
+
+struct Watch<'a> {
+    plan: &'a Plan,
+    run: Running,
+    stdout: Capture,
+    stderr: Capture,
+    signals: Option<&'a SignalFd>,
+    control_open: bool,
+    killed: Option<Kill>,
+    program_status: Option<i32>,
+    program_ended: Option<Instant>,
+    stage_error: Option<JailError>,
+    init_exit: Option<ChildUsage>,
+    finish_sent: bool,
+    /// The host work dir and what was copied in from it.
+    workdir: Option<(&'a Path, Manifest)>,
+}
+
+/// Watches `run` to its end and returns how it ended. `signals`: a signalfd for SIGINT/SIGTERM/SIGHUP,
+/// which end the run early.
+/// With `workdir`, files the program created or changed in `/work` are copied back into it.
+pub fn supervise<'a>(
+    plan: &'a Plan,
+    mut run: Running,
+    signals: Option<&'a SignalFd>,
+    workdir: Option<(&'a Path, Manifest)>,
+) -> Result<Outcome, JailError> {
+    let stdout = Capture::new(take(&mut run.stdout)?, plan.limits.stdout_bytes);
+    let stderr = Capture::new(take(&mut run.stderr)?, plan.limits.stderr_bytes);
+    let mut watch = Watch {
+        plan,
+        run,
+        stdout,
+        stderr,
+        signals,
+        control_open: true,
+        killed: None,
+        program_status: None,
+        program_ended: None,
+        stage_error: None,
+        init_exit: None,
+        finish_sent: false,
+        workdir,
+    };
+    watch.run_loop()?;
+    watch.finish()
+}
+
+/// Moves a descriptor out of `Running` (leaving a placeholder that is closed at once).
+fn take(fd: &mut OwnedFd) -> Result<OwnedFd, JailError> {
+    let placeholder = nix::fcntl::open(
+        c"/dev/null",
+        nix::fcntl::OFlag::O_RDONLY | nix::fcntl::OFlag::O_CLOEXEC,
+        nix::sys::stat::Mode::empty(),
+    )
+    .map_err(|errno| JailError::syscall("open", "/dev/null", errno))?;
+    Ok(std::mem::replace(fd, placeholder))
+}
+
+impl Watch<'_> {
+    fn deadline(&self) -> Instant {
+        self.run.started + Duration::from_millis(self.plan.limits.wall_time_ms)
+    }
+
+    fn kill_tree(&mut self, why: Kill) {
+        if self.killed.is_none() && self.init_exit.is_none() {
+            self.killed = Some(why);
+            let _ = kill(self.run.init, Signal::SIGKILL);
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.init_exit.is_some() && self.stdout.fd.is_none() && self.stderr.fd.is_none()
+    }
+
+    fn run_loop(&mut self) -> Result<(), JailError> {
+        let mut next_cpu_check = Instant::now() + CPU_CHECK;
+        loop {
+            if self.done() {
+                return Ok(());
+            }
+            let now = Instant::now();
+            if self.killed.is_none() && now >= self.deadline() {
+                self.kill_tree(Kill::WallTime);
+            }
+            if now >= next_cpu_check {
+                next_cpu_check = now + CPU_CHECK;
+                self.check_cpu();
+            }
+            // After the program ended, its pipes close as soon as the init has killed the rest; a
+            // process stuck in the kernel must not keep warden waiting forever.
+            if let Some(ended) = self.program_ended {
+                if now.duration_since(ended) > DRAIN_GRACE {
+                    self.stdout.fd = None;
+                    self.stderr.fd = None;
+                    if self.init_exit.is_none() {
+                        self.kill_tree(Kill::WallTime);
+                    }
+                }
+            }
+            let mut wake = next_cpu_check.min(self.deadline());
+            if let Some(ended) = self.program_ended {
+                wake = wake.min(ended + DRAIN_GRACE);
+            }
+            self.poll_once(wake.saturating_duration_since(now))?;
+            if self.program_status.is_some()
+                && !self.finish_sent
+                && self.stdout.fd.is_none()
+                && self.stderr.fd.is_none()
+            {
+                // Everything is read and every other process of the jail is dead: copy the work dir
+                // back through the init's root, then let the init go (its exit tears the namespaces
+                // down).
+                self.finish_sent = true;
+                if let (Some((host, before)), None) = (&self.workdir, self.init_exit) {
+                    if let Err(err) = workdir::copy_out(self.run.init, host, before) {
+                        self.stage_error.get_or_insert(err);
+                    }
+                }
+                let _ = message::send_to_child(self.run.control.as_fd(), ToChild::Finish);
+            }
+        }
+    }
+
+    fn check_cpu(&mut self) {
+        let budget_us = self.plan.limits.cpu_time_ms.saturating_mul(1000);
+        let used = self.run.cgroup.as_ref().and_then(|c| c.cpu_us());
+        if used.is_some_and(|used| used > budget_us) {
+            self.kill_tree(Kill::CpuTime);
+        }
+    }
+
+    fn poll_once(&mut self, timeout: Duration) -> Result<(), JailError> {
+        #[derive(Clone, Copy, PartialEq)]
+        enum Source {
+            Stdout,
+            Stderr,
+            Control,
+            Init,
+            Signals,
+        }
+        let mut ready = Vec::with_capacity(5);
+        {
+            let mut sources: Vec<(Source, BorrowedFd<'_>)> = Vec::with_capacity(5);
+            if let Some(fd) = &self.stdout.fd {
+                sources.push((Source::Stdout, fd.as_fd()));
+            }
+            if let Some(fd) = &self.stderr.fd {
+                sources.push((Source::Stderr, fd.as_fd()));
+            }
+            if self.control_open {
+                sources.push((Source::Control, self.run.control.as_fd()));
+            }
+            if self.init_exit.is_none() {
+                sources.push((Source::Init, self.run.pidfd.as_fd()));
+            }
+            if let Some(signals) = self.signals {
+                sources.push((Source::Signals, signals.as_fd()));
+            }
+            let mut fds: Vec<PollFd<'_>> = sources
+                .iter()
+                .map(|(_, fd)| PollFd::new(*fd, PollFlags::POLLIN))
+                .collect();
+            let timeout = PollTimeout::try_from(timeout.max(Duration::from_millis(1)))
+                .unwrap_or(PollTimeout::MAX);
+            match poll(&mut fds, timeout) {
+                Ok(_) | Err(Errno::EINTR) => {}
+                Err(errno) => return Err(JailError::syscall("poll", "supervisor", errno)),
+            }
+            for ((source, _), fd) in sources.iter().zip(&fds) {
+                if fd.revents().is_some_and(|r| !r.is_empty()) {
+                    ready.push(*source);
+                }
+            }
+        }
+        if ready.contains(&Source::Stdout) {
+            self.stdout.read_available();
+        }
+        if ready.contains(&Source::Stderr) {
+            self.stderr.read_available();
+        }
+        if self.stdout.flooded() || self.stderr.flooded() {
+            self.kill_tree(Kill::Output);
+        }
+        if ready.contains(&Source::Control) {
+            self.read_control();
+        }
+        if ready.contains(&Source::Init) {
+            self.reap_init()?;
+        }
+        if ready.contains(&Source::Signals) {
+            if let Some(Ok(Some(info))) = self.signals.map(SignalFd::read_signal) {
+                self.kill_tree(Kill::Signal(info.ssi_signo as i32));
+            }
+        }
+        Ok(())
+    }
+
+    fn read_control(&mut self) {
+        match message::recv_from_child(self.run.control.as_fd()) {
+            Ok(Some(ToParent::Exited { status })) => {
+                crate::trace("exited");
+                self.program_status = Some(status);
+                self.program_ended = Some(Instant::now());
+            }
+            Ok(Some(ToParent::StageFailed(err))) => {
+                self.stage_error = Some(JailError::Stage {
+                    stage: err.stage.name(),
+                    call: err.call,
+                    arg: err.arg,
+                    errno: err.errno,
+                });
+            }
+            Ok(None) => self.control_open = false,
+            Err(Errno::EAGAIN) => {}
+            Err(_) => self.control_open = false,
+        }
+    }
+
+    fn reap_init(&mut self) -> Result<(), JailError> {
+        match sys::wait4(self.run.init, true) {
+            Ok(Some((_, _, usage))) => {
+                self.init_exit = Some(usage);
+                self.run.disarm();
+                if self.program_ended.is_none() {
+                    self.program_ended = Some(Instant::now());
+                }
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err(errno) => Err(JailError::syscall("wait4", self.run.init, errno)),
+        }
+    }
+
+    fn finish(mut self) -> Result<Outcome, JailError> {
+        crate::trace("finish");
+        let ended = self.program_ended.unwrap_or_else(Instant::now);
+        let wall_ms = ended.duration_since(self.run.started).as_millis() as u64;
+        let stats = self
+            .run
+            .cgroup
+            .as_ref()
+            .map(|c| c.stats())
+            .unwrap_or_default();
+        if let Some(cgroup) = self.run.cgroup.take() {
+            cgroup.remove()?;
+        }
+        if let Some(err) = self.stage_error.take() {
+            return Err(err);
+        }
+        if let Some(Kill::Signal(signal)) = self.killed {
+            return Err(JailError::Interrupted(signal));
+        }
+        let rusage = self.init_exit.unwrap_or_default();
+        let mut limits = Vec::new();
+        match self.killed {
+            Some(Kill::WallTime) => limits.push(LimitHit::WallTime),
+            Some(Kill::CpuTime) => limits.push(LimitHit::CpuTime),
+            _ => {}
+        }
+        let (exit_code, signal) = match self
+            .program_status
+            .map(|raw| WaitStatus::from_raw(Pid::from_raw(1), raw))
+        {
+            Some(Ok(WaitStatus::Exited(_, code))) => (Some(code), None),
+            Some(Ok(WaitStatus::Signaled(_, signal, _))) => (None, Some(signal as i32)),
+            _ if self.killed.is_some() => (None, Some(Signal::SIGKILL as i32)),
+            _ => (None, None),
+        };
+        let cpu_us = stats.cpu_us.unwrap_or(rusage.cpu_us);
+        let cpu_budget_us = self.plan.limits.cpu_time_ms.saturating_mul(1000);
+        if signal == Some(Signal::SIGXCPU as i32)
+            || (signal == Some(Signal::SIGKILL as i32)
+                && self.killed.is_none()
+                && cpu_us >= cpu_budget_us)
+        {
+            limits.push(LimitHit::CpuTime);
+        }
+        let cgroup_memory = self.plan.cgroup.is_some();
+        let memory_error = !cgroup_memory
+            && exit_code.is_some_and(|c| c != 0)
+            && ends_with_memory_error(&self.stderr.data);
+        if stats.oom_kills > 0 || memory_error {
+            limits.push(LimitHit::Memory);
+        }
+        if stats.pids_limit_hits > 0 {
+            limits.push(LimitHit::Pids);
+        }
+        if self.stdout.truncated() || self.killed == Some(Kill::Output) && self.stdout.flooded() {
+            limits.push(LimitHit::Stdout);
+        }
+        if self.stderr.truncated() {
+            limits.push(LimitHit::Stderr);
+        }
+        limits.sort();
+        limits.dedup();
+        let status = if limits
+            .iter()
+            .any(|l| matches!(l, LimitHit::WallTime | LimitHit::CpuTime))
+        {
+            Status::Timeout
+        } else if limits.contains(&LimitHit::Memory) {
+            Status::MemoryLimit
+        } else if limits
+            .iter()
+            .any(|l| matches!(l, LimitHit::Stdout | LimitHit::Stderr))
+        {
+            Status::OutputLimit
+        } else if exit_code == Some(0) {
+            Status::Ok
+        } else {
+            Status::Error
+        };
+        Ok(Outcome {
+            status,
+            exit_code,
+            signal,
+            stdout_truncated: self.stdout.truncated(),
+            stderr_truncated: self.stderr.truncated(),
+            stdout_total_bytes: self.stdout.total,
+            stderr_total_bytes: self.stderr.total,
+            stdout: std::mem::take(&mut self.stdout.data),
+            stderr: std::mem::take(&mut self.stderr.data),
+            limits_hit: limits,
+            usage: Usage {
+                wall_ms,
+                cpu_ms: cpu_us / 1000,
+                memory_peak_bytes: stats.memory_peak_bytes.unwrap_or(rusage.max_rss_bytes),
+            },
+            layers: layers(self.plan),
+        })
+    }
+}
+
+/// Whether Python's last words were a `MemoryError` (the RLIMIT_AS fallback's way of failing).
+fn ends_with_memory_error(stderr: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(stderr);
+    text.trim_end()
+        .lines()
+        .last()
+        .is_some_and(|line| line.starts_with("MemoryError"))
+}
+
+/// The layers of `plan`, as the result record reports them.
+pub fn layers(plan: &Plan) -> Layers {
+    Layers {
+        namespaces: plan.namespaces.clone(),
+        landlock: plan.landlock.report(),
+        seccomp: plan.seccomp.is_some(),
+        cgroup: plan.cgroup.as_ref().map_or("none", |c| c.version.name()),
+        rlimits: !plan.rlimits.is_empty(),
+    }
+}
