@@ -1,11 +1,26 @@
 #!/usr/bin/env bash
-# warden's main job on a real example: a model-style pandas program over examples/sales/sales.csv.
+# warden's main job on a real example: a model-style pandas program over examples/sales/sales.csv goes
+# through the policy check, runs in the jail with the data stack, and comes back as a validated result
+# record (JSON that satisfies examples/sales/schema.json) plus a chart file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/setup.sh
 warden=target/release/warden
-echo "== warden check examples/sales/analysis.py"
-"$warden" check examples/sales/analysis.py
-echo "== the same gate on a program that tries to escape"
-printf 'import pandas as pd\npd.io.stata.os.system("id")\n' | "$warden" check - || true
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+rmdir "$out/" 2>/dev/null || true
+
+echo "== warden run examples/sales/analysis.py (check → jail → validated result)"
+"$warden" run --json \
+    --input examples/sales/sales.csv \
+    --schema examples/sales/schema.json \
+    --output-dir "$out/files" \
+    examples/sales/analysis.py | tee "$out/record.json" | python3 -m json.tool
+status=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$out/record.json")
+echo "status: $status; files written by the program:"
+ls -l "$out/files"
+
+echo "== the same gateway on a program that tries to escape"
+printf 'import pandas as pd\npd.io.stata.os.system("id")\n' | "$warden" run - || true
+[ "$status" = ok ]

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 need_packages=()
 for pkg in "$@"; do need_packages+=("$pkg"); done
 # Debian packages the build and the test suite use.
-for pkg in build-essential pkg-config python3 passwd util-linux iproute2; do
+for pkg in build-essential pkg-config python3 python3-venv passwd util-linux iproute2; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_packages+=("$pkg")
 done
 if [ "${#need_packages[@]}" -gt 0 ]; then
@@ -29,3 +29,10 @@ done
 
 cargo build --release -p warden
 echo "setup: warden built at target/release/warden"
+
+# The Python runtime the default policy names: (re)installed when missing or when its pinned
+# requirements changed.
+if ! target/release/warden runtime show default 2>/dev/null | grep -q '"requirements"' \
+    || ! diff -q <(target/release/warden runtime show default | python3 -c 'import json,sys; print(json.load(sys.stdin)["requirements"], end="")') rules/runtime/default.txt >/dev/null; then
+    target/release/warden runtime install --name default
+fi

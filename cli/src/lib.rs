@@ -5,6 +5,7 @@ pub mod corpus;
 pub mod exit;
 pub mod files;
 pub mod jail_config;
+pub mod pipeline;
 pub mod python_error;
 pub mod runtime;
 pub mod validate;

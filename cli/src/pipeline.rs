@@ -202,8 +202,112 @@ pub fn execute(policy: &Policy, request: &RunRequest) -> anyhow::Result<RunRecor
             Decision::Allow => {}
         }
     }
-    crate::jail_config::run_in_jail(policy, request, &decoded.text, schema.as_ref(), &mut record)?;
+    run_in_jail(policy, request, &decoded.text, schema.as_ref(), &mut record)?;
     Ok(record)
+}
+
+/// The policy's limits, tightened (never loosened) by the caller's.
+pub fn effective_limits(policy: &Policy, caller: &CallerLimits) -> warden_policy::settings::Limits {
+    let mut limits = policy.limits.clone();
+    let tighten = |current: &mut u64, asked: Option<u64>| {
+        if let Some(asked) = asked.filter(|a| *a > 0) {
+            *current = (*current).min(asked);
+        }
+    };
+    tighten(&mut limits.wall_time_ms, caller.wall_time_ms);
+    tighten(&mut limits.cpu_time_ms, caller.cpu_time_ms);
+    tighten(&mut limits.memory_bytes, caller.memory_mib.map(|m| m.saturating_mul(1024 * 1024)));
+    tighten(&mut limits.stdout_bytes, caller.stdout_bytes);
+    limits
+}
+
+fn run_in_jail(
+    policy: &Policy,
+    request: &RunRequest,
+    text: &str,
+    schema: Option<&OutputSchema>,
+    record: &mut RunRecord,
+) -> anyhow::Result<()> {
+    let mut tightened = policy.clone();
+    tightened.limits = effective_limits(policy, &request.limits);
+    let config = crate::jail_config::from_policy(&tightened)?;
+    let plan = match warden_jail::Plan::new(&config) {
+        Ok(plan) => plan,
+        Err(err) => {
+            record.status = RunStatus::SetupFailed;
+            record.message = Some(err.to_string());
+            return Ok(());
+        }
+    };
+    record.layers = Some(warden_jail::layers(&plan));
+    let workdir = WorkDir::create()?;
+    let placed = files::place_inputs(&request.inputs, &workdir.path, policy.files.inputs_writable)?;
+    let outcome = match warden_jail::run(&plan, text, Some(&workdir.path)) {
+        Ok(outcome) => outcome,
+        Err(err) => {
+            record.status = RunStatus::SetupFailed;
+            record.message = Some(err.to_string());
+            return Ok(());
+        }
+    };
+    apply_outcome(record, outcome, schema);
+    let limits = files::CollectLimits {
+        max_files: tightened.limits.output_files,
+        max_total_bytes: tightened.limits.output_bytes,
+    };
+    match files::collect_outputs(&workdir.path, &placed, limits, request.output_dir.as_deref()) {
+        Ok(collected) => record.files = collected,
+        Err(err) => {
+            if record.status == RunStatus::Ok {
+                record.status = RunStatus::OutputLimit;
+            }
+            record.message = Some(format!("output files not collected: {err:#}"));
+        }
+    }
+    Ok(())
+}
+
+/// A private host work dir for one run (mode 0700), removed with everything in it afterwards.
+pub struct WorkDir {
+    pub path: PathBuf,
+}
+
+impl WorkDir {
+    pub fn create() -> anyhow::Result<Self> {
+        use std::os::unix::fs::DirBuilderExt;
+        let base = std::env::var_os("WARDEN_RUN_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
+        for attempt in 0..16u32 {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let path = base.join(format!("warden-work-{}-{nanos}-{attempt}", std::process::id()));
+            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => return Ok(Self { path }),
+                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(err) => return Err(anyhow::anyhow!("cannot create work dir {}: {err}", path.display())),
+            }
+        }
+        anyhow::bail!("cannot create a unique work dir under {}", base.display())
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = make_writable(&self.path);
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Read-only input dirs (0555) would stop `remove_dir_all`.
+fn make_writable(dir: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    for entry in std::fs::read_dir(dir)?.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            make_writable(&entry.path())?;
+        }
+    }
+    Ok(())
 }
 
 /// Fills the record from the jail's outcome: status, output, usage, validation and the Python error.

@@ -1,22 +1,23 @@
-//! `warden run`: check, jail, validate. For now only `--no-policy` (the jail alone) is wired.
+//! `warden run`: check, jail, validate — the whole gateway for one program.
 
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use serde_json::{json, Value};
-use warden::files::{self, CollectLimits, OutputFile, PlacedInputs};
-use warden::{exit, jail_config};
-use warden_jail::{JailError, Outcome, Plan};
+use warden::exit;
+use warden::pipeline::{self, Approval, CallerLimits, RunRecord, RunRequest, RunStatus};
 
 use super::RulesArg;
 
 /// Check a program, run it in the jail and validate its output.
 ///
-/// Exit status: 0 when the run succeeded, 1 when it did not (error, timeout, limit), 2 on usage,
-/// configuration or setup errors.
+/// The program is judged by the policy first: denied programs never run; programs the policy sends to
+/// review run only with `--approve` (or after a yes on a terminal). The result record (`--json`) has a
+/// status: ok, denied, review_required, error, timeout, memory_limit, output_limit, output_invalid or
+/// setup_failed. Exit status: 0 when the status is ok, 1 for any other status, 2 on usage or
+/// configuration errors (nothing ran).
 #[derive(Debug, Args)]
 pub struct RunArgs {
     #[command(flatten)]
@@ -27,200 +28,165 @@ pub struct RunArgs {
     /// Print the result record as JSON.
     #[arg(long)]
     pub json: bool,
-    /// A file or directory to place in the work dir (by name); repeatable.
+    /// A file or directory to place in the work dir (by name, read-only unless the policy says
+    /// otherwise); repeatable. Symlinks are refused.
     #[arg(long = "input", value_name = "PATH")]
     pub inputs: Vec<PathBuf>,
-    /// Copy the files the program wrote in its work dir here (must not exist or be empty).
+    /// Copy the files the program wrote in its work dir here (must not exist, or be empty).
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
+    /// JSON Schema standard output must satisfy (replaces the policy's).
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
+    /// Approve a program the policy sends to review (recorded in the result).
+    #[arg(long)]
+    pub approve: bool,
+    /// Tighten the policy's wall-clock limit (milliseconds); never loosens it.
+    #[arg(long, value_name = "MS")]
+    pub wall_time_ms: Option<u64>,
+    /// Tighten the policy's CPU-time limit (milliseconds).
+    #[arg(long, value_name = "MS")]
+    pub cpu_time_ms: Option<u64>,
+    /// Tighten the policy's memory limit (MiB).
+    #[arg(long, value_name = "MIB")]
+    pub memory_mib: Option<u64>,
+    /// Tighten the policy's standard-output cap (bytes).
+    #[arg(long, value_name = "BYTES")]
+    pub stdout_bytes: Option<u64>,
     /// Program to run, or `-` for standard input.
     pub program: PathBuf,
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    if !args.no_policy {
-        eprintln!("warden: the full pipeline is not wired yet; use --no-policy");
-        return Ok(ExitCode::from(exit::ERROR));
-    }
-    warden_jail::trace("cli: start");
-    let text = read_program(&args.program)?;
     let policy = args.rules.load()?;
-    warden_jail::trace("cli: policy loaded");
-    let config = jail_config::from_policy(&policy)?;
-    files::check_inputs(&args.inputs)?;
-    if let Some(dir) = &args.output_dir {
-        files::check_output_dir(dir)?;
-    }
-    let plan = match Plan::new(&config) {
-        Ok(plan) => plan,
-        Err(err) => return Ok(setup_failed(&args, &err, None)),
+    let source = read_program(&args.program, policy.source.max_bytes)?;
+    let schema = match &args.schema {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read schema {}", path.display()))?;
+            Some(serde_json::from_str(&text).with_context(|| format!("schema {} is not JSON", path.display()))?)
+        }
+        None => None,
     };
-    warden_jail::trace("cli: plan built");
-    let workdir = if args.inputs.is_empty() && args.output_dir.is_none() {
-        None
-    } else {
-        Some(WorkDir::create()?)
-    };
-    let placed = match &workdir {
-        Some(dir) => files::place_inputs(&args.inputs, &dir.path, policy.files.inputs_writable)?,
-        None => PlacedInputs::default(),
-    };
-    let outcome =
-        match warden_jail::run(&plan, &text, workdir.as_ref().map(|dir| dir.path.as_path())) {
-            Ok(outcome) => outcome,
-            Err(err) => return Ok(setup_failed(&args, &err, Some(&plan))),
-        };
-    let output_files = match &workdir {
-        Some(dir) => files::collect_outputs(
-            &dir.path,
-            &placed,
-            CollectLimits {
-                max_files: policy.limits.output_files,
-                max_total_bytes: policy.limits.output_bytes,
-            },
-            args.output_dir.as_deref(),
-        )?,
-        None => Vec::new(),
-    };
-    report(&args, &outcome, &output_files)?;
-    Ok(ExitCode::from(
-        if outcome.status == warden_jail::Status::Ok {
-            exit::OK
-        } else {
-            exit::FAILED
+    let mut request = RunRequest {
+        source,
+        inputs: args.inputs.clone(),
+        output_dir: args.output_dir.clone(),
+        schema,
+        no_policy: args.no_policy,
+        approval: args.approve.then(|| Approval { method: "flag".to_owned(), by: user_name() }),
+        limits: CallerLimits {
+            wall_time_ms: args.wall_time_ms,
+            cpu_time_ms: args.cpu_time_ms,
+            memory_mib: args.memory_mib,
+            stdout_bytes: args.stdout_bytes,
         },
-    ))
+    };
+    let mut record = pipeline::execute(&policy, &request)?;
+    if record.status == RunStatus::ReviewRequired && ask_for_approval(&args, &request, &record)? {
+        request.approval = Some(Approval { method: "terminal".to_owned(), by: user_name() });
+        record = pipeline::execute(&policy, &request)?;
+    }
+    report(&args, &record)?;
+    Ok(ExitCode::from(if record.status == RunStatus::Ok { exit::OK } else { exit::FAILED }))
 }
 
-fn read_program(path: &Path) -> anyhow::Result<String> {
-    let bytes = if path == Path::new("-") {
-        let mut bytes = Vec::new();
+/// Reads the program, never more than one byte past the policy's size limit (the checker then
+/// denies it with a clear finding).
+fn read_program(path: &Path, max_bytes: usize) -> anyhow::Result<Vec<u8>> {
+    let limit = max_bytes as u64 + 1;
+    let mut bytes = Vec::new();
+    if path == Path::new("-") {
         std::io::stdin()
+            .lock()
+            .take(limit)
             .read_to_end(&mut bytes)
             .context("cannot read the program from standard input")?;
-        bytes
-    } else {
-        std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
-    };
-    String::from_utf8(bytes).map_err(|err| {
-        anyhow::anyhow!(
-            "{} is not UTF-8 (invalid byte at offset {})",
-            path.display(),
-            err.utf8_error().valid_up_to()
-        )
-    })
-}
-
-/// A host work dir for one run, removed afterwards.
-struct WorkDir {
-    path: PathBuf,
-}
-
-impl WorkDir {
-    fn create() -> anyhow::Result<Self> {
-        use std::os::unix::fs::DirBuilderExt;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = std::env::temp_dir().join(format!("warden-work-{}-{nanos}", std::process::id()));
-        std::fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&path)
-            .with_context(|| format!("cannot create work dir {}", path.display()))?;
-        Ok(WorkDir { path })
+        return Ok(bytes);
     }
-}
-
-impl Drop for WorkDir {
-    fn drop(&mut self) {
-        let _ = make_writable(&self.path);
-        let _ = std::fs::remove_dir_all(&self.path);
+    let meta = std::fs::metadata(path).with_context(|| format!("cannot read program {}", path.display()))?;
+    if meta.is_dir() {
+        anyhow::bail!("program {} is a directory; give a Python file or `-`", path.display());
     }
+    std::fs::File::open(path)
+        .and_then(|file| file.take(limit).read_to_end(&mut bytes))
+        .with_context(|| format!("cannot read program {}", path.display()))?;
+    Ok(bytes)
 }
 
-/// Read-only input dirs (0555) would stop `remove_dir_all`.
-fn make_writable(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    for entry in std::fs::read_dir(dir)?.flatten() {
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            make_writable(&entry.path())?;
-        }
+fn user_name() -> String {
+    std::env::var("SUDO_USER")
+        .or_else(|_| std::env::var("USER"))
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_else(|_| "unknown".to_owned())
+}
+
+/// On a terminal (and when the program did not come from standard input), shows the code and the
+/// findings and asks. Non-interactively, the answer is no: `--approve` is required.
+fn ask_for_approval(args: &RunArgs, request: &RunRequest, record: &RunRecord) -> anyhow::Result<bool> {
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if !interactive || args.program == Path::new("-") || args.json {
+        return Ok(false);
     }
-    Ok(())
-}
-
-/// The result record of DESIGN.md.
-fn record(outcome: &Outcome, files: &[OutputFile]) -> anyhow::Result<Value> {
-    let mut value = serde_json::to_value(outcome)?;
-    if let Value::Object(map) = &mut value {
-        map.insert("check".into(), Value::Null);
-        map.insert("validation".into(), Value::Null);
-        map.insert("files".into(), serde_json::to_value(files)?);
+    let mut err = std::io::stderr().lock();
+    writeln!(err, "── {} ──", args.program.display())?;
+    for (number, line) in String::from_utf8_lossy(&request.source).lines().enumerate() {
+        writeln!(err, "{:>4} │ {line}", number + 1)?;
     }
-    Ok(value)
+    writeln!(err, "── the policy asks for a review:")?;
+    for finding in &record.check.findings {
+        writeln!(err, "  {}[{}] {}:{}: {}", finding.action.as_str(), finding.rule.id(), finding.span.line, finding.span.column, finding.message)?;
+    }
+    write!(err, "Run this program in the jail? [y/N] ")?;
+    err.flush()?;
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
 }
 
-fn report(args: &RunArgs, outcome: &Outcome, files: &[OutputFile]) -> anyhow::Result<()> {
+fn report(args: &RunArgs, record: &RunRecord) -> anyhow::Result<()> {
     if args.json {
-        println!("{}", serde_json::to_string(&record(outcome, files)?)?);
+        println!("{}", serde_json::to_string(record)?);
         return Ok(());
     }
-    std::io::stdout().write_all(&outcome.stdout)?;
-    std::io::stdout().flush()?;
-    std::io::stderr().write_all(&outcome.stderr)?;
-    let ending = match (outcome.exit_code, outcome.signal) {
-        (Some(code), _) => format!("exit {code}"),
-        (None, Some(signal)) => format!("signal {signal}"),
-        (None, None) => "no exit status".into(),
+    let mut out = std::io::stdout().lock();
+    out.write_all(record.stdout.as_bytes())?;
+    out.flush()?;
+    let mut err = std::io::stderr().lock();
+    err.write_all(record.stderr.as_bytes())?;
+    for finding in &record.check.findings {
+        writeln!(
+            err,
+            "warden: {}[{}] {}:{}:{}: {} (hint: {})",
+            finding.action.as_str(),
+            finding.rule.id(),
+            args.program.display(),
+            finding.span.line,
+            finding.span.column,
+            finding.message,
+            finding.hint
+        )?;
+    }
+    let ending = match (record.exit_code, record.signal) {
+        (Some(code), _) => format!(", exit {code}"),
+        (None, Some(signal)) => format!(", signal {signal}"),
+        (None, None) => String::new(),
     };
-    let layers = &outcome.layers;
-    let limits: Vec<String> = outcome
-        .limits_hit
-        .iter()
-        .map(|l| serde_json::to_value(l).map(|v| v.as_str().unwrap_or("").to_owned()))
-        .collect::<Result<_, _>>()?;
-    eprintln!(
-        "warden: {} ({ending}{}) in {} ms, cpu {} ms, peak memory {:.1} MiB; layers: namespaces, landlock {}, seccomp {}, cgroup {}, rlimits {}",
-        outcome.status.name(),
-        if limits.is_empty() { String::new() } else { format!("; limits hit: {}", limits.join(", ")) },
-        outcome.usage.wall_ms,
-        outcome.usage.cpu_ms,
-        outcome.usage.memory_peak_bytes as f64 / (1024.0 * 1024.0),
-        layers.landlock,
-        if layers.seccomp { "on" } else { "off" },
-        layers.cgroup,
-        if layers.rlimits { "on" } else { "off" },
-    );
-    for file in files {
-        eprintln!(
-            "warden: output {} ({} bytes, sha256 {})",
-            file.path, file.bytes, file.sha256
-        );
+    writeln!(
+        err,
+        "warden: {}{ending} in {} ms (cpu {} ms, peak memory {:.1} MiB)",
+        record.status.as_str(),
+        record.usage.wall_ms,
+        record.usage.cpu_ms,
+        record.usage.memory_peak_bytes as f64 / (1024.0 * 1024.0)
+    )?;
+    if let Some(message) = &record.message {
+        writeln!(err, "warden: {message}")?;
+    }
+    for error in &record.validation.errors {
+        writeln!(err, "warden: output invalid at `{}` (schema `{}`): {}", error.instance_path, error.schema_path, error.message)?;
+    }
+    for file in &record.files {
+        writeln!(err, "warden: output {} ({} bytes, sha256 {})", file.path, file.bytes, file.sha256)?;
     }
     Ok(())
-}
-
-fn setup_failed(args: &RunArgs, err: &JailError, plan: Option<&Plan>) -> ExitCode {
-    if args.json {
-        let record = json!({
-            "status": "setup_failed",
-            "error": err.to_string(),
-            "exit_code": null,
-            "signal": null,
-            "stdout": "",
-            "stderr": "",
-            "stdout_truncated": false,
-            "stderr_truncated": false,
-            "check": null,
-            "validation": null,
-            "usage": null,
-            "files": [],
-            "layers": plan.map(warden_jail::layers),
-        });
-        println!("{record}");
-    } else {
-        eprintln!("warden: setup_failed: {err}");
-    }
-    ExitCode::from(exit::ERROR)
 }
