@@ -1,0 +1,425 @@
+//! End-to-end tests of `warden run`: every status of the result record, files in and out, output
+//! validation, review approval, caller limits, and bad input. Real programs in the real jail with the
+//! default runtime (installed by scripts/setup.sh).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn warden() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_warden"))
+}
+
+struct Run {
+    code: i32,
+    record: Value,
+    stderr: String,
+}
+
+fn run_program(source: &str, extra: &[&str], dir: &Path) -> Run {
+    let program = dir.join("program.py");
+    std::fs::write(&program, source).expect("write program");
+    let output = warden()
+        .arg("run")
+        .arg("--json")
+        .args(extra)
+        .arg(&program)
+        .output()
+        .expect("run warden");
+    parse(output)
+}
+
+fn parse(output: Output) -> Run {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let record = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|err| panic!("record is not JSON ({err}): {stdout}\nstderr: {stderr}"));
+    Run {
+        code: output.status.code().expect("exit code"),
+        record,
+        stderr,
+    }
+}
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("tempdir")
+}
+
+#[test]
+fn ok_the_example_produces_schema_valid_json_and_a_chart() {
+    let dir = tempdir();
+    let out = dir.path().join("out");
+    let example = repo().join("examples/sales");
+    let output = warden()
+        .args(["run", "--json", "--input"])
+        .arg(example.join("sales.csv"))
+        .arg("--schema")
+        .arg(example.join("schema.json"))
+        .arg("--output-dir")
+        .arg(&out)
+        .arg(example.join("analysis.py"))
+        .output()
+        .expect("run");
+    let run = parse(output);
+    assert_eq!(run.code, 0, "{}", run.record);
+    let r = &run.record;
+    assert_eq!(r["status"], "ok");
+    assert_eq!(r["exit_code"], 0);
+    assert_eq!(r["check"]["decision"], "allow");
+    assert_eq!(
+        r["validation"],
+        serde_json::json!({"valid": true, "errors": []})
+    );
+    let answer: Value =
+        serde_json::from_str(r["stdout"].as_str().expect("stdout")).expect("stdout is JSON");
+    assert_eq!(answer["rows"], 240);
+    let files = r["files"].as_array().expect("files");
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(files[0]["path"], "revenue_by_region.png");
+    let png = std::fs::read(out.join("revenue_by_region.png")).expect("chart copied");
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(files[0]["bytes"], png.len());
+    assert_eq!(
+        r["layers"]["landlock"]
+            .as_str()
+            .map(|s| s.starts_with("abi-")),
+        Some(true)
+    );
+    assert!(r["usage"]["wall_ms"].as_u64().is_some());
+    // The input is not collected back as an output.
+    assert!(!out.join("sales.csv").exists());
+}
+
+#[test]
+fn denied_programs_never_run_and_carry_findings_with_hints() {
+    let dir = tempdir();
+    let marker = dir.path().join("ran");
+    let source = format!(
+        "open({:?}, 'w').write('x')\nimport subprocess\n",
+        marker.display().to_string()
+    );
+    let run = run_program(&source, &[], dir.path());
+    assert_eq!(run.code, 1);
+    assert_eq!(run.record["status"], "denied");
+    assert_eq!(run.record["check"]["decision"], "deny");
+    let rules: Vec<&str> = run.record["check"]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert!(rules.contains(&"IMP101"), "{rules:?}");
+    assert!(run.record["check"]["findings"][0]["hint"]
+        .as_str()
+        .is_some_and(|h| !h.is_empty()));
+    assert_eq!(run.record["exit_code"], Value::Null);
+    assert!(!marker.exists(), "a denied program ran");
+}
+
+#[test]
+fn review_requires_approval_and_records_it() {
+    let dir = tempdir();
+    let rules = dir.path().join("review.toml");
+    let text = std::fs::read_to_string(repo().join("rules/default.toml"))
+        .expect("read")
+        .replace("[actions]\n", "[actions]\nDYN403 = \"review\"\n");
+    std::fs::write(&rules, text).expect("write");
+    let rules_arg = rules.display().to_string();
+    let source = "names = sorted(globals())\nprint('reviewed', len(names) > 0)\n";
+    let run = run_program(source, &["--rules", &rules_arg], dir.path());
+    assert_eq!(run.code, 1);
+    assert_eq!(run.record["status"], "review_required");
+    assert_eq!(run.record["check"]["decision"], "review");
+    assert_eq!(run.record["stdout"], "");
+    let approved = run_program(source, &["--rules", &rules_arg, "--approve"], dir.path());
+    assert_eq!(approved.code, 0, "{}", approved.record);
+    assert_eq!(approved.record["status"], "ok");
+    assert_eq!(approved.record["stdout"], "reviewed True\n");
+    assert_eq!(approved.record["approval"]["method"], "flag");
+}
+
+#[test]
+fn runtime_errors_carry_the_python_error_without_host_paths() {
+    let dir = tempdir();
+    let run = run_program(
+        "import pandas as pd\nx = {'a': 1}\nprint(x['b'])\n",
+        &[],
+        dir.path(),
+    );
+    assert_eq!(run.code, 1);
+    let r = &run.record;
+    assert_eq!(r["status"], "error");
+    assert_eq!(r["exit_code"], 1);
+    assert_eq!(r["error"]["name"], "KeyError");
+    assert_eq!(r["error"]["value"], "'b'");
+    let stderr = r["stderr"].as_str().expect("stderr");
+    assert!(stderr.contains("Traceback"), "{stderr}");
+    let host_dir = dir.path().display().to_string();
+    assert!(
+        !stderr.contains(&host_dir),
+        "traceback reveals the host path {host_dir}: {stderr}"
+    );
+    assert!(
+        !stderr.contains("warden-work-"),
+        "traceback reveals the host work dir: {stderr}"
+    );
+}
+
+#[test]
+fn timeout_kills_the_program() {
+    let dir = tempdir();
+    let run = run_program(
+        "while True:\n    pass\n",
+        &["--wall-time-ms", "1500", "--cpu-time-ms", "1500"],
+        dir.path(),
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(run.record["status"], "timeout");
+    assert!(run.record["usage"]["wall_ms"].as_u64().expect("wall") < 10_000);
+}
+
+#[test]
+fn memory_limit_is_reported() {
+    let dir = tempdir();
+    let run = run_program(
+        "import numpy as np\nblocks = []\nwhile True:\n    blocks.append(np.ones(16 * 1024 * 1024))\n",
+        &["--memory-mib", "256"],
+        dir.path(),
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(run.record["status"], "memory_limit", "{}", run.record);
+}
+
+#[test]
+fn output_limit_truncates_and_is_reported() {
+    let dir = tempdir();
+    let run = run_program(
+        "for i in range(100000):\n    print('x' * 100)\n",
+        &["--stdout-bytes", "10000"],
+        dir.path(),
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(run.record["status"], "output_limit");
+    assert_eq!(run.record["stdout_truncated"], true);
+    assert!(run.record["stdout"].as_str().expect("stdout").len() <= 10_000);
+}
+
+#[test]
+fn output_invalid_reports_instance_and_schema_paths() {
+    let dir = tempdir();
+    let schema = dir.path().join("schema.json");
+    std::fs::write(
+        &schema,
+        r#"{"type": "object", "required": ["total"], "properties": {"total": {"type": "number", "minimum": 0}}}"#,
+    )
+    .expect("write");
+    let schema_arg = schema.display().to_string();
+    let run = run_program(
+        "import json\nprint(json.dumps({'total': -5}))\n",
+        &["--schema", &schema_arg],
+        dir.path(),
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(run.record["status"], "output_invalid");
+    let error = &run.record["validation"]["errors"][0];
+    assert_eq!(error["instance_path"], "/total");
+    assert_eq!(error["schema_path"], "/properties/total/minimum");
+    let not_json = run_program(
+        "print('total: 5')\n",
+        &["--schema", &schema_arg],
+        dir.path(),
+    );
+    assert_eq!(not_json.record["status"], "output_invalid");
+    assert!(not_json.record["validation"]["errors"][0]["message"]
+        .as_str()
+        .expect("msg")
+        .contains("not one JSON document"));
+}
+
+#[test]
+fn setup_failure_when_the_interpreter_is_a_shell_shim() {
+    let dir = tempdir();
+    let shim = dir.path().join("python3");
+    std::fs::write(&shim, "#!/bin/sh\nexec /usr/bin/python3 \"$@\"\n").expect("write");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let rules = dir.path().join("shim.toml");
+    let text = std::fs::read_to_string(repo().join("rules/default.toml"))
+        .expect("read")
+        .replace(
+            "name = \"default\"\n\n[limits]",
+            &format!("interpreter = {:?}\n\n[limits]", shim.display().to_string()),
+        );
+    std::fs::write(&rules, text).expect("write");
+    let run = run_program(
+        "print(1)\n",
+        &["--rules", &rules.display().to_string()],
+        dir.path(),
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(run.record["status"], "setup_failed");
+    assert!(
+        run.record["message"]
+            .as_str()
+            .expect("message")
+            .contains("shim")
+            || run.record["message"]
+                .as_str()
+                .expect("message")
+                .contains("ELF"),
+        "{}",
+        run.record
+    );
+}
+
+#[test]
+fn caller_limits_only_tighten() {
+    let dir = tempdir();
+    // Asking for more time than the policy allows keeps the policy's limit (30 s): a 1 s sleep is fine,
+    // and a tighter limit than the sleep stops it.
+    let loose = run_program(
+        "import time\ntime.sleep(1)\nprint('done')\n",
+        &["--wall-time-ms", "999999999"],
+        dir.path(),
+    );
+    assert_eq!(loose.record["status"], "ok");
+    let tight = run_program(
+        "import time\ntime.sleep(5)\n",
+        &["--wall-time-ms", "500"],
+        dir.path(),
+    );
+    assert_eq!(tight.record["status"], "timeout");
+}
+
+#[test]
+fn no_policy_runs_denied_code_in_the_jail_only() {
+    let dir = tempdir();
+    let run = run_program(
+        "import subprocess\nprint('still jailed')\n",
+        &["--no-policy"],
+        dir.path(),
+    );
+    assert_eq!(run.code, 0, "{}", run.record);
+    assert_eq!(run.record["check"]["decision"], "skipped");
+    assert_eq!(run.record["stdout"], "still jailed\n");
+}
+
+#[test]
+fn bad_input_gets_a_clear_error_and_loses_nothing() {
+    let dir = tempdir();
+    // Missing program.
+    let missing = warden()
+        .args(["run"])
+        .arg(dir.path().join("nope.py"))
+        .output()
+        .expect("run");
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("nope.py"));
+    // A directory as program.
+    let directory = warden()
+        .args(["run"])
+        .arg(dir.path())
+        .output()
+        .expect("run");
+    assert_eq!(directory.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&directory.stderr).contains("is a directory"));
+    // An output dir with files in it is refused, and its files are untouched.
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).expect("mkdir");
+    std::fs::write(out.join("keep.txt"), "precious").expect("write");
+    let program = dir.path().join("p.py");
+    std::fs::write(&program, "open('new.txt', 'w').write('x')\n").expect("write");
+    let busy = warden()
+        .args(["run", "--output-dir"])
+        .arg(&out)
+        .arg(&program)
+        .output()
+        .expect("run");
+    assert_eq!(busy.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&busy.stderr).contains("not empty"));
+    assert_eq!(
+        std::fs::read_to_string(out.join("keep.txt")).expect("kept"),
+        "precious"
+    );
+    assert!(!out.join("new.txt").exists());
+    // An input that is a symlink to a host secret is not followed.
+    let secret = dir.path().join("secret.txt");
+    std::fs::write(&secret, "TOP-SECRET-VALUE").expect("write");
+    let link = dir.path().join("data.csv");
+    std::os::unix::fs::symlink(&secret, &link).expect("symlink");
+    let linked = warden()
+        .args(["run", "--json", "--input"])
+        .arg(&link)
+        .arg(&program)
+        .output()
+        .expect("run");
+    assert_eq!(linked.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&linked.stderr).contains("symlink"));
+    assert!(!String::from_utf8_lossy(&linked.stdout).contains("TOP-SECRET-VALUE"));
+    // Invalid schema and invalid rules are configuration errors.
+    let schema = dir.path().join("bad-schema.json");
+    std::fs::write(&schema, r#"{"type": 12}"#).expect("write");
+    let bad_schema = warden()
+        .args(["run", "--schema"])
+        .arg(&schema)
+        .arg(&program)
+        .output()
+        .expect("run");
+    assert_eq!(bad_schema.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_schema.stderr).contains("schema"));
+    let rules = dir.path().join("bad.toml");
+    std::fs::write(&rules, "[policy]\nname = \"x\"\nbogus = 1\n").expect("write");
+    let bad_rules = warden()
+        .args(["run", "--rules"])
+        .arg(&rules)
+        .arg(&program)
+        .output()
+        .expect("run");
+    assert_eq!(bad_rules.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_rules.stderr).contains("bogus"));
+}
+
+#[test]
+fn a_huge_program_on_stdin_is_denied_not_buffered_forever() {
+    let mut child = warden()
+        .args(["run", "--json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        let chunk = "x = 1\n".repeat(10_000);
+        for _ in 0..400 {
+            if stdin.write_all(chunk.as_bytes()).is_err() {
+                break;
+            }
+        }
+    });
+    let output = child.wait_with_output().expect("wait");
+    writer.join().expect("writer");
+    let run = parse(output);
+    assert_eq!(run.code, 1);
+    assert_eq!(run.record["status"], "denied");
+    assert_eq!(run.record["check"]["findings"][0]["rule"], "SYN004");
+    let _ = run.stderr;
+}
+
+#[test]
+fn charts_render_headless_with_matplotlib() {
+    let dir = tempdir();
+    let out = dir.path().join("charts");
+    let out_arg = out.display().to_string();
+    let source = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [2, 4, 1])\nplt.savefig('chart.png')\nprint('saved')\n";
+    let run = run_program(source, &["--output-dir", &out_arg], dir.path());
+    assert_eq!(run.code, 0, "{}", run.record);
+    assert_eq!(run.record["files"][0]["path"], "chart.png");
+    assert!(out.join("chart.png").exists());
+}
