@@ -8,4 +8,5 @@ pub mod jail_config;
 pub mod pipeline;
 pub mod python_error;
 pub mod runtime;
+pub mod runtime_check;
 pub mod validate;

@@ -33,6 +33,15 @@ pub enum RuntimeCommand {
     },
     /// Remove a runtime.
     Remove { name: String },
+    /// Import, inside the jail, every module the policy allows; report missing or broken ones and
+    /// re-exported modules the policy's name guards would not catch. Exit 1 when any import fails.
+    Check {
+        #[command(flatten)]
+        rules: super::RulesArg,
+        /// Print the facts (imports and every re-export found) as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub fn run(command: RuntimeCommand) -> anyhow::Result<ExitCode> {
@@ -68,10 +77,35 @@ pub fn run(command: RuntimeCommand) -> anyhow::Result<ExitCode> {
             let manifest = runtime::Runtime::named(&name)?.manifest()?;
             println!("{}", serde_json::to_string_pretty(&manifest)?);
         }
+        RuntimeCommand::Check { rules, json } => return check(&rules, json),
         RuntimeCommand::Remove { name } => {
             runtime::remove(&name)?;
             println!("runtime `{name}` removed");
         }
     }
     Ok(ExitCode::from(warden::exit::OK))
+}
+
+fn check(rules: &super::RulesArg, json: bool) -> anyhow::Result<ExitCode> {
+    let policy = rules.load()?;
+    let facts = warden::runtime_check::probe(&policy)?;
+    let unguarded = warden::runtime_check::unguarded_reexports(&policy, &facts);
+    let failed: Vec<(&String, &String)> = facts.imports.iter().filter(|(_, result)| *result != "ok").collect();
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"imports": facts.imports, "reexports": facts.reexports, "unguarded_reexports": unguarded})
+        );
+    } else {
+        let ok = facts.imports.len() - failed.len();
+        println!("{ok} of {} allowed modules import in the jail", facts.imports.len());
+        for (name, result) in &failed {
+            println!("  {name}: {result}");
+        }
+        println!("{} re-exported modules found; {} not guarded by name:", facts.reexports.len(), unguarded.len());
+        for (path, real) in &unguarded {
+            println!("  {path} is the module {real}");
+        }
+    }
+    Ok(ExitCode::from(if failed.is_empty() { warden::exit::OK } else { warden::exit::FAILED }))
 }
