@@ -49,7 +49,7 @@ pub(crate) fn check_attribute_name(checker: &mut Checker<'_>, name: &str, range:
         checker.report(
             Rule::ReexportedModule,
             range,
-            format!("attribute `{name}` is named like the module `{bare}`, which objects expose this way"),
+            format!("attribute `{name}` is denied on any object (`attributes.deny_names`: objects expose modules and process spawners this way)"),
             "use the object's public API; modules held by objects are not available",
         );
     }
