@@ -56,17 +56,6 @@ both_modes! {
 }
 
 #[test]
-fn without_no_policy_run_exits_2_and_says_why() {
-    require_root!();
-    let dir = support::shared_tempdir();
-    let program = dir.path().join("p.py");
-    std::fs::write(&program, "print(1)\n").expect("write");
-    let out = warden(As::Root, &["run", program.to_str().unwrap_or_default()]);
-    assert_eq!(out.status, 2);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("use --no-policy"));
-}
-
-#[test]
 fn a_shell_script_shim_interpreter_is_refused_with_a_clear_error() {
     require_root!();
     let dir = support::shared_tempdir();
@@ -84,9 +73,9 @@ fn a_shell_script_shim_interpreter_is_refused_with_a_clear_error() {
             ..Options::default()
         },
     );
-    assert_eq!(run.exit_code, 2);
+    assert_ne!(run.exit_code, 0);
     assert_eq!(run.status(), "setup_failed");
-    let error = run.record["error"].as_str().unwrap_or("");
+    let error = run.message();
     assert!(
         error.contains("is a script") && error.contains(&shim.display().to_string()),
         "{error}"
@@ -105,9 +94,9 @@ fn a_required_cgroup_without_delegation_fails_closed_for_an_ordinary_user() {
             ..Options::default()
         },
     );
-    assert_eq!(run.exit_code, 2);
+    assert_ne!(run.exit_code, 0);
     assert_eq!(run.status(), "setup_failed");
-    let error = run.record["error"].as_str().unwrap_or("");
+    let error = run.message();
     assert!(
         error.contains("required layer `cgroup`") && error.contains("delegated"),
         "{error}"
@@ -116,9 +105,12 @@ fn a_required_cgroup_without_delegation_fails_closed_for_an_ordinary_user() {
 }
 
 both_modes! {
-    /// `warden doctor` reports every layer and passes with the default policy.
+    /// `warden doctor` reports every layer and passes with a policy requiring the default layers.
     fn doctor_reports_every_layer(who: As) {
-        let out = warden(who, &["doctor", "--json"]);
+        let dir = support::shared_tempdir();
+        let rules = dir.path().join("rules.toml");
+        std::fs::write(&rules, support::BASE_RULES).expect("rules");
+        let out = warden(who, &["doctor", "--json", "--rules", rules.to_str().unwrap_or_default()]);
         let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("doctor json");
         assert_eq!(out.status, 0, "{report}");
         let layers = report["layers"].as_array().cloned().unwrap_or_default();

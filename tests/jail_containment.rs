@@ -349,14 +349,3 @@ for path in ("/sys", "/home", "/dev/sda", "/dev/vda", "/dev/mem", "/dev/kmsg", "
         assert!(!run.stdout().contains("EXISTS"), "{}", run.stdout());
     }
 }
-
-both_modes! {
-    /// A coding declaration cannot change what runs: the program is the UTF-8 text warden decoded.
-    fn a_coding_declaration_cannot_change_what_runs(who: As) {
-        // Under latin-1 these bytes would decode to "Ã©"; under UTF-8 they are "é".
-        let program = "# -*- coding: latin-1 -*-\ns = 'é'\nprint('LEN', len(s))\n";
-        let run = run(who, program, Options::default());
-        assert_eq!(run.status(), "ok", "{:?}", run.record);
-        assert!(run.stdout().contains("LEN 1"), "{}", run.stdout());
-    }
-}

@@ -22,10 +22,13 @@ work=$(mktemp -d /tmp/warden-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
 printf 'pass\n' > "$work/prog.py"
-chmod 644 "$work/prog.py"
+# The same interpreter for all three commands (the built-in policy names a provisioned runtime, whose
+# venv and .pth files would make the comparison unfair); default limits and required layers otherwise.
+printf '[policy]\nname = "bench"\n[runtime]\ninterpreter = "%s"\n' "$python" > "$work/rules.toml"
+chmod 644 "$work/prog.py" "$work/rules.toml"
 
 bare="$python -I $work/prog.py"
-jail="$WARDEN run --no-policy $work/prog.py"
+jail="$WARDEN run --no-policy --rules $work/rules.toml $work/prog.py"
 # bubblewrap: the same namespaces, read-only /usr, fresh /proc and /dev, private /tmp and /work, uid
 # 65534, no capabilities, new session, clean environment. (No seccomp, Landlock or cgroup: bubblewrap
 # has no Landlock or cgroup support and takes seccomp only as a precompiled program.)

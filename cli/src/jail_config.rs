@@ -12,6 +12,7 @@ use warden_policy::Policy;
 
 /// The jail configuration for `policy`.
 pub fn from_policy(policy: &Policy) -> anyhow::Result<Config> {
+    warden_jail::trace("jail config");
     let interpreter = match &policy.interpreter {
         Interpreter::Path(path) => PathBuf::from(path),
         Interpreter::Runtime(name) => {
@@ -63,6 +64,7 @@ pub fn from_policy(policy: &Policy) -> anyhow::Result<Config> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -140,21 +140,35 @@ impl RunRecord {
             message: None,
             limits_hit: Vec::new(),
             approval: None,
-            policy: PolicyRef { name: policy.name.clone(), sha256: policy.sha256.clone() },
+            policy: PolicyRef {
+                name: policy.name.clone(),
+                sha256: policy.sha256.clone(),
+            },
             program_sha256: warden_policy::settings::hex(&Sha256::digest(source)),
         }
     }
 }
 
 /// Loads the output schema a run must satisfy: the request's, else the policy's.
-pub fn output_schema(policy: &Policy, request: &RunRequest) -> anyhow::Result<Option<OutputSchema>> {
-    let schema = match (&request.schema, &policy.output_schema, &policy.output_schema_file) {
+pub fn output_schema(
+    policy: &Policy,
+    request: &RunRequest,
+) -> anyhow::Result<Option<OutputSchema>> {
+    let schema = match (
+        &request.schema,
+        &policy.output_schema,
+        &policy.output_schema_file,
+    ) {
         (Some(schema), _, _) => Some(schema.clone()),
         (None, Some(schema), _) => Some(schema.clone()),
         (None, None, Some(path)) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|err| anyhow::anyhow!("cannot read output schema {}: {err}", path.display()))?;
-            Some(serde_json::from_str(&text).map_err(|err| anyhow::anyhow!("output schema {}: {err}", path.display()))?)
+            let text = std::fs::read_to_string(path).map_err(|err| {
+                anyhow::anyhow!("cannot read output schema {}: {err}", path.display())
+            })?;
+            Some(
+                serde_json::from_str(&text)
+                    .map_err(|err| anyhow::anyhow!("output schema {}: {err}", path.display()))?,
+            )
         }
         (None, None, None) => None,
     };
@@ -177,7 +191,11 @@ pub fn execute(policy: &Policy, request: &RunRequest) -> anyhow::Result<RunRecor
     }
     let report = check(policy, &request.source);
     let summary = CheckSummary {
-        decision: if request.no_policy { "skipped".to_owned() } else { report.decision.as_str().to_owned() },
+        decision: if request.no_policy {
+            "skipped".to_owned()
+        } else {
+            report.decision.as_str().to_owned()
+        },
         findings: report.findings.clone(),
     };
     let mut record = RunRecord::new(policy, &request.source, summary);
@@ -195,7 +213,8 @@ pub fn execute(policy: &Policy, request: &RunRequest) -> anyhow::Result<RunRecor
             }
             Decision::Review if request.approval.is_none() => {
                 record.status = RunStatus::ReviewRequired;
-                record.message = Some("the policy requires a review before this program runs".to_owned());
+                record.message =
+                    Some("the policy requires a review before this program runs".to_owned());
                 return Ok(record);
             }
             Decision::Review => record.approval = request.approval.clone(),
@@ -216,7 +235,10 @@ pub fn effective_limits(policy: &Policy, caller: &CallerLimits) -> warden_policy
     };
     tighten(&mut limits.wall_time_ms, caller.wall_time_ms);
     tighten(&mut limits.cpu_time_ms, caller.cpu_time_ms);
-    tighten(&mut limits.memory_bytes, caller.memory_mib.map(|m| m.saturating_mul(1024 * 1024)));
+    tighten(
+        &mut limits.memory_bytes,
+        caller.memory_mib.map(|m| m.saturating_mul(1024 * 1024)),
+    );
     tighten(&mut limits.stdout_bytes, caller.stdout_bytes);
     limits
 }
@@ -255,7 +277,12 @@ fn run_in_jail(
         max_files: tightened.limits.output_files,
         max_total_bytes: tightened.limits.output_bytes,
     };
-    match files::collect_outputs(&workdir.path, &placed, limits, request.output_dir.as_deref()) {
+    match files::collect_outputs(
+        &workdir.path,
+        &placed,
+        limits,
+        request.output_dir.as_deref(),
+    ) {
         Ok(collected) => record.files = collected,
         Err(err) => {
             if record.status == RunStatus::Ok {
@@ -275,16 +302,25 @@ pub struct WorkDir {
 impl WorkDir {
     pub fn create() -> anyhow::Result<Self> {
         use std::os::unix::fs::DirBuilderExt;
-        let base = std::env::var_os("WARDEN_RUN_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
+        let base =
+            std::env::var_os("WARDEN_RUN_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
         for attempt in 0..16u32 {
             let nanos = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.subsec_nanos());
-            let path = base.join(format!("warden-work-{}-{nanos}-{attempt}", std::process::id()));
+            let path = base.join(format!(
+                "warden-work-{}-{nanos}-{attempt}",
+                std::process::id()
+            ));
             match std::fs::DirBuilder::new().mode(0o700).create(&path) {
                 Ok(()) => return Ok(Self { path }),
                 Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(err) => return Err(anyhow::anyhow!("cannot create work dir {}: {err}", path.display())),
+                Err(err) => {
+                    return Err(anyhow::anyhow!(
+                        "cannot create work dir {}: {err}",
+                        path.display()
+                    ))
+                }
             }
         }
         anyhow::bail!("cannot create a unique work dir under {}", base.display())
@@ -311,7 +347,11 @@ fn make_writable(dir: &std::path::Path) -> std::io::Result<()> {
 }
 
 /// Fills the record from the jail's outcome: status, output, usage, validation and the Python error.
-pub fn apply_outcome(record: &mut RunRecord, outcome: warden_jail::Outcome, schema: Option<&OutputSchema>) {
+pub fn apply_outcome(
+    record: &mut RunRecord,
+    outcome: warden_jail::Outcome,
+    schema: Option<&OutputSchema>,
+) {
     record.exit_code = outcome.exit_code;
     record.signal = outcome.signal;
     record.stdout_truncated = outcome.stdout_truncated;
@@ -343,7 +383,10 @@ pub fn apply_outcome(record: &mut RunRecord, outcome: warden_jail::Outcome, sche
                 errors: vec![crate::validate::OutputError {
                     instance_path: String::new(),
                     schema_path: String::new(),
-                    message: format!("not validated: the run ended with status {}", record.status.as_str()),
+                    message: format!(
+                        "not validated: the run ended with status {}",
+                        record.status.as_str()
+                    ),
                 }],
             };
         }

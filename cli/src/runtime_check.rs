@@ -75,12 +75,19 @@ pub fn modules_to_check(policy: &Policy) -> Vec<String> {
 /// Runs the probe in the jail.
 pub fn probe(policy: &Policy) -> anyhow::Result<RuntimeFacts> {
     let names = modules_to_check(policy);
-    let source = PROBE.replace("json.loads(NAMES)", &format!("json.loads({:?})", serde_json::to_string(&names)?));
+    let source = PROBE.replace(
+        "json.loads(NAMES)",
+        &format!("json.loads({:?})", serde_json::to_string(&names)?),
+    );
     let mut generous = policy.clone();
     generous.limits.wall_time_ms = generous.limits.wall_time_ms.max(120_000);
     generous.limits.cpu_time_ms = generous.limits.cpu_time_ms.max(120_000);
     generous.limits.stdout_bytes = generous.limits.stdout_bytes.max(8 * 1024 * 1024);
-    let request = RunRequest { source: source.into_bytes(), no_policy: true, ..RunRequest::default() };
+    let request = RunRequest {
+        source: source.into_bytes(),
+        no_policy: true,
+        ..RunRequest::default()
+    };
     let record = pipeline::execute(&generous, &request)?;
     if record.status != RunStatus::Ok {
         anyhow::bail!(
@@ -90,7 +97,8 @@ pub fn probe(policy: &Policy) -> anyhow::Result<RuntimeFacts> {
             record.stderr
         );
     }
-    serde_json::from_str(record.stdout.trim()).map_err(|err| anyhow::anyhow!("unexpected probe output: {err}"))
+    serde_json::from_str(record.stdout.trim())
+        .map_err(|err| anyhow::anyhow!("unexpected probe output: {err}"))
 }
 
 /// Re-exports the policy does not guard by name: reachable modules that are not allowed imports and
@@ -101,7 +109,8 @@ pub fn unguarded_reexports(policy: &Policy, facts: &RuntimeFacts) -> Vec<(String
         .iter()
         .filter(|(path, real)| {
             let real_segments: Vec<&str> = real.split('.').collect();
-            let allowed = policy.imports.verdict(&real_segments) == warden_policy::settings::ModuleVerdict::Allowed;
+            let allowed = policy.imports.verdict(&real_segments)
+                == warden_policy::settings::ModuleVerdict::Allowed;
             let attribute = path.rsplit('.').next().unwrap_or_default();
             let bare = attribute.trim_start_matches('_');
             let guarded = policy.denied_attribute_names.contains(bare)

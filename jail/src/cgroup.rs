@@ -511,11 +511,6 @@ impl Cgroup {
         Ok(())
     }
 
-    /// The version of this cgroup.
-    pub fn version(&self) -> Version {
-        self.version
-    }
-
     /// A descriptor of the v2 directory, for `clone3(CLONE_INTO_CGROUP)`.
     pub fn v2_dir_fd(&self) -> Result<Option<OwnedFd>, JailError> {
         if self.version != Version::V2 {

@@ -44,6 +44,9 @@ pub struct Prepared {
     pub seccomp: Option<Vec<BpfProgram>>,
     /// cgroup v1: the `tasks` file of the run's cgroup in each hierarchy, opened by warden.
     pub cgroup_tasks: Vec<OwnedFd>,
+    /// Stay alive after the program ended until warden says `Finish` (it reads the work dir through
+    /// our root); otherwise exit right away.
+    pub linger: bool,
 }
 
 /// The program's ends of warden's capture pipes (numbered 10 or above, close-on-exec).
@@ -127,9 +130,11 @@ fn init(p: &Prepared, control_fd: &OwnedFd, pipes: Pipes) -> Result<i32, StageEr
     // 9. Reap until the program ends, then kill whatever it left behind and reap that too.
     let status = reap(program);
     let _ = message::send_to_parent(control, &ToParent::Exited { status });
-    // 10. Stay until warden is done with the jail (it may read the work dir through our root), then
-    //     exit, which tears the namespaces down.
-    let _ = message::recv_from_parent(control);
+    // 10. Exit, which tears the namespaces down — after warden is done with the jail when it copies
+    //     the work dir back through our root.
+    if p.linger {
+        let _ = message::recv_from_parent(control);
+    }
     Ok(0)
 }
 

@@ -23,7 +23,7 @@ use std::time::Instant;
 use nix::errno::Errno;
 use nix::fcntl::OFlag;
 use nix::sys::signal::{kill, Signal};
-use nix::sys::socket::{setsockopt, socketpair, sockopt, AddressFamily, SockFlag, SockType};
+use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
 use nix::unistd::Pid;
 
 use crate::cgroup::{self, Cgroup};
@@ -129,6 +129,7 @@ fn prepare(
                 .collect::<Result<_, _>>()?,
             None => Vec::new(),
         },
+        linger: workdir.is_some(),
     })
 }
 
@@ -188,8 +189,6 @@ pub fn spawn(
         SockFlag::SOCK_CLOEXEC,
     )
     .map_err(|errno| JailError::syscall("socketpair", "AF_UNIX, SOCK_SEQPACKET", errno))?;
-    setsockopt(&control, sockopt::PassCred, &true)
-        .map_err(|errno| JailError::syscall("setsockopt", "SO_PASSCRED", errno))?;
     let (stdout, stdout_child) = pipe()?;
     let (stderr, stderr_child) = pipe()?;
     let pipes = Pipes {

@@ -69,7 +69,10 @@ impl Host {
             // The CPUs this process may run on (sched_getaffinity; std's available_parallelism also reads
             // cgroup files, which costs more than the rest of the probe).
             cpus: nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)).map_or(1, |set| {
-                (0..nix::sched::CpuSet::count()).filter(|cpu| set.is_set(*cpu).unwrap_or(false)).count().max(1)
+                (0..nix::sched::CpuSet::count())
+                    .filter(|cpu| set.is_set(*cpu).unwrap_or(false))
+                    .count()
+                    .max(1)
             }),
         }
     }

@@ -31,13 +31,20 @@ pub fn thread_count() -> std::io::Result<usize> {
 }
 
 fn ensure_single_threaded() -> Result<(), Errno> {
-    match thread_count() {
-        Ok(1) => Ok(()),
-        // A process-duplicating call with other threads alive would leave the child with locks
-        // (allocator, stdio) held by threads that do not exist in it.
-        Ok(_) => Err(Errno::EDEADLK),
-        Err(err) => Err(Errno::from_raw(err.raw_os_error().unwrap_or(libc::EIO))),
+    // A thread the caller has just joined leaves /proc/self/task a moment after the join returns (the
+    // kernel wakes the joiner before it unhashes the thread), so a count above one is re-read briefly
+    // before it is believed.
+    for attempt in 0..50 {
+        match thread_count() {
+            Ok(1) => return Ok(()),
+            Ok(_) if attempt < 49 => std::thread::sleep(std::time::Duration::from_micros(200)),
+            // A process-duplicating call with other threads alive would leave the child with locks
+            // (allocator, stdio) held by threads that do not exist in it.
+            Ok(_) => return Err(Errno::EDEADLK),
+            Err(err) => return Err(Errno::from_raw(err.raw_os_error().unwrap_or(libc::EIO))),
+        }
     }
+    Err(Errno::EDEADLK)
 }
 
 /// `clone3` with fork semantics (no new stack): creates the jail's first process in new namespaces.

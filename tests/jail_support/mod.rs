@@ -105,6 +105,10 @@ pub fn shared_tempdir() -> tempfile::TempDir {
     dir
 }
 
+/// The rules a run gets when a test names none: the default limits, with the system interpreter (the
+/// jail's tests do not depend on a provisioned runtime).
+pub const BASE_RULES: &str = "[policy]\nname = \"jail-test\"\n";
+
 /// Small limits so that limit tests end fast.
 pub const SMALL_RULES: &str = r#"
 [policy]
@@ -141,6 +145,10 @@ impl Run {
     }
     pub fn stderr(&self) -> &str {
         self.record["stderr"].as_str().unwrap_or("")
+    }
+    /// Why the run could not be set up (`setup_failed`).
+    pub fn message(&self) -> &str {
+        self.record["message"].as_str().unwrap_or("")
     }
     /// stdout, stderr and warden's own output together, for "never leaks" checks.
     pub fn everything(&self) -> String {
@@ -186,12 +194,10 @@ pub fn run(who: As, program: &str, options: Options<'_>) -> Run {
     let program_path = dir.path().join("program.py");
     std::fs::write(&program_path, program).expect("write program");
     let mut args: Vec<String> = vec!["run".into(), "--no-policy".into(), "--json".into()];
-    if let Some(rules) = options.rules {
-        let rules_path = dir.path().join("rules.toml");
-        std::fs::write(&rules_path, rules).expect("write rules");
-        args.push("--rules".into());
-        args.push(rules_path.display().to_string());
-    }
+    let rules_path = dir.path().join("rules.toml");
+    std::fs::write(&rules_path, options.rules.unwrap_or(BASE_RULES)).expect("write rules");
+    args.push("--rules".into());
+    args.push(rules_path.display().to_string());
     args.extend(options.extra_args);
     args.push(program_path.display().to_string());
     let mut command = command_as(who, &args);

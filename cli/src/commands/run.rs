@@ -62,8 +62,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let source = read_program(&args.program, policy.source.max_bytes)?;
     let schema = match &args.schema {
         Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read schema {}", path.display()))?;
-            Some(serde_json::from_str(&text).with_context(|| format!("schema {} is not JSON", path.display()))?)
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read schema {}", path.display()))?;
+            Some(
+                serde_json::from_str(&text)
+                    .with_context(|| format!("schema {} is not JSON", path.display()))?,
+            )
         }
         None => None,
     };
@@ -73,7 +77,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         output_dir: args.output_dir.clone(),
         schema,
         no_policy: args.no_policy,
-        approval: args.approve.then(|| Approval { method: "flag".to_owned(), by: user_name() }),
+        approval: args.approve.then(|| Approval {
+            method: "flag".to_owned(),
+            by: user_name(),
+        }),
         limits: CallerLimits {
             wall_time_ms: args.wall_time_ms,
             cpu_time_ms: args.cpu_time_ms,
@@ -83,11 +90,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let mut record = pipeline::execute(&policy, &request)?;
     if record.status == RunStatus::ReviewRequired && ask_for_approval(&args, &request, &record)? {
-        request.approval = Some(Approval { method: "terminal".to_owned(), by: user_name() });
+        request.approval = Some(Approval {
+            method: "terminal".to_owned(),
+            by: user_name(),
+        });
         record = pipeline::execute(&policy, &request)?;
     }
     report(&args, &record)?;
-    Ok(ExitCode::from(if record.status == RunStatus::Ok { exit::OK } else { exit::FAILED }))
+    Ok(ExitCode::from(if record.status == RunStatus::Ok {
+        exit::OK
+    } else {
+        exit::FAILED
+    }))
 }
 
 /// Reads the program, never more than one byte past the policy's size limit (the checker then
@@ -103,9 +117,13 @@ fn read_program(path: &Path, max_bytes: usize) -> anyhow::Result<Vec<u8>> {
             .context("cannot read the program from standard input")?;
         return Ok(bytes);
     }
-    let meta = std::fs::metadata(path).with_context(|| format!("cannot read program {}", path.display()))?;
+    let meta = std::fs::metadata(path)
+        .with_context(|| format!("cannot read program {}", path.display()))?;
     if meta.is_dir() {
-        anyhow::bail!("program {} is a directory; give a Python file or `-`", path.display());
+        anyhow::bail!(
+            "program {} is a directory; give a Python file or `-`",
+            path.display()
+        );
     }
     std::fs::File::open(path)
         .and_then(|file| file.take(limit).read_to_end(&mut bytes))
@@ -122,7 +140,11 @@ fn user_name() -> String {
 
 /// On a terminal (and when the program did not come from standard input), shows the code and the
 /// findings and asks. Non-interactively, the answer is no: `--approve` is required.
-fn ask_for_approval(args: &RunArgs, request: &RunRequest, record: &RunRecord) -> anyhow::Result<bool> {
+fn ask_for_approval(
+    args: &RunArgs,
+    request: &RunRequest,
+    record: &RunRecord,
+) -> anyhow::Result<bool> {
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     if !interactive || args.program == Path::new("-") || args.json {
         return Ok(false);
@@ -134,7 +156,15 @@ fn ask_for_approval(args: &RunArgs, request: &RunRequest, record: &RunRecord) ->
     }
     writeln!(err, "── the policy asks for a review:")?;
     for finding in &record.check.findings {
-        writeln!(err, "  {}[{}] {}:{}: {}", finding.action.as_str(), finding.rule.id(), finding.span.line, finding.span.column, finding.message)?;
+        writeln!(
+            err,
+            "  {}[{}] {}:{}: {}",
+            finding.action.as_str(),
+            finding.rule.id(),
+            finding.span.line,
+            finding.span.column,
+            finding.message
+        )?;
     }
     write!(err, "Run this program in the jail? [y/N] ")?;
     err.flush()?;
@@ -183,10 +213,18 @@ fn report(args: &RunArgs, record: &RunRecord) -> anyhow::Result<()> {
         writeln!(err, "warden: {message}")?;
     }
     for error in &record.validation.errors {
-        writeln!(err, "warden: output invalid at `{}` (schema `{}`): {}", error.instance_path, error.schema_path, error.message)?;
+        writeln!(
+            err,
+            "warden: output invalid at `{}` (schema `{}`): {}",
+            error.instance_path, error.schema_path, error.message
+        )?;
     }
     for file in &record.files {
-        writeln!(err, "warden: output {} ({} bytes, sha256 {})", file.path, file.bytes, file.sha256)?;
+        writeln!(
+            err,
+            "warden: output {} ({} bytes, sha256 {})",
+            file.path, file.bytes, file.sha256
+        )?;
     }
     Ok(())
 }

@@ -90,7 +90,11 @@ fn check(rules: &super::RulesArg, json: bool) -> anyhow::Result<ExitCode> {
     let policy = rules.load()?;
     let facts = warden::runtime_check::probe(&policy)?;
     let unguarded = warden::runtime_check::unguarded_reexports(&policy, &facts);
-    let failed: Vec<(&String, &String)> = facts.imports.iter().filter(|(_, result)| *result != "ok").collect();
+    let failed: Vec<(&String, &String)> = facts
+        .imports
+        .iter()
+        .filter(|(_, result)| *result != "ok")
+        .collect();
     if json {
         println!(
             "{}",
@@ -98,14 +102,25 @@ fn check(rules: &super::RulesArg, json: bool) -> anyhow::Result<ExitCode> {
         );
     } else {
         let ok = facts.imports.len() - failed.len();
-        println!("{ok} of {} allowed modules import in the jail", facts.imports.len());
+        println!(
+            "{ok} of {} allowed modules import in the jail",
+            facts.imports.len()
+        );
         for (name, result) in &failed {
             println!("  {name}: {result}");
         }
-        println!("{} re-exported modules found; {} not guarded by name:", facts.reexports.len(), unguarded.len());
+        println!(
+            "{} re-exported modules found; {} not guarded by name:",
+            facts.reexports.len(),
+            unguarded.len()
+        );
         for (path, real) in &unguarded {
             println!("  {path} is the module {real}");
         }
     }
-    Ok(ExitCode::from(if failed.is_empty() { warden::exit::OK } else { warden::exit::FAILED }))
+    Ok(ExitCode::from(if failed.is_empty() {
+        warden::exit::OK
+    } else {
+        warden::exit::FAILED
+    }))
 }

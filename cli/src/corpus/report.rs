@@ -114,6 +114,9 @@ pub struct CaseResult {
     pub stopped: Option<bool>,
     pub outcome: Outcome,
     pub mismatches: Vec<Mismatch>,
+    /// Benign regressions: why the run failed, in one line (the last line of stderr, or the
+    /// status), so that failures can be counted by cause.
+    pub cause: Option<String>,
     pub notes: Vec<String>,
     pub time_ms: u64,
 }
@@ -145,6 +148,7 @@ impl CaseResult {
             stopped: None,
             outcome: Outcome::Pass,
             mismatches: Vec::new(),
+            cause: None,
             notes: Vec::new(),
             time_ms: 0,
         }
@@ -194,9 +198,21 @@ pub struct AttackRow {
     pub both: usize,
     /// Stopped by the full pipeline (denied, or run and contained).
     pub stopped: usize,
+    /// Cases that had a full-pipeline pass (0 when the full pipeline was unavailable).
+    pub full_runs: usize,
     pub escapes: usize,
     pub failed: usize,
     pub time_ms: u64,
+}
+
+impl AttackRow {
+    fn stopped_text(&self) -> String {
+        if self.full_runs == 0 {
+            "–".to_owned()
+        } else {
+            self.stopped.to_string()
+        }
+    }
 }
 
 /// One row of the benign table.
@@ -221,7 +237,11 @@ impl BenignRow {
         if self.not_run == self.cases {
             "– (not run)".to_owned()
         } else {
-            format!("{} ({})", self.ran_ok, pct(self.ran_ok, self.cases - self.not_run))
+            format!(
+                "{} ({})",
+                self.ran_ok,
+                pct(self.ran_ok, self.cases - self.not_run)
+            )
         }
     }
 }
@@ -301,6 +321,7 @@ impl Report {
                     row.contained_by_jail += usize::from(contained);
                     row.both += usize::from(c.denied_statically && contained);
                     row.stopped += usize::from(c.stopped == Some(true));
+                    row.full_runs += usize::from(c.stopped.is_some());
                     row.escapes += usize::from(c.has(MismatchKind::Escape));
                     row.failed += usize::from(c.outcome == Outcome::Fail);
                     row.time_ms += c.time_ms;
@@ -331,7 +352,9 @@ impl Report {
                         .is_some_and(|p| p.status.as_deref() == Some("ok"))
                         && !c.has(MismatchKind::Regression);
                     row.cases += 1;
-                    row.not_run += usize::from(c.full.is_none() && c.jail.is_none() && c.mismatches.is_empty());
+                    row.not_run += usize::from(
+                        c.full.is_none() && c.jail.is_none() && c.mismatches.is_empty(),
+                    );
                     row.allowed += usize::from(!c.denied_statically && c.policy.is_some());
                     row.ran_ok += usize::from(ran_ok);
                     row.false_positives += usize::from(c.has(MismatchKind::FalsePositive));
@@ -471,7 +494,7 @@ pub fn human(report: &Report) -> String {
                     pct(r.contained_by_jail, r.cases)
                 ),
                 r.both,
-                r.stopped,
+                r.stopped_text(),
                 r.escapes,
                 secs(r.time_ms)
             );
@@ -581,7 +604,11 @@ pub fn markdown(report: &Report) -> String {
         if report.passed() {
             "Passed: no escape, no benign regression, no broken expectation".to_owned()
         } else {
-            format!("Failed: {} cases", s.failed)
+            format!(
+                "Failed: {} case{}",
+                s.failed,
+                if s.failed == 1 { "" } else { "s" }
+            )
         }
     );
     if !s.attack_matrix.is_empty() {
@@ -594,7 +621,7 @@ pub fn markdown(report: &Report) -> String {
         );
         let _ = writeln!(
             out,
-            "| corpus | group | cases | policy | jail | both | stopped | escapes | time |"
+            "| corpus | group | cases | policy | jail | both | stopped | escapes | time (sum) |"
         );
         let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|--:|--:|");
         let mut total = AttackRow::default();
@@ -610,7 +637,7 @@ pub fn markdown(report: &Report) -> String {
                 r.contained_by_jail,
                 pct(r.contained_by_jail, r.cases),
                 r.both,
-                r.stopped,
+                r.stopped_text(),
                 r.escapes,
                 secs(r.time_ms)
             );
@@ -619,6 +646,7 @@ pub fn markdown(report: &Report) -> String {
             total.contained_by_jail += r.contained_by_jail;
             total.both += r.both;
             total.stopped += r.stopped;
+            total.full_runs += r.full_runs;
             total.escapes += r.escapes;
             total.time_ms += r.time_ms;
         }
@@ -631,7 +659,7 @@ pub fn markdown(report: &Report) -> String {
             total.contained_by_jail,
             pct(total.contained_by_jail, total.cases),
             total.both,
-            total.stopped,
+            total.stopped_text(),
             total.escapes,
             secs(total.time_ms)
         );
@@ -901,6 +929,7 @@ mod tests {
             stopped: Some(true),
             outcome: Outcome::Pass,
             mismatches: Vec::new(),
+            cause: None,
             notes: Vec::new(),
             time_ms: 1500,
         }

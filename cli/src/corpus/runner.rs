@@ -82,7 +82,10 @@ pub fn run(cases: &[Case], settings: &Settings) -> Result<(Vec<CaseResult>, Vec<
     let windows = windows.into_inner().unwrap_or_else(|p| p.into_inner());
     let grace = Duration::from_millis(500);
     for event in fixtures.listeners.events() {
-        if !windows.iter().any(|(s, e)| event.at >= *s && event.at <= *e + grace) {
+        if !windows
+            .iter()
+            .any(|(s, e)| event.at >= *s && event.at <= *e + grace)
+        {
             notes.push(format!(
                 "listener {} heard from {} while no case ran (another program on this host?): {:?}",
                 event.endpoint, event.peer, event.preview
@@ -572,19 +575,27 @@ fn benign(
                 verify::clip(&String::from_utf8_lossy(&finished.stderr))
             ),
         ),
-        Some(r) if r.status != "ok" || r.exit_code.is_some_and(|c| c != 0) => result.mismatch(
-            MismatchKind::Regression,
-            pass,
-            format!(
-                "status {} (exit code {:?}); stderr: {}",
-                r.status,
-                r.exit_code,
-                verify::clip(last_lines(&r.stderr, 3))
-            ),
-        ),
+        Some(r) if r.status != "ok" || r.exit_code.is_some_and(|c| c != 0) => {
+            result.mismatch(
+                MismatchKind::Regression,
+                pass,
+                format!(
+                    "status {} (exit code {:?}); stderr: {}",
+                    r.status,
+                    r.exit_code,
+                    verify::clip(last_lines(&r.stderr, 3))
+                ),
+            );
+            let last = r.stderr.lines().rev().find(|l| !l.trim().is_empty());
+            result.cause = Some(match last {
+                Some(line) if r.status == "error" => line.trim().chars().take(120).collect(),
+                _ => format!("status {}", r.status),
+            });
+        }
         Some(r) => {
             if let Some(wanted) = &spec.expect_output {
                 if !r.stdout.contains(wanted.as_str()) {
+                    result.cause = Some(format!("status ok, but stdout lacks {wanted:?}"));
                     result.mismatch(
                         MismatchKind::Regression,
                         pass,

@@ -1,0 +1,150 @@
+//! `warden_jail::run` called directly, as warden's pipeline calls it: what the command line does not
+//! show on its own (the pipeline refuses coding declarations before the jail sees them, and the work dir
+//! is the pipeline's). A plain `main` (no test harness): the jail must be spawned from a single-threaded
+//! process, and libtest runs tests on threads.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+
+use warden_jail::{Config, JailError, Plan, Status};
+
+fn plan() -> Plan {
+    Plan::new(&Config::default()).expect("plan")
+}
+
+/// The program is the UTF-8 text the caller decoded: a coding declaration cannot change what runs.
+fn a_coding_declaration_cannot_change_what_runs() {
+    let outcome = warden_jail::run(
+        &plan(),
+        "# -*- coding: latin-1 -*-\ns = 'é'\nprint(len(s))\n",
+        None,
+    )
+    .unwrap();
+    assert_eq!(outcome.status, Status::Ok, "{}", outcome.stderr_text());
+    assert_eq!(outcome.stdout_text(), "1\n");
+}
+
+/// A leading byte-order mark is not part of the program.
+fn a_byte_order_mark_is_dropped() {
+    let outcome = warden_jail::run(&plan(), "\u{feff}print('bom')\n", None).unwrap();
+    assert_eq!(outcome.stdout_text(), "bom\n", "{}", outcome.stderr_text());
+}
+
+/// The host work dir is copied in; new and changed regular files come back; symlinks never cross.
+fn the_work_dir_is_copied_in_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path();
+    std::fs::write(work.join("in.txt"), "input\n").unwrap();
+    std::fs::create_dir(work.join("sub")).unwrap();
+    std::fs::write(work.join("sub/keep.txt"), "unchanged\n").unwrap();
+    std::os::unix::fs::symlink("/etc/hostname", work.join("host-link")).unwrap();
+    let program = r#"
+import os
+print(open("in.txt").read().strip(), sorted(os.listdir(".")))
+open("out.txt", "w").write("made in the jail\n")
+open("in.txt", "a").write("more\n")
+os.symlink("/etc/passwd", "jail-link")
+"#;
+    let outcome = warden_jail::run(&plan(), program, Some(work)).unwrap();
+    assert_eq!(outcome.status, Status::Ok, "{}", outcome.stderr_text());
+    assert_eq!(
+        outcome.stdout_text(),
+        "input ['in.txt', 'sub']\n",
+        "the host symlink was not copied in"
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.join("out.txt")).unwrap(),
+        "made in the jail\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.join("in.txt")).unwrap(),
+        "input\nmore\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.join("sub/keep.txt")).unwrap(),
+        "unchanged\n"
+    );
+    assert!(
+        std::fs::symlink_metadata(work.join("jail-link")).is_err(),
+        "a symlink came out of the jail"
+    );
+}
+
+/// A step that fails inside the jail is reported with its stage, call and argument.
+fn a_failing_stage_names_its_call_and_argument() {
+    let mut config = Config::default();
+    config
+        .read_only_binds
+        .push("/nonexistent-warden-bind".into());
+    let err = match Plan::new(&config) {
+        Ok(plan) => warden_jail::run(&plan, "print(1)\n", None).unwrap_err(),
+        Err(err) => err,
+    };
+    let text = err.to_string();
+    assert!(text.contains("/nonexistent-warden-bind"), "{text}");
+}
+
+/// Spawning from a multi-threaded process is refused, not attempted.
+fn a_multithreaded_caller_is_refused() {
+    let plan = plan();
+    let (stop, wait) = std::sync::mpsc::channel::<()>();
+    let helper = std::thread::spawn(move || {
+        let _ = wait.recv();
+    });
+    let err = warden_jail::run(&plan, "print(1)\n", None).unwrap_err();
+    assert!(matches!(err, JailError::Multithreaded(2)), "{err}");
+    drop(stop);
+    helper.join().unwrap();
+}
+
+fn main() {
+    let uid = std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("Uid:"))
+        .and_then(|l| l.split_whitespace().nth(2).map(str::to_owned))
+        .unwrap_or_default();
+    if !Path::new("/usr/bin/python3").exists() {
+        eprintln!("skipped: no /usr/bin/python3");
+        return;
+    }
+    let tests: [(&str, fn()); 5] = [
+        (
+            "a_coding_declaration_cannot_change_what_runs",
+            a_coding_declaration_cannot_change_what_runs,
+        ),
+        ("a_byte_order_mark_is_dropped", a_byte_order_mark_is_dropped),
+        (
+            "the_work_dir_is_copied_in_and_back",
+            the_work_dir_is_copied_in_and_back,
+        ),
+        (
+            "a_failing_stage_names_its_call_and_argument",
+            a_failing_stage_names_its_call_and_argument,
+        ),
+        (
+            "a_multithreaded_caller_is_refused",
+            a_multithreaded_caller_is_refused,
+        ),
+    ];
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    // The listing protocol of libtest, so that cargo-nextest can run this binary too.
+    if std::env::args().any(|a| a == "--list") {
+        if !std::env::args().any(|a| a == "--ignored") {
+            for (name, _) in tests {
+                println!("{name}: test");
+            }
+        }
+        return;
+    }
+    for (name, test) in tests {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        test();
+        println!("test {name} ... ok (uid {uid})");
+    }
+}
