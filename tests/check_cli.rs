@@ -1,5 +1,6 @@
 //! End-to-end tests of `warden check` and `warden rules`: the binary, its output formats, its exit
 //! codes, and its behaviour on hostile input.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

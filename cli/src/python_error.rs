@@ -43,6 +43,7 @@ fn is_exception_name(text: &str) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::parse;
 
