@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: set-up, formatting, lints, then every test of the workspace.
+# The whole test suite, as CI runs it: set-up, formatting, lints, every test of the workspace (real
+# programs in the real jail, as root and as an unprivileged user), then the cgroup v2 path in QEMU guests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -7,3 +8,4 @@ cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo nextest run --workspace --all-targets --profile ci
+./scripts/vm-cgroup2/run.sh
