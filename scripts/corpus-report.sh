@@ -7,10 +7,10 @@
 #   scripts/corpus-report.sh --no-ds1000     # skip DS-1000 (about 10 minutes on 2 cores)
 #   scripts/corpus-report.sh --rules FILE    # another policy (default: rules/default.toml, see below)
 #
-# Which interpreter: the corpus's benign programs need the data stack. When the interpreter of
-# rules/default.toml cannot import numpy but a runtime named `default` is installed
-# (`warden runtime install`), the script uses a copy of rules/default.toml that names that runtime
-# instead; nothing else of the policy changes. Exit status: that of the corpus/ run (0 = no escape, no
+# Which interpreter: the corpus's benign programs need the data stack (rules/default.toml names the
+# `default` runtime of `warden runtime install`). Should rules/default.toml name a bare `interpreter`
+# that cannot import numpy while a runtime named `default` is installed, the script uses a copy of it
+# that names the runtime instead; nothing else of the policy changes, and REPORT.md says so. Exit status: that of the corpus/ run (0 = no escape, no
 # regression, every expectation met).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,7 +41,7 @@ trap 'rm -rf "$work"' EXIT
 
 if [ -z "$rules" ]; then
     interpreter="$(sed -n 's/^interpreter = "\(.*\)"/\1/p' rules/default.toml | head -n1)"
-    if ! "${interpreter:-/usr/bin/python3}" -c 'import numpy' 2>/dev/null \
+    if [ -n "$interpreter" ] && ! "$interpreter" -c 'import numpy' 2>/dev/null \
         && "$warden" runtime list 2>/dev/null | grep -q '^default\b'; then
         rules="$work/default-with-runtime.toml"
         sed 's/^interpreter = .*/name = "default"/' rules/default.toml > "$rules"
@@ -100,15 +100,17 @@ fi
         "\`$(git rev-parse --short HEAD 2>/dev/null || echo unknown)\`$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')," \
         "on $(nproc) cores, Linux $(uname -r), as $(id -un). Policy: $rules_note."
     echo
-    echo "| run | wall time |"
-    echo "|---|--:|"
+    echo "| run | wall time | figures |"
+    echo "|---|--:|---|"
     for name in "${sections[@]}"; do
-        echo "| \`$name\` | $(($(cat "$work/$name.seconds") / 60))m$(printf '%02d' $(($(cat "$work/$name.seconds") % 60)))s |"
+        seconds="$(cat "$work/$name.seconds")"
+        figures="$(sed -n 's/^Headline: //p' "$work/$name.md" | head -n1)"
+        echo "| \`$name\` | $((seconds / 60))m$(printf '%02d' $((seconds % 60)))s | $figures |"
     done
     echo
     for name in "${sections[@]}"; do
         # Each run's own headings, one level down.
-        sed -e 's/^## /### /' -e 's/^# warden corpus report.*/## `'"$name"'`/' "$work/$name.md"
+        sed -e 's/^\(#\{1,\}\) /#\1 /' -e 's/^## warden corpus report.*/## `'"$name"'`/' "$work/$name.md"
         echo
     done
 } > corpus/REPORT.md

@@ -219,6 +219,43 @@ fn directories_are_searched_and_each_program_gets_one_json_line() {
 }
 
 #[test]
+fn programs_are_reported_in_input_order_whatever_the_workers_do() {
+    // Programs of very different sizes, so parallel workers finish them out of order.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut expected = Vec::new();
+    let mut args: Vec<PathBuf> = Vec::new();
+    for index in 0..200 {
+        let path = dir.path().join(format!("p{index:03}.py"));
+        let body = if index % 3 == 0 {
+            "eval('1')\n"
+        } else {
+            "x = 1\n"
+        };
+        std::fs::write(&path, body.repeat(1 + (index * 37) % 500)).expect("write");
+        expected.push((path.display().to_string(), index % 3 == 0));
+        args.push(path);
+    }
+    // Given in reverse: the order of the arguments is the order of the output.
+    args.reverse();
+    expected.reverse();
+    let output = warden()
+        .args(["check", "--format", "json"])
+        .args(&args)
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(1));
+    let seen: Vec<(String, bool)> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| {
+            let record: serde_json::Value = serde_json::from_str(line).expect("JSON line");
+            let path = record["path"].as_str().expect("path").to_owned();
+            (path, record["decision"] == "deny")
+        })
+        .collect();
+    assert_eq!(seen, expected);
+}
+
+#[test]
 fn missing_file_is_an_error_with_exit_two_and_other_files_still_checked() {
     let dir = tempfile::tempdir().expect("tempdir");
     let good = dir.path().join("good.py");

@@ -419,7 +419,8 @@ fn a_long_conditional_chain_is_denied() {
 /// Regression: `yield yield … a`, `lambda a lambda a …` (no colons) and `a if a else a if …` nest in
 /// the parser without brackets, prefix operators or operators, so the pre-scan did not bound them.
 /// A 1 MB `yield` or colon-less `lambda` chain overflowed the 64 MiB worker stack and aborted
-/// `warden check`; an 8 MB conditional chain did the same under a policy with a larger size limit.
+/// `warden check`; a conditional chain needs over 32 MiB of stack per megabyte, so a 2 MB one did the
+/// same under a policy with a larger size limit.
 #[test]
 fn keyword_chains_overflowed_the_worker_stack() {
     for (what, piece) in [
@@ -431,7 +432,7 @@ fn keyword_chains_overflowed_the_worker_stack() {
         ("lambda-and-comma", "lambda , "),
         ("lambda-per-line", "lambda\n"),
     ] {
-        for size in [1024 * 1024 - 64, 8 * 1024 * 1024] {
+        for size in [1024 * 1024 - 64, 2 * 1024 * 1024] {
             let source = format!("def f():\n    x = {}a\n", piece.repeat(size / piece.len()));
             assert_denied_quickly(
                 &format!("{size}-byte {what} chain"),
@@ -509,4 +510,46 @@ fn invalid_utf8_and_nul_bytes_are_denied() {
             "{what}"
         );
     }
+}
+
+/// Every pair of tokens, repeated to fill 512 KB, is judged on a 4 MiB stack: a sixteenth of the worker's
+/// stack for half the default size limit, so recursion the pre-scan does not bound overflows here long
+/// before it could overflow the worker. This is how the keyword chains above were found. It takes
+/// minutes: `cargo test --release -p warden-policy --test fuzz -- --ignored`. An overflow aborts the
+/// run; `WARDEN_FUZZ_TRACE=1` and `--nocapture` print each case first to name the culprit.
+#[test]
+#[ignore = "minutes long; run in release"]
+fn token_pairs_repeated_to_fill_the_input_never_overflow() {
+    let policy = default_policy();
+    let trace = std::env::var_os("WARDEN_FUZZ_TRACE").is_some();
+    let pairs: Vec<String> = TOKENS
+        .iter()
+        .flat_map(|a| TOKENS.iter().map(move |b| format!("{a} {b} ")))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(piece) = pairs.get(index) else {
+                    return;
+                };
+                if trace {
+                    eprintln!("{index}: {piece:?}");
+                }
+                let source = format!("{}a\n", piece.repeat(512 * 1024 / piece.len()));
+                let policy = &policy;
+                std::thread::scope(|inner| {
+                    std::thread::Builder::new()
+                        .stack_size(4 * 1024 * 1024)
+                        .spawn_scoped(inner, move || {
+                            let report = warden_policy::check(source.as_bytes(), policy);
+                            assert_well_formed(source.as_bytes(), &report);
+                        })
+                        .unwrap_or_else(|err| panic!("spawn: {err}"));
+                });
+            });
+        }
+    });
 }

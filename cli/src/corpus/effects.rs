@@ -156,8 +156,8 @@ pub enum Effect {
     ClockUnchanged,
     /// `outputs-regular`: every file warden collected is a regular file without set-id bits.
     OutputsRegular,
-    /// `not-run`: warden refuses the program before the jail starts (e.g. it is not UTF-8): no
-    /// result record, exit code 2, and no process was spawned.
+    /// `not-run`: warden refuses the program before the jail starts (e.g. it is not UTF-8): a
+    /// result record with status `denied`, or no record, exit code 2 and no process spawned.
     NotRun,
 }
 

@@ -6,7 +6,7 @@
 //! and reaped in `Drop`) and the watcher thread. Does not own: deciding what a survivor means
 //! (`verify.rs`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -65,6 +65,15 @@ pub fn pid_ns(pid: &str) -> Option<u64> {
     text.strip_prefix("pid:[")?.strip_suffix(']')?.parse().ok()
 }
 
+/// Clock ticks since boot (the unit of `starttime` in `/proc/<pid>/stat`: USER_HZ, 100 on Linux),
+/// rounded up.
+fn uptime_ticks() -> u64 {
+    std::fs::read_to_string("/proc/uptime")
+        .ok()
+        .and_then(|t| t.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(u64::MAX, |seconds| (seconds * 100.0).ceil() as u64 + 1)
+}
+
 /// Sends SIGKILL to one process by its id (used only on processes a watched run spawned).
 pub fn kill(pid: u32) {
     let _ = Command::new("kill")
@@ -79,8 +88,10 @@ pub fn kill(pid: u32) {
 pub struct Seen {
     /// (pid, start) → comm of every descendant of the watched process.
     pub procs: BTreeMap<(u32, u64), String>,
-    /// Pid namespaces those processes lived in, other than the host's.
-    pub namespaces: BTreeSet<u64>,
+    /// Pid namespaces those processes lived in, other than the host's, with the last time (clock
+    /// ticks since boot) one was seen alive: a namespace inode number can be reused by a later
+    /// jail, whose processes all start after that time.
+    pub namespaces: BTreeMap<u64, u64>,
 }
 
 /// Polls `/proc` while a run lasts, recording the watched process's descendants.
@@ -161,11 +172,13 @@ fn record(root: u32, host_ns: Option<u64>, seen: &Mutex<Seen>) {
         Ok(seen) => seen,
         Err(poisoned) => poisoned.into_inner(),
     };
+    let now = uptime_ticks();
     for p in found {
         seen.procs.insert((p.pid, p.start), p.comm.clone());
         if let Some(ns) = pid_ns(&p.pid.to_string()) {
             if Some(ns) != host_ns {
-                seen.namespaces.insert(ns);
+                let last = seen.namespaces.entry(ns).or_insert(0);
+                *last = (*last).max(now);
             }
         }
     }
@@ -182,7 +195,9 @@ pub fn survivors(seen: &Seen, grace: Duration) -> Vec<ProcInfo> {
             .filter(|p| p.state != 'Z' && p.state != 'X')
             .filter(|p| {
                 seen.procs.contains_key(&(p.pid, p.start))
-                    || pid_ns(&p.pid.to_string()).is_some_and(|ns| seen.namespaces.contains(&ns))
+                    || pid_ns(&p.pid.to_string())
+                        .and_then(|ns| seen.namespaces.get(&ns))
+                        .is_some_and(|last_seen| p.start <= *last_seen)
             })
             .collect();
         if alive.is_empty() || Instant::now() >= deadline {
@@ -202,8 +217,9 @@ pub struct Sentinel {
 }
 
 impl Sentinel {
-    /// Starts `sleep 86400` under the name `name`, through a symbolic link in `bin_dir` (the
-    /// kernel names a process after the file it executed).
+    /// Starts `sleep` under the name `name`, through a symbolic link in `bin_dir` (the kernel
+    /// names a process after the file it executed). It sleeps 20 minutes: long enough for any case,
+    /// short enough not to linger if the runner is killed before it can reap it.
     pub fn spawn(bin_dir: &Path, name: &str) -> Result<Sentinel, String> {
         let sleep = sleep_binary().ok_or("no `sleep` binary in /usr/bin or /bin")?;
         let link = bin_dir.join(name);
@@ -215,7 +231,7 @@ impl Sentinel {
             }
         }
         let child = std::os::unix::process::CommandExt::arg0(&mut Command::new(&link), name)
-            .arg("86400")
+            .arg("1200")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

@@ -580,6 +580,9 @@ fn clip_to(text: &str, width: usize) -> String {
 // ---------------------------------------------------------------------------------------------
 // Markdown
 
+/// The most failing cases the Markdown report lists one by one.
+const MARKDOWN_MISMATCHES: usize = 25;
+
 /// The report as Markdown (what `corpus/REPORT.md` holds).
 pub fn markdown(report: &Report) -> String {
     let mut out = String::new();
@@ -611,6 +614,7 @@ pub fn markdown(report: &Report) -> String {
             )
         }
     );
+    let _ = writeln!(out, "{}\n", headline(report));
     if !s.attack_matrix.is_empty() {
         let _ = writeln!(out, "## Attacks: which layer holds\n");
         let _ = writeln!(
@@ -685,6 +689,7 @@ pub fn markdown(report: &Report) -> String {
         }
         let _ = writeln!(out);
     }
+    causes_table(&mut out, report);
     if !s.harmless_table.is_empty() {
         let _ = writeln!(
             out,
@@ -713,7 +718,8 @@ pub fn markdown(report: &Report) -> String {
     if failed.is_empty() {
         let _ = writeln!(out, "None.\n");
     } else {
-        for c in failed {
+        let total = failed.len();
+        for c in failed.into_iter().take(MARKDOWN_MISMATCHES) {
             let _ = writeln!(
                 out,
                 "- **{}** ({} {}, `{}`)",
@@ -728,6 +734,13 @@ pub fn markdown(report: &Report) -> String {
                     escape_md(&m.message)
                 );
             }
+        }
+        if total > MARKDOWN_MISMATCHES {
+            let _ = writeln!(
+                out,
+                "- … and {} more failing cases (every one is in the `--format json` and JUnit reports)",
+                total - MARKDOWN_MISMATCHES
+            );
         }
         let _ = writeln!(out);
     }
@@ -755,6 +768,86 @@ pub fn markdown(report: &Report) -> String {
         let _ = writeln!(out);
     }
     out
+}
+
+/// The run's figures in one line, starting with `Headline:` (scripts collect these).
+pub fn headline(report: &Report) -> String {
+    let s = &report.summary;
+    let mut parts = Vec::new();
+    if s.attacks > 0 {
+        let full_runs: usize = s.attack_matrix.iter().map(|r| r.full_runs).sum();
+        let stopped = if full_runs == 0 {
+            String::new()
+        } else {
+            format!(", stopped by the full pipeline {}", s.attacks_stopped)
+        };
+        parts.push(format!(
+            "attacks {}: contained by the jail alone {} ({}), denied statically {} ({}){stopped}, escapes {}",
+            s.attacks,
+            s.attacks_contained_by_jail,
+            pct(s.attacks_contained_by_jail, s.attacks),
+            s.attacks_denied_statically,
+            pct(s.attacks_denied_statically, s.attacks),
+            s.escapes
+        ));
+    }
+    if s.benign > 0 {
+        let ran: usize = s.benign_table.iter().map(|r| r.ran_ok).sum();
+        let to_run: usize = s.benign_table.iter().map(|r| r.cases - r.not_run).sum();
+        let allowed: usize = s.benign_table.iter().map(|r| r.allowed).sum();
+        let mut text = format!(
+            "benign {}: allowed {} ({}), false positives {}",
+            s.benign,
+            allowed,
+            pct(allowed, s.benign),
+            s.false_positives
+        );
+        if to_run > 0 {
+            text.push_str(&format!(", ran ok {ran}/{to_run} ({})", pct(ran, to_run)));
+        }
+        if s.skipped > 0 {
+            text.push_str(&format!(", skipped {}", s.skipped));
+        }
+        parts.push(text);
+    }
+    if s.harmless > 0 {
+        let denied: usize = s.harmless_table.iter().map(|r| r.denied_statically).sum();
+        parts.push(format!(
+            "harmless {} (reported apart): denied statically {denied}",
+            s.harmless
+        ));
+    }
+    format!("Headline: {}.", parts.join("; "))
+}
+
+/// Benign runs that failed, counted by cause (the last line of stderr, or the status).
+fn causes_table(out: &mut String, report: &Report) {
+    let mut causes: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in &report.cases {
+        if let Some(cause) = &c.cause {
+            *causes.entry(cause.as_str()).or_default() += 1;
+        }
+    }
+    if causes.is_empty() {
+        return;
+    }
+    let mut causes: Vec<(&str, usize)> = causes.into_iter().collect();
+    causes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let _ = writeln!(out, "### Why benign runs failed (most common first)\n");
+    let _ = writeln!(out, "| cases | last line of stderr (or status) |");
+    let _ = writeln!(out, "|--:|---|");
+    for (cause, count) in causes.iter().take(15) {
+        let _ = writeln!(
+            out,
+            "| {count} | `{}` |",
+            escape_md(cause).replace('`', "'")
+        );
+    }
+    if causes.len() > 15 {
+        let rest: usize = causes.iter().skip(15).map(|(_, n)| n).sum();
+        let _ = writeln!(out, "| {rest} | ({} other causes) |", causes.len() - 15);
+    }
+    let _ = writeln!(out);
 }
 
 fn escape_md(text: &str) -> String {

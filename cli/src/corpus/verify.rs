@@ -453,6 +453,11 @@ pub fn check_pass(
                 }
                 match (obs.record, refused(obs.finished)) {
                     (None, Some(why)) => Check::new(effect, Verdict::Held, why),
+                    (Some(record), _) if record.status == "denied" => Check::new(
+                        effect,
+                        Verdict::Held,
+                        "warden refused the source before the jail started (status denied)",
+                    ),
                     (Some(record), _) => Check::new(
                         effect,
                         Verdict::Breached,
@@ -526,7 +531,11 @@ fn contained(
         Some(record) => Check::new(
             effect,
             Verdict::Held,
-            format!("ran in the jail: status {}", record.status),
+            if record.status == "denied" {
+                "warden refused the source before the jail started (status denied)".to_owned()
+            } else {
+                format!("ran in the jail: status {}", record.status)
+            },
         ),
         None => match refused(obs.finished) {
             Some(why) => Check::new(effect, Verdict::Held, why),
