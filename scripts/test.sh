@@ -9,3 +9,6 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo nextest run --workspace --all-targets --profile ci
 ./scripts/vm-cgroup2/run.sh
+# The full attack and benign corpus through every layer; fails on any escape or benign regression.
+# JUnit report: target/corpus-junit.xml.
+./scripts/corpus-report.sh --ci
