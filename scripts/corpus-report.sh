@@ -4,14 +4,14 @@
 #
 #   scripts/corpus-report.sh                 # corpus/ + ../shared/corpora → corpus/REPORT.md
 #   scripts/corpus-report.sh --ci            # corpus/ only → target/corpus-junit.xml, target/corpus-report.md
-#   scripts/corpus-report.sh --no-ds1000     # skip DS-1000 (about 10 minutes on 2 cores)
-#   scripts/corpus-report.sh --rules FILE    # another policy (default: rules/default.toml, see below)
+#   scripts/corpus-report.sh --no-ds1000     # skip DS-1000 (about 6 minutes on 2 cores)
+#   scripts/corpus-report.sh --rules FILE    # another policy (default: the built-in rules/default.toml)
 #
-# Which interpreter: the corpus's benign programs need the data stack (rules/default.toml names the
-# `default` runtime of `warden runtime install`). Should rules/default.toml name a bare `interpreter`
-# that cannot import numpy while a runtime named `default` is installed, the script uses a copy of it
-# that names the runtime instead; nothing else of the policy changes, and REPORT.md says so. Exit status: that of the corpus/ run (0 = no escape, no
-# regression, every expectation met).
+# DS-1000's reference solutions expect pandas 1.5 and numpy 1.24. When a runtime named `ds1000` is
+# installed (warden runtime install --name ds1000 --requirements rules/runtime/ds1000.txt), DS-1000 runs
+# with a copy of the policy whose `[runtime] name` is `ds1000`; nothing else of the policy changes, and
+# REPORT.md says so. Exit status: that of the corpus/ run (0 = no escape, no regression, every
+# expectation met).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
         --no-external) external=0 ;;
         --rules) rules="$2"; shift ;;
         --jobs) jobs="$2"; shift ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         *) echo "corpus-report: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -38,44 +38,45 @@ warden="$PWD/target/release/warden"
 shared="${WARDEN_SHARED_CORPORA:-$PWD/../shared/corpora}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-
-if [ -z "$rules" ]; then
-    interpreter="$(sed -n 's/^interpreter = "\(.*\)"/\1/p' rules/default.toml | head -n1)"
-    if [ -n "$interpreter" ] && ! "$interpreter" -c 'import numpy' 2>/dev/null \
-        && "$warden" runtime list 2>/dev/null | grep -q '^default\b'; then
-        rules="$work/default-with-runtime.toml"
-        sed 's/^interpreter = .*/name = "default"/' rules/default.toml > "$rules"
-        echo "corpus-report: $interpreter has no numpy; using rules/default.toml with [runtime] name = \"default\"" >&2
-    fi
-fi
-rules_args=()
-rules_note="the built-in default policy (rules/default.toml)"
-if [ -n "$rules" ]; then
-    rules_args=(--rules "$rules")
-    case "$rules" in
-        "$work"/*) rules_note="rules/default.toml with \`[runtime] name = \"default\"\` (the data-stack runtime from \`warden runtime install\`) instead of \`interpreter\`" ;;
-        *) rules_note="\`$rules\`" ;;
-    esac
-fi
-
 mkdir -p target
-run() { # name, markdown out, dirs...
-    local name="$1" out="$2"
+
+base_rules="${rules:-rules/default.toml}"
+if [ -n "$rules" ]; then
+    rules_note="\`$rules\`"
+else
+    rules_note="the built-in default policy (rules/default.toml)"
+fi
+
+# A copy of the policy that runs programs with another runtime (only `[runtime]` changes).
+with_runtime() { # runtime name → path of the copy
+    local copy="$work/rules-runtime-$1.toml"
+    awk -v runtime="$1" '
+        /^\[/ { section = $0 }
+        section == "[runtime]" && /^(name|interpreter) *=/ { if (!done) print "name = \"" runtime "\""; done = 1; next }
+        { print }
+        END { if (!done) { print "\n[runtime]"; print "name = \"" runtime "\"" } }
+    ' "$base_rules" > "$copy"
+    echo "$copy"
+}
+
+run() { # name, rules file or "", dirs...
+    local name="$1" rules_file="$2"
     shift 2
-    local start end status=0
+    local out="$work/$name.md" start end status=0 args=()
+    [ -n "$rules_file" ] && args=(--rules "$rules_file")
     start=$(date +%s)
-    "$warden" corpus run "${rules_args[@]}" --jobs "$jobs" --format markdown --output "$out" \
+    "$warden" corpus run "${args[@]}" --jobs "$jobs" --format markdown --output "$out" \
         --junit "$work/$name-junit.xml" "$@" || status=$?
     end=$(date +%s)
-    # Name the derived rules file by what it is, not by its temporary path.
-    sed -i "s|$work/default-with-runtime.toml|rules/default.toml with runtime default|g" "$out"
+    # Name a derived rules file by what it is, not by its temporary path.
+    sed -i -E "s|\`$work/rules-runtime-([a-z0-9_-]+)\.toml\`|the same policy with \`[runtime] name = \"\1\"\`|g" "$out"
     echo "$((end - start))" > "$work/$name.seconds"
     echo "corpus-report: $name finished in $((end - start))s (exit $status)" >&2
     return "$status"
 }
 
 status=0
-run corpus "$work/corpus.md" corpus/ || status=$?
+run corpus "$rules" corpus/ || status=$?
 cp "$work/corpus-junit.xml" target/corpus-junit.xml
 cp "$work/corpus.md" target/corpus-report.md
 if [ "$ci" = 1 ]; then
@@ -88,7 +89,11 @@ if [ "$external" = 1 ] && [ -d "$shared" ]; then
     for corpus in redcode_exec smolagents_escapes humaneval ds1000; do
         [ "$corpus" = ds1000 ] && [ "$ds1000" = 0 ] && continue
         [ -f "$shared/$corpus/index.jsonl" ] || continue
-        run "$corpus" "$work/$corpus.md" "$shared/$corpus" || true
+        corpus_rules="$rules"
+        if [ "$corpus" = ds1000 ] && "$warden" runtime list 2>/dev/null | grep -qx 'ds1000'; then
+            corpus_rules="$(with_runtime ds1000)"
+        fi
+        run "$corpus" "$corpus_rules" "$shared/$corpus" || true
         sections+=("$corpus")
     done
 fi
@@ -98,7 +103,8 @@ fi
     echo
     echo "Generated by \`scripts/corpus-report.sh\` on $(date -u +%Y-%m-%d) from commit" \
         "\`$(git rev-parse --short HEAD 2>/dev/null || echo unknown)\`$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')," \
-        "on $(nproc) cores, Linux $(uname -r), as $(id -un). Policy: $rules_note."
+        "on $(nproc) cores, Linux $(uname -r), as $(id -un). Policy: $rules_note; each run below names" \
+        "the runtime it used when it differs."
     echo
     echo "| run | wall time | figures |"
     echo "|---|--:|---|"
