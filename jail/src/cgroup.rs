@@ -344,6 +344,9 @@ pub struct Cgroup {
     /// (controllers, directory) per hierarchy.
     dirs: Vec<(Vec<String>, PathBuf)>,
     removed: bool,
+    /// warden created the parent directories itself: remove them too once they are empty, so no
+    /// cgroup outlives the last run (another run still using a parent keeps it: rmdir says EBUSY).
+    remove_parents: bool,
 }
 
 fn io_err<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> JailError + 'a {
@@ -398,11 +401,20 @@ impl CgroupPlan {
             version: self.version,
             dirs: Vec::new(),
             removed: false,
+            remove_parents: self.create_parents,
         };
         for hierarchy in &self.hierarchies {
-            self.ensure_parent(&hierarchy.parent)?;
             let dir = hierarchy.parent.join(name);
-            fs::create_dir(&dir).map_err(io_err("cannot create cgroup", &dir))?;
+            // A concurrent run may remove an empty parent between our check and our mkdir: retry.
+            let mut attempt = 0;
+            loop {
+                self.ensure_parent(&hierarchy.parent)?;
+                match fs::create_dir(&dir) {
+                    Ok(()) => break,
+                    Err(err) if err.kind() == ErrorKind::NotFound && attempt < 5 => attempt += 1,
+                    Err(err) => return Err(JailError::io("cannot create cgroup", &dir, err)),
+                }
+            }
             cgroup.dirs.push((hierarchy.controllers.clone(), dir));
         }
         cgroup.write_limits(&self.limits)?;
@@ -453,6 +465,7 @@ impl CgroupPlan {
                         version: self.version,
                         dirs: vec![(hierarchy.controllers.clone(), entry.path())],
                         removed: false,
+                        remove_parents: false,
                     };
                     let _ = stale.kill_all();
                     let _ = stale.remove_dirs();
@@ -635,6 +648,14 @@ impl Cgroup {
                     Err(err) => {
                         return Err(JailError::io("cannot remove cgroup", dir.clone(), err))
                     }
+                }
+            }
+        }
+        if self.remove_parents {
+            for (_, dir) in &self.dirs {
+                if let Some(parent) = dir.parent() {
+                    // Fails with EBUSY while another run uses it, which is fine: that run removes it.
+                    let _ = fs::remove_dir(parent);
                 }
             }
         }
