@@ -112,27 +112,10 @@ pub struct Package {
     pub version: String,
 }
 
-/// Refuses interpreters that are not ELF binaries (shell-script shims such as pyenv's).
+/// Resolves the base interpreter with the jail's own check (absolute, real ELF binary: shell shims such
+/// as pyenv's are refused), so a runtime is never built from something the jail would refuse.
 pub fn validate_interpreter(path: &Path) -> anyhow::Result<PathBuf> {
-    if !path.is_absolute() {
-        bail!("interpreter {} must be an absolute path", path.display());
-    }
-    let real = std::fs::canonicalize(path)
-        .with_context(|| format!("interpreter {} not found", path.display()))?;
-    let mut magic = [0u8; 4];
-    use std::io::Read;
-    std::fs::File::open(&real)
-        .and_then(|mut file| file.read_exact(&mut magic))
-        .with_context(|| format!("cannot read interpreter {}", real.display()))?;
-    if &magic != b"\x7fELF" {
-        bail!(
-            "interpreter {} (resolved to {}) is not an ELF binary — probably a shell shim (e.g. pyenv); \
-             name the real interpreter, such as /usr/bin/python3",
-            path.display(),
-            real.display()
-        );
-    }
-    Ok(real)
+    Ok(warden_jail::resolve_interpreter(path)?.real)
 }
 
 /// Installs (or replaces) a runtime. The new runtime is built beside the old one and swapped in only once
