@@ -9,4 +9,5 @@ pub mod pipeline;
 pub mod python_error;
 pub mod runtime;
 pub mod runtime_check;
+pub mod service;
 pub mod validate;

@@ -46,7 +46,8 @@ impl RunStatus {
 }
 
 /// Limits a caller asks for; each may only tighten the policy's.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CallerLimits {
     pub wall_time_ms: Option<u64>,
     pub cpu_time_ms: Option<u64>,
@@ -189,7 +190,9 @@ pub fn execute(policy: &Policy, request: &RunRequest) -> anyhow::Result<RunRecor
     if let Some(dir) = &request.output_dir {
         files::check_output_dir(dir)?;
     }
+    warden_jail::trace("schema, inputs");
     let report = check(policy, &request.source);
+    warden_jail::trace("checked");
     let summary = CheckSummary {
         decision: if request.no_policy {
             "skipped".to_owned()
@@ -262,6 +265,7 @@ fn run_in_jail(
         }
     };
     record.layers = Some(warden_jail::layers(&plan));
+    warden_jail::trace("plan");
     let workdir = WorkDir::create()?;
     let placed = files::place_inputs(&request.inputs, &workdir.path, policy.files.inputs_writable)?;
     let outcome = match warden_jail::run(&plan, text, Some(&workdir.path)) {
@@ -329,9 +333,14 @@ impl WorkDir {
 
 impl Drop for WorkDir {
     fn drop(&mut self) {
-        let _ = make_writable(&self.path);
-        let _ = std::fs::remove_dir_all(&self.path);
+        remove_tree(&self.path);
     }
+}
+
+/// Removes a work tree, read-only input dirs included; best effort (used on clean-up paths).
+pub fn remove_tree(path: &std::path::Path) {
+    let _ = make_writable(path);
+    let _ = std::fs::remove_dir_all(path);
 }
 
 /// Read-only input dirs (0555) would stop `remove_dir_all`.

@@ -142,6 +142,14 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Removes the run cgroups of wardens that are gone (every run does this before it starts; a
+    /// server also does it at start-up and after killing its workers).
+    pub fn reap_stale(&self) {
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.reap_stale();
+        }
+    }
+
     /// Probes the host, resolves the interpreter and builds the plan.
     pub fn new(config: &Config) -> Result<Plan, JailError> {
         config.validate()?;

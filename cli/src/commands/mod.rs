@@ -11,6 +11,7 @@ mod doctor;
 mod rules;
 mod run;
 mod runtime;
+mod serve;
 
 /// warden: a gateway for Python written by language models.
 ///
@@ -43,6 +44,13 @@ pub enum Command {
     /// Provision and inspect the Python runtimes programs run with.
     #[command(subcommand)]
     Runtime(runtime::RuntimeCommand),
+    /// Serve the gateway over HTTP/JSON on a Unix socket (and optionally TCP with tokens).
+    Serve(serve::ServeArgs),
+    /// Serve the gateway to an MCP client over standard input and output.
+    Mcp(serve::McpArgs),
+    /// Run one job for `warden serve` / `warden mcp` (internal).
+    #[command(hide = true)]
+    Worker(serve::WorkerArgs),
 }
 
 /// `--rules FILE`, shared by the commands that judge or run code.
@@ -74,5 +82,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor(args) => doctor::run(args),
         Command::Runtime(command) => runtime::run(command),
         Command::Corpus(command) => corpus::run(command),
+        Command::Serve(args) => serve::serve(args),
+        Command::Mcp(args) => serve::mcp(args),
+        Command::Worker(args) => serve::worker(args),
     }
 }

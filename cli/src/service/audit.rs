@@ -1,0 +1,191 @@
+//! The audit log: one JSON line per request, for the security team.
+//!
+//! Each line holds the time, the client's identity (token *name* or socket peer credentials, never a
+//! secret), the code's SHA-256, the policy's name and SHA-256, the decision with its rule ids, the
+//! status and the run's usage. Lines go to a file (opened for append, mode 0640) or to standard error,
+//! which is the journal when systemd runs the server.
+
+use std::io::Write;
+use std::sync::Mutex;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::config::AuditTarget;
+
+/// One audit line.
+#[derive(Debug, Clone, Serialize)]
+pub struct AuditRecord {
+    /// RFC 3339, UTC, milliseconds.
+    pub time: String,
+    pub client: String,
+    /// `check`, `run`, or the MCP tool's name.
+    pub endpoint: String,
+    pub code_sha256: Option<String>,
+    pub policy: Option<String>,
+    pub policy_sha256: Option<String>,
+    /// `allow`, `review`, `deny`, or `null` when the request was refused before judgement.
+    pub decision: Option<String>,
+    pub rules: Vec<String>,
+    /// The run's status, or why the request was refused (`queue_full`, `unauthorized`…).
+    pub status: String,
+    pub wall_ms: Option<u64>,
+    pub cpu_ms: Option<u64>,
+    pub memory_peak_bytes: Option<u64>,
+    pub duration_ms: u64,
+}
+
+impl AuditRecord {
+    pub fn new(client: &str, endpoint: &str) -> Self {
+        Self {
+            time: now_rfc3339(),
+            client: client.to_owned(),
+            endpoint: endpoint.to_owned(),
+            code_sha256: None,
+            policy: None,
+            policy_sha256: None,
+            decision: None,
+            rules: Vec::new(),
+            status: String::new(),
+            wall_ms: None,
+            cpu_ms: None,
+            memory_peak_bytes: None,
+            duration_ms: 0,
+        }
+    }
+
+    /// Fills decision, rules, status and usage from a result record.
+    pub fn from_record(&mut self, record: &Value) {
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+        self.status = text(record.get("status")).unwrap_or_default();
+        self.decision = text(record.pointer("/check/decision"));
+        self.rules = rule_ids(record);
+        self.wall_ms = record.pointer("/usage/wall_ms").and_then(Value::as_u64);
+        self.cpu_ms = record.pointer("/usage/cpu_ms").and_then(Value::as_u64);
+        self.memory_peak_bytes = record
+            .pointer("/usage/memory_peak_bytes")
+            .and_then(Value::as_u64);
+    }
+}
+
+/// The rule ids of a record's (or check result's) findings, each once, in order.
+pub fn rule_ids(record: &Value) -> Vec<String> {
+    let findings = record
+        .pointer("/check/findings")
+        .or_else(|| record.get("findings"))
+        .and_then(Value::as_array);
+    let mut ids: Vec<String> = Vec::new();
+    for finding in findings.into_iter().flatten() {
+        if let Some(id) = finding.get("rule").and_then(Value::as_str) {
+            if !ids.iter().any(|known| known == id) {
+                ids.push(id.to_owned());
+            }
+        }
+    }
+    ids
+}
+
+pub struct AuditLog {
+    target: Mutex<Option<Box<dyn Write + Send>>>,
+}
+
+impl AuditLog {
+    pub fn open(target: &AuditTarget) -> anyhow::Result<Self> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let writer: Option<Box<dyn Write + Send>> = match target {
+            AuditTarget::Off => None,
+            AuditTarget::Stderr => Some(Box::new(std::io::stderr())),
+            AuditTarget::File(path) => {
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent).map_err(|err| {
+                        anyhow::anyhow!("cannot create audit directory {}: {err}", parent.display())
+                    })?;
+                }
+                let file = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .mode(0o640)
+                    .open(path)
+                    .map_err(|err| {
+                        anyhow::anyhow!("cannot open audit log {}: {err}", path.display())
+                    })?;
+                Some(Box::new(file))
+            }
+        };
+        Ok(Self {
+            target: Mutex::new(writer),
+        })
+    }
+
+    /// Writes one line (whole: one `write` call per line, so lines never interleave).
+    pub fn write(&self, record: &AuditRecord) {
+        let Ok(mut line) = serde_json::to_vec(record) else {
+            return;
+        };
+        line.push(b'\n');
+        if let Ok(mut target) = self.target.lock() {
+            if let Some(writer) = target.as_mut() {
+                let _ = writer.write_all(&line);
+                let _ = writer.flush();
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for AuditLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AuditLog")
+    }
+}
+
+/// The current time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+pub fn now_rfc3339() -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    format_utc(now.as_secs(), now.subsec_millis())
+}
+
+fn format_utc(seconds: u64, millis: u32) -> String {
+    let days = i64::try_from(seconds / 86_400).unwrap_or(0);
+    let rest = seconds % 86_400;
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm, public domain).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_times_are_formatted() {
+        assert_eq!(format_utc(0, 0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(format_utc(951_782_400, 5), "2000-02-29T00:00:00.005Z");
+        assert_eq!(
+            format_utc(1_795_305_600 + 3_723, 999),
+            "2026-11-22T01:02:03.999Z"
+        );
+    }
+
+    #[test]
+    fn rule_ids_come_once_each() {
+        let record = serde_json::json!({"check": {"findings": [
+            {"rule": "IMP101"}, {"rule": "REF201"}, {"rule": "IMP101"}
+        ]}});
+        assert_eq!(rule_ids(&record), ["IMP101", "REF201"]);
+    }
+}

@@ -1,0 +1,454 @@
+//! The server's configuration file (`warden serve --config FILE`): where it listens, who may call it,
+//! which policies it holds, and how much work it admits. Documented key by key in docs/serve.md.
+//!
+//! Like rules files, unknown keys are errors with their line and column; everything is checked before
+//! the server binds a socket, and nothing reads the raw TOML after [`ServerConfig::parse`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use serde::Deserialize;
+use warden_policy::Policy;
+
+/// The name under which `[policies]` refers to the built-in default policy.
+pub const BUILTIN: &str = "builtin";
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    server: RawServer,
+    #[serde(default)]
+    admission: RawAdmission,
+    #[serde(default)]
+    policies: BTreeMap<String, String>,
+    #[serde(default)]
+    tokens: Vec<RawToken>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawServer {
+    socket: Option<PathBuf>,
+    socket_mode: Option<String>,
+    socket_group: Option<String>,
+    tcp: Option<String>,
+    #[serde(default)]
+    tcp_allow_remote: bool,
+    state_dir: Option<PathBuf>,
+    audit_log: Option<String>,
+    default_policy: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAdmission {
+    max_concurrent_runs: Option<usize>,
+    queue_size: Option<usize>,
+    queue_timeout_ms: Option<u64>,
+    max_request_bytes: Option<usize>,
+    shutdown_grace_ms: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawToken {
+    name: String,
+    sha256: String,
+    policies: Vec<String>,
+}
+
+/// A policy the server holds: validated once at start-up, sent as text to each worker.
+#[derive(Debug, Clone)]
+pub struct RegisteredPolicy {
+    pub policy: Policy,
+    pub text: String,
+    pub base_dir: Option<PathBuf>,
+    /// `builtin` or the rules file's path, for `GET /v1/policies`.
+    pub source: String,
+}
+
+/// A bearer token, by the SHA-256 of its secret (the secret itself is never stored).
+#[derive(Debug, Clone)]
+pub struct Token {
+    pub name: String,
+    pub sha256: [u8; 32],
+    pub policies: BTreeSet<String>,
+}
+
+/// Where audit lines go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuditTarget {
+    /// Standard error: the journal when run by systemd.
+    Stderr,
+    File(PathBuf),
+    Off,
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub socket: Option<PathBuf>,
+    pub socket_mode: u32,
+    pub socket_group: Option<String>,
+    pub tcp: Option<SocketAddr>,
+    pub state_dir: PathBuf,
+    pub audit: AuditTarget,
+    pub default_policy: String,
+    pub max_concurrent_runs: usize,
+    pub queue_size: usize,
+    pub queue_timeout: Duration,
+    pub max_request_bytes: usize,
+    pub shutdown_grace: Duration,
+    pub policies: BTreeMap<String, RegisteredPolicy>,
+    pub tokens: Vec<Token>,
+}
+
+/// Command-line settings that override the file's.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub socket: Option<PathBuf>,
+    pub no_socket: bool,
+    pub tcp: Option<String>,
+    pub state_dir: Option<PathBuf>,
+    pub audit_log: Option<String>,
+    pub max_concurrent_runs: Option<usize>,
+}
+
+impl ServerConfig {
+    /// Reads and validates a configuration file (`None`: all defaults).
+    pub fn load(path: Option<&Path>, overrides: &Overrides) -> anyhow::Result<Self> {
+        let (raw, base) = match path {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).with_context(|| {
+                    format!("cannot read server configuration {}", path.display())
+                })?;
+                let raw = parse_raw(&text)
+                    .with_context(|| format!("invalid server configuration {}", path.display()))?;
+                (raw, path.parent().map(Path::to_owned))
+            }
+            None => (RawConfig::default(), None),
+        };
+        Self::validate(raw, base.as_deref(), overrides)
+    }
+
+    /// Parses configuration text (relative paths resolve against `base`).
+    pub fn parse(text: &str, base: Option<&Path>, overrides: &Overrides) -> anyhow::Result<Self> {
+        Self::validate(parse_raw(text)?, base, overrides)
+    }
+
+    fn validate(
+        raw: RawConfig,
+        base: Option<&Path>,
+        overrides: &Overrides,
+    ) -> anyhow::Result<Self> {
+        let resolve = |path: PathBuf| match base {
+            Some(base) if path.is_relative() => base.join(path),
+            _ => path,
+        };
+        let server = raw.server;
+        let socket = if overrides.no_socket {
+            None
+        } else {
+            Some(
+                overrides
+                    .socket
+                    .clone()
+                    .or(server.socket.map(resolve))
+                    .unwrap_or_else(default_socket),
+            )
+        };
+        let socket_mode = match &server.socket_mode {
+            Some(mode) => u32::from_str_radix(mode.trim_start_matches("0o"), 8)
+                .ok()
+                .filter(|m| *m <= 0o777)
+                .with_context(|| {
+                    format!("server.socket_mode: {mode:?} is not an octal mode such as \"0660\"")
+                })?,
+            None => 0o660,
+        };
+        let tcp = match overrides.tcp.as_ref().or(server.tcp.as_ref()) {
+            Some(text) => Some(text.parse::<SocketAddr>().with_context(|| {
+                format!("server.tcp: {text:?} is not an address such as \"127.0.0.1:8750\"")
+            })?),
+            None => None,
+        };
+        if let Some(addr) = tcp {
+            if !addr.ip().is_loopback() && !server.tcp_allow_remote {
+                bail!(
+                    "server.tcp: {addr} is not a loopback address; set server.tcp_allow_remote = true \
+                     to listen beyond this host (put TLS in front of it)"
+                );
+            }
+            if raw.tokens.is_empty() {
+                bail!(
+                    "server.tcp needs at least one [[tokens]] entry: TCP clients must authenticate"
+                );
+            }
+        }
+        if socket.is_none() && tcp.is_none() {
+            bail!("the server listens nowhere: give a socket or a TCP address");
+        }
+        let state_dir = overrides
+            .state_dir
+            .clone()
+            .or(server.state_dir.map(resolve))
+            .unwrap_or_else(|| crate::runtime::data_dir().join("serve"));
+        let audit = match overrides.audit_log.as_ref().or(server.audit_log.as_ref()) {
+            None => AuditTarget::Stderr,
+            Some(text) if text == "-" => AuditTarget::Stderr,
+            Some(text) if text == "off" => AuditTarget::Off,
+            Some(text) => AuditTarget::File(resolve(PathBuf::from(text))),
+        };
+
+        let mut sources = raw.policies;
+        if sources.is_empty() {
+            sources.insert("default".to_owned(), BUILTIN.to_owned());
+        }
+        let mut policies = BTreeMap::new();
+        for (name, source) in sources {
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            {
+                bail!("policies: {name:?} is not a valid policy name (letters, digits, `-`, `_`, `.`)");
+            }
+            let registered = if source == BUILTIN {
+                let text = warden_policy::settings::DEFAULT_RULES.to_owned();
+                let policy = Policy::from_toml(&text, None)
+                    .map_err(|err| anyhow::anyhow!("built-in policy is invalid (a bug): {err}"))?;
+                RegisteredPolicy {
+                    policy,
+                    text,
+                    base_dir: None,
+                    source: BUILTIN.to_owned(),
+                }
+            } else {
+                let path = resolve(PathBuf::from(&source));
+                let text = std::fs::read_to_string(&path)
+                    .with_context(|| format!("policies.{name}: cannot read {}", path.display()))?;
+                let base_dir = path.parent().map(Path::to_owned);
+                let policy = Policy::from_toml(&text, base_dir.as_deref())
+                    .map_err(|err| anyhow::anyhow!("policies.{name}: {}: {err}", path.display()))?;
+                RegisteredPolicy {
+                    policy,
+                    text,
+                    base_dir,
+                    source: path.display().to_string(),
+                }
+            };
+            policies.insert(name, registered);
+        }
+        let default_policy = server.default_policy.unwrap_or_else(|| {
+            if policies.contains_key("default") {
+                "default".to_owned()
+            } else {
+                policies.keys().next().cloned().unwrap_or_default()
+            }
+        });
+        if !policies.contains_key(&default_policy) {
+            bail!("server.default_policy: no policy is named {default_policy:?}");
+        }
+
+        let mut tokens = Vec::with_capacity(raw.tokens.len());
+        let mut names = BTreeSet::new();
+        for token in raw.tokens {
+            if !names.insert(token.name.clone()) {
+                bail!("tokens: two tokens are named {:?}", token.name);
+            }
+            let sha256 = parse_digest(&token.sha256).with_context(|| {
+                format!(
+                    "tokens.{}: sha256 must be 64 hex digits (printf %s \"$TOKEN\" | sha256sum)",
+                    token.name
+                )
+            })?;
+            for policy in &token.policies {
+                if !policies.contains_key(policy) {
+                    bail!("tokens.{}: no policy is named {policy:?}", token.name);
+                }
+            }
+            if token.policies.is_empty() {
+                bail!(
+                    "tokens.{}: policies must name at least one policy",
+                    token.name
+                );
+            }
+            tokens.push(Token {
+                name: token.name,
+                sha256,
+                policies: token.policies.into_iter().collect(),
+            });
+        }
+
+        let admission = raw.admission;
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let max_concurrent_runs = overrides
+            .max_concurrent_runs
+            .or(admission.max_concurrent_runs)
+            .unwrap_or(cores);
+        if max_concurrent_runs == 0 {
+            bail!("admission.max_concurrent_runs must be at least 1");
+        }
+        Ok(Self {
+            socket,
+            socket_mode,
+            socket_group: server.socket_group,
+            tcp,
+            state_dir,
+            audit,
+            default_policy,
+            max_concurrent_runs,
+            queue_size: admission.queue_size.unwrap_or(max_concurrent_runs * 8),
+            queue_timeout: Duration::from_millis(admission.queue_timeout_ms.unwrap_or(30_000)),
+            max_request_bytes: admission.max_request_bytes.unwrap_or(16 << 20),
+            shutdown_grace: Duration::from_millis(admission.shutdown_grace_ms.unwrap_or(30_000)),
+            policies,
+            tokens,
+        })
+    }
+
+    /// The token whose secret is `secret`, if any.
+    pub fn token_for(&self, secret: &str) -> Option<&Token> {
+        use sha2::{Digest, Sha256};
+        let digest: [u8; 32] = Sha256::digest(secret.as_bytes()).into();
+        // Compare every token in full: how long this takes says nothing about which one is near.
+        let mut found = None;
+        for token in &self.tokens {
+            let same = token
+                .sha256
+                .iter()
+                .zip(digest.iter())
+                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                == 0;
+            if same && found.is_none() {
+                found = Some(token);
+            }
+        }
+        found
+    }
+}
+
+fn parse_raw(text: &str) -> anyhow::Result<RawConfig> {
+    toml::from_str(text).map_err(|err| {
+        let at = err
+            .span()
+            .map(|span| {
+                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                let column = text[..span.start.min(text.len())]
+                    .rsplit('\n')
+                    .next()
+                    .map_or(1, |l| l.chars().count() + 1);
+                format!("line {line}, column {column}: ")
+            })
+            .unwrap_or_default();
+        anyhow::anyhow!("{at}{}", err.message())
+    })
+}
+
+fn parse_digest(text: &str) -> Option<[u8; 32]> {
+    let text = text.trim();
+    if text.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
+/// `/run/warden/warden.sock` as root, `$XDG_RUNTIME_DIR/warden.sock` otherwise.
+fn default_socket() -> PathBuf {
+    if nix::unistd::geteuid().is_root() {
+        return PathBuf::from("/run/warden/warden.sock");
+    }
+    std::env::var_os("XDG_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir)
+        .join("warden.sock")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    const TOKEN_HASH: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"; // "test"
+
+    fn parse(text: &str) -> anyhow::Result<ServerConfig> {
+        ServerConfig::parse(text, None, &Overrides::default())
+    }
+
+    #[test]
+    fn defaults_hold_the_builtin_policy_on_a_socket() {
+        let config = parse("").unwrap();
+        assert!(config.socket.is_some());
+        assert!(config.tcp.is_none());
+        assert_eq!(config.default_policy, "default");
+        assert_eq!(config.policies["default"].source, BUILTIN);
+        assert_eq!(config.socket_mode, 0o660);
+        assert!(config.max_concurrent_runs >= 1);
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_with_their_place() {
+        let err = parse("[server]\nsokcet = \"/tmp/x\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 2") && err.contains("sokcet"), "{err}");
+        let err = parse("[admision]\n").unwrap_err().to_string();
+        assert!(err.contains("admision"), "{err}");
+    }
+
+    #[test]
+    fn tcp_needs_tokens_and_loopback() {
+        let err = parse("[server]\ntcp = \"127.0.0.1:1\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("token"), "{err}");
+        let tokens = format!(
+            "[[tokens]]\nname = \"a\"\nsha256 = \"{TOKEN_HASH}\"\npolicies = [\"default\"]\n"
+        );
+        let err = parse(&format!("[server]\ntcp = \"0.0.0.0:1\"\n{tokens}"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("loopback"), "{err}");
+        let config = parse(&format!("[server]\ntcp = \"[::1]:1\"\n{tokens}")).unwrap();
+        assert!(config.token_for("test").is_some());
+        assert!(config.token_for("tesT").is_none());
+        assert!(config.token_for("").is_none());
+    }
+
+    #[test]
+    fn tokens_name_existing_policies_and_hold_digests() {
+        let bad_policy =
+            format!("[[tokens]]\nname = \"a\"\nsha256 = \"{TOKEN_HASH}\"\npolicies = [\"nope\"]\n");
+        assert!(parse(&bad_policy).unwrap_err().to_string().contains("nope"));
+        let bad_digest =
+            "[[tokens]]\nname = \"a\"\nsha256 = \"secret\"\npolicies = [\"default\"]\n";
+        assert!(parse(bad_digest)
+            .unwrap_err()
+            .to_string()
+            .contains("64 hex"));
+    }
+
+    #[test]
+    fn policies_must_exist_and_be_valid() {
+        let err = parse("[policies]\nx = \"/nonexistent/rules.toml\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("cannot read"), "{err}");
+        let err = parse("[server]\ndefault_policy = \"strict\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("strict"), "{err}");
+        let err = parse("[server]\nsocket_mode = \"999\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("octal"), "{err}");
+    }
+}

@@ -1,0 +1,269 @@
+//! The HTTP/JSON API (axum): routes, authentication, status codes and the listeners.
+//!
+//! 200 for every request that was judged or executed (denied, failed and timed out included: the
+//! agent needs the body); 400/401/403/404/405/413 for requests that are wrong; 429 or 503 with
+//! `Retry-After` when the server is at capacity or shutting down; 500 when the server itself failed.
+//! Errors have a JSON body `{"error": {"code", "message"}}`.
+//!
+//! On the Unix socket the file's mode and group decide who may connect, and the peer's uid and pid
+//! are its identity; a bearer token there is optional but, when given, must be valid and limits the
+//! policies. Over TCP a valid bearer token is required for everything but `/healthz`.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::connect_info::Connected;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{ConnectInfo, DefaultBodyLimit, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde_json::{json, Value};
+
+use super::admission::Rejection;
+use super::{Caller, Service, ServiceError};
+
+/// Who is at the other end of a connection.
+#[derive(Debug, Clone)]
+pub enum Peer {
+    Unix { uid: Option<u32>, pid: Option<i32> },
+    Tcp(SocketAddr),
+}
+
+impl Connected<axum::serve::IncomingStream<'_, tokio::net::UnixListener>> for Peer {
+    fn connect_info(stream: axum::serve::IncomingStream<'_, tokio::net::UnixListener>) -> Self {
+        let cred = stream.io().peer_cred().ok();
+        Peer::Unix {
+            uid: cred.map(|c| c.uid()),
+            pid: cred.and_then(|c| c.pid()),
+        }
+    }
+}
+
+impl Connected<axum::serve::IncomingStream<'_, tokio::net::TcpListener>> for Peer {
+    fn connect_info(stream: axum::serve::IncomingStream<'_, tokio::net::TcpListener>) -> Self {
+        Peer::Tcp(*stream.remote_addr())
+    }
+}
+
+/// The API's routes over `service`.
+pub fn router(service: Arc<Service>) -> Router {
+    let limit = service.config.max_request_bytes;
+    Router::new()
+        .route("/v1/run", post(run))
+        .route("/v1/check", post(check))
+        .route("/v1/policies", get(policies))
+        .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(limit))
+        .with_state(service)
+}
+
+type Peered = ConnectInfo<Peer>;
+
+async fn run(
+    State(service): State<Arc<Service>>,
+    ConnectInfo(peer): Peered,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let caller = match authenticate(&service, &peer, &headers) {
+        Ok(caller) => caller,
+        Err(response) => return *response,
+    };
+    let body: super::RunBody = match parse_body(body) {
+        Ok(body) => body,
+        Err(response) => return *response,
+    };
+    match service.run(&caller, body, "run").await {
+        Ok(record) => (StatusCode::OK, axum::Json(record)).into_response(),
+        Err(err) => error_response(&err),
+    }
+}
+
+async fn check(
+    State(service): State<Arc<Service>>,
+    ConnectInfo(peer): Peered,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let caller = match authenticate(&service, &peer, &headers) {
+        Ok(caller) => caller,
+        Err(response) => return *response,
+    };
+    let body: super::CheckBody = match parse_body(body) {
+        Ok(body) => body,
+        Err(response) => return *response,
+    };
+    match service.check(&caller, body, "check").await {
+        Ok(value) => (StatusCode::OK, axum::Json(value)).into_response(),
+        Err(err) => error_response(&err),
+    }
+}
+
+async fn policies(
+    State(service): State<Arc<Service>>,
+    ConnectInfo(peer): Peered,
+    headers: HeaderMap,
+) -> Response {
+    match authenticate(&service, &peer, &headers) {
+        Ok(caller) => (StatusCode::OK, axum::Json(service.policies(&caller))).into_response(),
+        Err(response) => *response,
+    }
+}
+
+async fn healthz(State(service): State<Arc<Service>>) -> Response {
+    axum::Json(json!({
+        "status": "ok",
+        "running": service.running(),
+        "max_concurrent_runs": service.config.max_concurrent_runs,
+    }))
+    .into_response()
+}
+
+async fn metrics(
+    State(service): State<Arc<Service>>,
+    ConnectInfo(peer): Peered,
+    headers: HeaderMap,
+) -> Response {
+    if let Err(response) = authenticate(&service, &peer, &headers) {
+        return *response;
+    }
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; version=0.0.4"),
+        )],
+        service.metrics_text(),
+    )
+        .into_response()
+}
+
+async fn not_found() -> Response {
+    error_body(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        "no such endpoint; see docs/serve.md",
+    )
+}
+
+async fn method_not_allowed() -> Response {
+    error_body(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "wrong method for this endpoint",
+    )
+}
+
+/// Establishes the caller from the connection and the `Authorization` header.
+fn authenticate(
+    service: &Service,
+    peer: &Peer,
+    headers: &HeaderMap,
+) -> Result<Caller, Box<Response>> {
+    let bearer = match headers.get(header::AUTHORIZATION) {
+        None => None,
+        Some(value) => {
+            let token = value
+                .to_str()
+                .ok()
+                .and_then(|v| v.strip_prefix("Bearer "))
+                .map(str::trim);
+            match token {
+                Some(token) if !token.is_empty() => Some(token.to_owned()),
+                _ => {
+                    return Err(Box::new(unauthorized(
+                        service,
+                        "the Authorization header must be `Bearer <token>`",
+                    )))
+                }
+            }
+        }
+    };
+    let token = match &bearer {
+        Some(secret) => match service.config.token_for(secret) {
+            Some(token) => Some(token),
+            None => return Err(Box::new(unauthorized(service, "the token is not valid"))),
+        },
+        None => None,
+    };
+    match (peer, token) {
+        (_, Some(token)) => Ok(Caller {
+            identity: match peer {
+                Peer::Tcp(addr) => format!("token:{} addr:{addr}", token.name),
+                Peer::Unix { uid, pid } => {
+                    format!("token:{} uid:{} pid:{}", token.name, show(*uid), show(*pid))
+                }
+            },
+            policies: Some(token.policies.clone()),
+        }),
+        (Peer::Unix { uid, pid }, None) => Ok(Caller {
+            identity: format!("uid:{} pid:{}", show(*uid), show(*pid)),
+            policies: None,
+        }),
+        (Peer::Tcp(_), None) => Err(Box::new(unauthorized(
+            service,
+            "a bearer token is required over TCP",
+        ))),
+    }
+}
+
+fn show<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| "?".to_owned(), |v| v.to_string())
+}
+
+fn unauthorized(service: &Service, message: &str) -> Response {
+    service.note_rejected("unauthorized");
+    let mut response = error_body(StatusCode::UNAUTHORIZED, "unauthorized", message);
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    response
+}
+
+fn parse_body<T: serde::de::DeserializeOwned>(
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, Box<Response>> {
+    let bytes = body.map_err(|rejection| {
+        let status = rejection.status();
+        let code = if status == StatusCode::PAYLOAD_TOO_LARGE {
+            "too_large"
+        } else {
+            "bad_request"
+        };
+        Box::new(error_body(status, code, &rejection.body_text()))
+    })?;
+    serde_json::from_slice(&bytes).map_err(|err| {
+        Box::new(error_body(
+            StatusCode::BAD_REQUEST,
+            "bad_request",
+            &format!("the body is not a valid request: {err}"),
+        ))
+    })
+}
+
+fn error_response(err: &ServiceError) -> Response {
+    let status = match err {
+        ServiceError::BadRequest(_) => StatusCode::BAD_REQUEST,
+        ServiceError::Forbidden(_) => StatusCode::FORBIDDEN,
+        ServiceError::Rejected(Rejection::QueueFull, _) => StatusCode::TOO_MANY_REQUESTS,
+        ServiceError::Rejected(_, _) => StatusCode::SERVICE_UNAVAILABLE,
+        ServiceError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    let mut response = error_body(status, err.code(), &err.message());
+    if let ServiceError::Rejected(_, seconds) = err {
+        if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
+        }
+    }
+    response
+}
+
+fn error_body(status: StatusCode, code: &str, message: &str) -> Response {
+    let body: Value = json!({"error": {"code": code, "message": message}});
+    (status, axum::Json(body)).into_response()
+}

@@ -1,0 +1,238 @@
+//! One run handed from the server to a worker process, and the worker's side of it.
+//!
+//! The server is multithreaded (tokio), and a process with threads cannot create a user namespace
+//! (`unshare(CLONE_NEWUSER)` fails with EINVAL), so every run happens in a fresh single-threaded
+//! `warden worker` process: the server writes one [`Job`] as JSON to its stdin, the worker runs the
+//! ordinary pipeline ([`crate::pipeline::execute`]) and prints one [`WorkerReply`] line.
+//!
+//! The job carries the policy's *text* as the server validated it at start-up (and its digest, which
+//! the worker re-checks), so a rules file edited on disk while the server runs cannot change what a
+//! run is judged by.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::pipeline::{self, CallerLimits, RunRequest};
+
+/// The environment variable that names the server's pid for a worker: the worker dies with it.
+pub const PARENT_PID_ENV: &str = "WARDEN_SERVER_PID";
+
+/// A file the client sends with a run; placed in the work dir by name.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputFile {
+    /// A plain file name: no `/`, not `.` or `..`, no NUL.
+    pub name: String,
+    /// The file's bytes, base64 (standard alphabet, padded).
+    pub content_base64: String,
+}
+
+/// What a worker runs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Job {
+    /// The rules-file text the server validated.
+    pub policy_text: String,
+    /// Where relative paths in the rules file resolve (the rules file's directory).
+    pub policy_base_dir: Option<PathBuf>,
+    /// SHA-256 of `policy_text`; the worker refuses a mismatch.
+    pub policy_sha256: String,
+    pub code: String,
+    #[serde(default)]
+    pub inputs: Vec<InputFile>,
+    #[serde(default)]
+    pub schema: Option<Value>,
+    #[serde(default)]
+    pub limits: CallerLimits,
+    /// Return the files the program wrote, base64, in the record's `files[].content_base64`.
+    #[serde(default)]
+    pub return_files: bool,
+}
+
+/// The worker's one line of output.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkerReply {
+    /// The result record (with file contents when asked for).
+    Record(Value),
+    /// Nothing ran: the job was wrong or the host could not run it.
+    Error(String),
+}
+
+/// Checks an input file name: it must name a file directly inside the work dir.
+pub fn check_input_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 255 {
+        return Err(format!("input name {name:?} must be 1 to 255 bytes long"));
+    }
+    if name == "." || name == ".." || name.contains('/') || name.contains('\0') {
+        return Err(format!(
+            "input name {name:?} must be a plain file name (no `/`, not `.` or `..`)"
+        ));
+    }
+    Ok(())
+}
+
+/// Decodes the inputs and checks their names and sizes; `max_total` caps the decoded bytes.
+pub fn decode_inputs(
+    inputs: &[InputFile],
+    max_total: u64,
+) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut total = 0u64;
+    let mut decoded = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        check_input_name(&input.name)?;
+        if !seen.insert(input.name.as_str()) {
+            return Err(format!("two inputs are named {:?}", input.name));
+        }
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(input.content_base64.as_bytes())
+            .map_err(|err| format!("input {:?} is not valid base64: {err}", input.name))?;
+        total = total.saturating_add(bytes.len() as u64);
+        if total > max_total {
+            return Err(format!("inputs exceed {max_total} bytes in total"));
+        }
+        decoded.push((input.name.clone(), bytes));
+    }
+    Ok(decoded)
+}
+
+/// The worker: reads one job from stdin, runs it, prints one reply. `dir` is the job's private
+/// directory (the server made it and removes it).
+pub fn serve_one(dir: &Path) -> anyhow::Result<()> {
+    arm_parent_death()?;
+    let job: Job = serde_json::from_reader(std::io::stdin().lock())
+        .context("the job on standard input is not valid")?;
+    let reply = match run(&job, dir) {
+        Ok(record) => WorkerReply::Record(record),
+        Err(err) => WorkerReply::Error(format!("{err:#}")),
+    };
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, &reply)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Dies with the server: if it is killed, this worker is killed too (and the jail's init dies with
+/// the worker the same way, which takes the whole jail down).
+fn arm_parent_death() -> anyhow::Result<()> {
+    let Some(expected) = std::env::var(PARENT_PID_ENV)
+        .ok()
+        .and_then(|pid| pid.parse::<i32>().ok())
+    else {
+        return Ok(());
+    };
+    nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)
+        .context("cannot arm the parent-death signal")?;
+    // The server may have died between fork and prctl; the signal would then never come.
+    if nix::unistd::getppid().as_raw() != expected {
+        anyhow::bail!("the server (pid {expected}) is gone");
+    }
+    Ok(())
+}
+
+fn run(job: &Job, dir: &Path) -> anyhow::Result<Value> {
+    use sha2::{Digest, Sha256};
+    let digest = warden_policy::settings::hex(&Sha256::digest(job.policy_text.as_bytes()));
+    if digest != job.policy_sha256 {
+        anyhow::bail!("the policy text does not match its digest");
+    }
+    let policy = warden_policy::Policy::from_toml(&job.policy_text, job.policy_base_dir.as_deref())
+        .map_err(|err| anyhow::anyhow!("invalid policy: {err}"))?;
+    // The server bounded the request's size already.
+    let inputs = decode_inputs(&job.inputs, u64::MAX).map_err(|err| anyhow::anyhow!(err))?;
+    let input_dir = dir.join("in");
+    std::fs::create_dir(&input_dir)
+        .with_context(|| format!("cannot create {}", input_dir.display()))?;
+    let mut paths = Vec::with_capacity(inputs.len());
+    for (name, bytes) in inputs {
+        let path = input_dir.join(&name);
+        std::fs::write(&path, bytes).with_context(|| format!("cannot write input {name}"))?;
+        paths.push(path);
+    }
+    let output_dir = dir.join("out");
+    let request = RunRequest {
+        source: job.code.as_bytes().to_vec(),
+        inputs: paths,
+        output_dir: job.return_files.then(|| output_dir.clone()),
+        schema: job.schema.clone(),
+        no_policy: false,
+        approval: None,
+        limits: job.limits,
+    };
+    let record = pipeline::execute(&policy, &request)?;
+    let mut value = serde_json::to_value(&record)?;
+    if job.return_files {
+        attach_contents(&mut value, &output_dir);
+    }
+    Ok(value)
+}
+
+/// Adds `content_base64` to each collected file (the pipeline already capped their number and size).
+fn attach_contents(record: &mut Value, output_dir: &Path) {
+    let Some(files) = record.get_mut("files").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for file in files {
+        let Some(path) = file.get("path").and_then(Value::as_str) else {
+            continue;
+        };
+        if let Ok(bytes) = std::fs::read(output_dir.join(path)) {
+            let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+            if let Some(object) = file.as_object_mut() {
+                object.insert("content_base64".to_owned(), Value::String(encoded));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_names_must_stay_in_the_work_dir() {
+        for bad in [
+            "",
+            ".",
+            "..",
+            "a/b",
+            "/etc/passwd",
+            "a\0b",
+            &"x".repeat(256),
+        ] {
+            assert!(check_input_name(bad).is_err(), "{bad:?} accepted");
+        }
+        for good in ["data.csv", ".hidden", "a b.txt", "ü.csv"] {
+            assert!(check_input_name(good).is_ok(), "{good:?} refused");
+        }
+    }
+
+    #[test]
+    fn inputs_are_decoded_and_capped() {
+        let input = |name: &str, text: &str| InputFile {
+            name: name.to_owned(),
+            content_base64: base64::engine::general_purpose::STANDARD.encode(text),
+        };
+        let decoded = decode_inputs(&[input("a.csv", "x,y\n1,2\n")], 100).unwrap();
+        assert_eq!(decoded[0].1, b"x,y\n1,2\n");
+        assert!(decode_inputs(&[input("a", "x"), input("a", "y")], 100)
+            .unwrap_err()
+            .contains("two inputs"));
+        assert!(decode_inputs(&[input("a", &"x".repeat(101))], 100)
+            .unwrap_err()
+            .contains("exceed"));
+        let bad = InputFile {
+            name: "a".to_owned(),
+            content_base64: "not base64!".to_owned(),
+        };
+        assert!(decode_inputs(&[bad], 100).unwrap_err().contains("base64"));
+    }
+}

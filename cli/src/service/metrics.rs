@@ -1,0 +1,191 @@
+//! Prometheus metrics (text exposition format 0.0.4), kept by hand: a few counters, two gauges read
+//! at scrape time, and one histogram.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::Mutex;
+
+/// Upper bounds of the run-duration histogram, in seconds.
+const BUCKETS: [f64; 10] = [0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0];
+
+#[derive(Debug, Default)]
+struct Counters {
+    runs: BTreeMap<String, u64>,
+    checks: BTreeMap<String, u64>,
+    denials: BTreeMap<String, u64>,
+    rejected: BTreeMap<String, u64>,
+    bucket_counts: [u64; BUCKETS.len()],
+    duration_sum: f64,
+    duration_count: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct Metrics {
+    counters: Mutex<Counters>,
+}
+
+/// Values read when the metrics are scraped.
+#[derive(Debug, Clone, Copy)]
+pub struct Gauges {
+    pub queued: usize,
+    pub running: usize,
+    pub max_running: usize,
+}
+
+impl Metrics {
+    /// A finished run: its status, its duration (admission to reply) and the rules that denied it.
+    pub fn run(&self, status: &str, seconds: f64, denying_rules: &[String]) {
+        if let Ok(mut c) = self.counters.lock() {
+            *c.runs.entry(status.to_owned()).or_default() += 1;
+            for (i, bound) in BUCKETS.iter().enumerate() {
+                if seconds <= *bound {
+                    c.bucket_counts[i] += 1;
+                }
+            }
+            c.duration_sum += seconds;
+            c.duration_count += 1;
+            for rule in denying_rules {
+                *c.denials.entry(rule.clone()).or_default() += 1;
+            }
+        }
+    }
+
+    /// A finished check and the rules behind a denial.
+    pub fn check(&self, decision: &str, denying_rules: &[String]) {
+        if let Ok(mut c) = self.counters.lock() {
+            *c.checks.entry(decision.to_owned()).or_default() += 1;
+            for rule in denying_rules {
+                *c.denials.entry(rule.clone()).or_default() += 1;
+            }
+        }
+    }
+
+    /// A request turned away (`queue_full`, `queue_timeout`, `shutting_down`, `unauthorized`…).
+    pub fn rejected(&self, reason: &str) {
+        if let Ok(mut c) = self.counters.lock() {
+            *c.rejected.entry(reason.to_owned()).or_default() += 1;
+        }
+    }
+
+    /// The exposition text.
+    pub fn render(&self, gauges: Gauges) -> String {
+        let mut out = String::new();
+        let Ok(c) = self.counters.lock() else {
+            return out;
+        };
+        let family = |out: &mut String, name: &str, kind: &str, help: &str| {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+        };
+        family(
+            &mut out,
+            "warden_runs_total",
+            "counter",
+            "Runs finished, by result status.",
+        );
+        for (status, n) in &c.runs {
+            let _ = writeln!(out, "warden_runs_total{{status=\"{status}\"}} {n}");
+        }
+        family(
+            &mut out,
+            "warden_checks_total",
+            "counter",
+            "Checks finished, by decision.",
+        );
+        for (decision, n) in &c.checks {
+            let _ = writeln!(out, "warden_checks_total{{decision=\"{decision}\"}} {n}");
+        }
+        family(
+            &mut out,
+            "warden_policy_denials_total",
+            "counter",
+            "Denying findings of checks and runs, by rule id.",
+        );
+        for (rule, n) in &c.denials {
+            let _ = writeln!(out, "warden_policy_denials_total{{rule=\"{rule}\"}} {n}");
+        }
+        family(
+            &mut out,
+            "warden_requests_rejected_total",
+            "counter",
+            "Requests turned away before judgement, by reason.",
+        );
+        for (reason, n) in &c.rejected {
+            let _ = writeln!(
+                out,
+                "warden_requests_rejected_total{{reason=\"{reason}\"}} {n}"
+            );
+        }
+        family(
+            &mut out,
+            "warden_run_duration_seconds",
+            "histogram",
+            "Time from admission to result of each run.",
+        );
+        for (bound, n) in BUCKETS.iter().zip(c.bucket_counts.iter()) {
+            let _ = writeln!(
+                out,
+                "warden_run_duration_seconds_bucket{{le=\"{bound}\"}} {n}"
+            );
+        }
+        let _ = writeln!(
+            out,
+            "warden_run_duration_seconds_bucket{{le=\"+Inf\"}} {}\nwarden_run_duration_seconds_sum {}\nwarden_run_duration_seconds_count {}",
+            c.duration_count, c.duration_sum, c.duration_count
+        );
+        family(
+            &mut out,
+            "warden_queue_depth",
+            "gauge",
+            "Run requests waiting for a slot.",
+        );
+        let _ = writeln!(out, "warden_queue_depth {}", gauges.queued);
+        family(
+            &mut out,
+            "warden_runs_in_flight",
+            "gauge",
+            "Runs executing now.",
+        );
+        let _ = writeln!(out, "warden_runs_in_flight {}", gauges.running);
+        family(
+            &mut out,
+            "warden_max_concurrent_runs",
+            "gauge",
+            "The configured run slots.",
+        );
+        let _ = writeln!(out, "warden_max_concurrent_runs {}", gauges.max_running);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exposition_has_every_family() {
+        let metrics = Metrics::default();
+        metrics.run("ok", 0.07, &[]);
+        metrics.run("denied", 0.01, &["IMP101".to_owned()]);
+        metrics.check("deny", &["REF201".to_owned()]);
+        metrics.rejected("queue_full");
+        let text = metrics.render(Gauges {
+            queued: 3,
+            running: 2,
+            max_running: 2,
+        });
+        for line in [
+            "warden_runs_total{status=\"ok\"} 1",
+            "warden_runs_total{status=\"denied\"} 1",
+            "warden_policy_denials_total{rule=\"IMP101\"} 1",
+            "warden_policy_denials_total{rule=\"REF201\"} 1",
+            "warden_requests_rejected_total{reason=\"queue_full\"} 1",
+            "warden_run_duration_seconds_bucket{le=\"0.05\"} 1",
+            "warden_run_duration_seconds_bucket{le=\"0.1\"} 2",
+            "warden_run_duration_seconds_count 2",
+            "warden_queue_depth 3",
+            "warden_runs_in_flight 2",
+        ] {
+            assert!(text.lines().any(|l| l == line), "missing {line}:\n{text}");
+        }
+    }
+}

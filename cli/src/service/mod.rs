@@ -1,0 +1,461 @@
+//! warden as a service: the HTTP/JSON API (`warden serve`) and the MCP server (`warden mcp`) share
+//! this core.
+//!
+//! A [`Service`] holds the policies (validated once at start-up; a client names one, it never sends
+//! or weakens one), admits runs ([`admission`]), hands each to a single-threaded `warden worker`
+//! process ([`executor`]) because a multithreaded process cannot create the jail's user namespace,
+//! and writes the audit log and metrics. Front ends ([`http`], [`mcp`]) only translate.
+
+pub mod admission;
+pub mod audit;
+pub mod config;
+pub mod executor;
+pub mod http;
+pub mod job;
+pub mod mcp;
+pub mod metrics;
+pub mod server;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::pipeline::{self, CallerLimits};
+use admission::{Admission, Rejection};
+use audit::{AuditLog, AuditRecord};
+use config::{RegisteredPolicy, ServerConfig};
+use executor::{ExecError, Executor};
+use job::{InputFile, Job};
+use metrics::{Gauges, Metrics};
+
+/// Slack on top of a run's wall-clock limit before the server gives up on its worker (jail set-up,
+/// copying files in and out, validation).
+const GUARD_SLACK: Duration = Duration::from_secs(30);
+
+/// Who is calling, as the front end established it.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    /// For the audit log: `token:<name>`, `uid:<uid> pid:<pid>` or `mcp:stdio`.
+    pub identity: String,
+    /// The policies this caller may use; `None` means every registered policy.
+    pub policies: Option<BTreeSet<String>>,
+}
+
+/// `POST /v1/run` (and the MCP `run_python` tool).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunBody {
+    pub code: String,
+    /// A registered policy's name; the server's default when absent.
+    #[serde(default)]
+    pub policy: Option<String>,
+    #[serde(default)]
+    pub inputs: Vec<InputFile>,
+    /// A JSON Schema standard output must satisfy (replaces the policy's).
+    #[serde(default)]
+    pub schema: Option<Value>,
+    /// Limits that may only tighten the policy's.
+    #[serde(default)]
+    pub limits: CallerLimits,
+    /// Return the files the program wrote, base64 (default true).
+    #[serde(default = "yes")]
+    pub return_files: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `POST /v1/check` (and the MCP `check_python` tool).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckBody {
+    pub code: String,
+    #[serde(default)]
+    pub policy: Option<String>,
+}
+
+/// Why a request got no result.
+#[derive(Debug, Clone)]
+pub enum ServiceError {
+    /// The request is malformed (400).
+    BadRequest(String),
+    /// The caller may not use what it asked for (403).
+    Forbidden(String),
+    /// Not admitted (429 for a full queue, 503 otherwise), with a `Retry-After` in seconds.
+    Rejected(Rejection, u64),
+    /// The server could not run it (500).
+    Internal(String),
+}
+
+impl ServiceError {
+    /// A short code for the audit log and the error body.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ServiceError::BadRequest(_) => "bad_request",
+            ServiceError::Forbidden(_) => "forbidden",
+            ServiceError::Rejected(rejection, _) => rejection.as_str(),
+            ServiceError::Internal(_) => "internal",
+        }
+    }
+
+    pub fn message(&self) -> String {
+        match self {
+            ServiceError::BadRequest(m)
+            | ServiceError::Forbidden(m)
+            | ServiceError::Internal(m) => m.clone(),
+            ServiceError::Rejected(Rejection::QueueFull, _) => {
+                "every run slot is busy and the queue is full; retry later".to_owned()
+            }
+            ServiceError::Rejected(Rejection::QueueTimeout, _) => {
+                "no run slot became free in time; retry later".to_owned()
+            }
+            ServiceError::Rejected(Rejection::ShuttingDown, _) => {
+                "the server is shutting down".to_owned()
+            }
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Service {
+    pub config: ServerConfig,
+    executor: Executor,
+    admission: Admission,
+    metrics: Metrics,
+    audit: AuditLog,
+    plans: Vec<warden_jail::Plan>,
+    checks: tokio::sync::Semaphore,
+}
+
+impl Service {
+    /// Checks that every policy can run on this host (fail closed), takes the state directory and
+    /// reaps what a previous server left.
+    pub fn start(config: ServerConfig, worker_binary: PathBuf) -> anyhow::Result<Self> {
+        let mut plans = Vec::new();
+        for (name, registered) in &config.policies {
+            let jail = crate::jail_config::from_policy(&registered.policy)
+                .map_err(|err| anyhow::anyhow!("policy {name}: {err:#}"))?;
+            let plan = warden_jail::Plan::new(&jail)
+                .map_err(|err| anyhow::anyhow!("policy {name} cannot run on this host: {err}"))?;
+            plans.push(plan);
+        }
+        let executor = Executor::new(worker_binary, &config.state_dir)?;
+        Executor::reap_stale(&plans);
+        let admission = Admission::new(
+            config.max_concurrent_runs,
+            config.queue_size,
+            config.queue_timeout,
+        );
+        let audit = AuditLog::open(&config.audit)?;
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        Ok(Self {
+            config,
+            executor,
+            admission,
+            metrics: Metrics::default(),
+            audit,
+            plans,
+            checks: tokio::sync::Semaphore::new(cores),
+        })
+    }
+
+    fn policy(
+        &self,
+        caller: &Caller,
+        name: Option<&str>,
+    ) -> Result<(&str, &RegisteredPolicy), ServiceError> {
+        let name = name.unwrap_or(&self.config.default_policy);
+        let Some((name, registered)) = self.config.policies.get_key_value(name) else {
+            return Err(ServiceError::BadRequest(format!(
+                "no policy is named {name:?}; GET /v1/policies lists them"
+            )));
+        };
+        if let Some(allowed) = &caller.policies {
+            if !allowed.contains(name) {
+                return Err(ServiceError::Forbidden(format!(
+                    "this client may not use policy {name:?}"
+                )));
+            }
+        }
+        Ok((name, registered))
+    }
+
+    /// Judges a program without running it.
+    pub async fn check(
+        self: &Arc<Self>,
+        caller: &Caller,
+        body: CheckBody,
+        endpoint: &str,
+    ) -> Result<Value, ServiceError> {
+        let started = Instant::now();
+        let mut audit = AuditRecord::new(&caller.identity, endpoint);
+        audit.code_sha256 = Some(sha256(body.code.as_bytes()));
+        let result = self.check_inner(caller, body, &mut audit).await;
+        match &result {
+            Ok(value) => {
+                audit.status = "checked".to_owned();
+                audit.decision = value
+                    .get("decision")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                audit.rules = audit::rule_ids(value);
+            }
+            Err(err) => audit.status = err.code().to_owned(),
+        }
+        audit.duration_ms = elapsed_ms(started);
+        self.audit.write(&audit);
+        result
+    }
+
+    async fn check_inner(
+        self: &Arc<Self>,
+        caller: &Caller,
+        body: CheckBody,
+        audit: &mut AuditRecord,
+    ) -> Result<Value, ServiceError> {
+        let (name, registered) = self.policy(caller, body.policy.as_deref())?;
+        audit.policy = Some(name.to_owned());
+        audit.policy_sha256 = Some(registered.policy.sha256.clone());
+        let _permit = self
+            .checks
+            .acquire()
+            .await
+            .map_err(|_| ServiceError::Rejected(Rejection::ShuttingDown, 10))?;
+        let service = Arc::clone(self);
+        let policy_name = name.to_owned();
+        let code = body.code.into_bytes();
+        let value = tokio::task::spawn_blocking(move || {
+            let Some(registered) = service.config.policies.get(&policy_name) else {
+                return Value::Null;
+            };
+            let report = pipeline::check(&registered.policy, &code);
+            json!({
+                "decision": report.decision.as_str(),
+                "findings": report.findings,
+                "policy": {"name": policy_name, "sha256": registered.policy.sha256},
+                "program_sha256": sha256(&code),
+            })
+        })
+        .await
+        .map_err(|err| ServiceError::Internal(format!("the check failed: {err}")))?;
+        let decision = value.get("decision").and_then(Value::as_str).unwrap_or("");
+        self.metrics.check(decision, &denying_rules(&value));
+        Ok(value)
+    }
+
+    /// Checks, runs in the jail and validates a program; every judged or executed program is `Ok`
+    /// with a result record, whatever its status.
+    pub async fn run(
+        &self,
+        caller: &Caller,
+        body: RunBody,
+        endpoint: &str,
+    ) -> Result<Value, ServiceError> {
+        let started = Instant::now();
+        let mut audit = AuditRecord::new(&caller.identity, endpoint);
+        audit.code_sha256 = Some(sha256(body.code.as_bytes()));
+        let result = self.run_inner(caller, body, &mut audit).await;
+        match &result {
+            Ok(record) => audit.from_record(record),
+            Err(err) => {
+                audit.status = err.code().to_owned();
+                if let ServiceError::Rejected(rejection, _) = err {
+                    self.metrics.rejected(rejection.as_str());
+                }
+            }
+        }
+        audit.duration_ms = elapsed_ms(started);
+        self.audit.write(&audit);
+        result
+    }
+
+    async fn run_inner(
+        &self,
+        caller: &Caller,
+        body: RunBody,
+        audit: &mut AuditRecord,
+    ) -> Result<Value, ServiceError> {
+        let (name, registered) = self.policy(caller, body.policy.as_deref())?;
+        audit.policy = Some(name.to_owned());
+        audit.policy_sha256 = Some(registered.policy.sha256.clone());
+        job::decode_inputs(&body.inputs, self.config.max_request_bytes as u64)
+            .map_err(ServiceError::BadRequest)?;
+        if let Some(schema) = &body.schema {
+            crate::validate::OutputSchema::compile(schema)
+                .map_err(|err| ServiceError::BadRequest(format!("schema: {err:#}")))?;
+        }
+        let limits = pipeline::effective_limits(&registered.policy, &body.limits);
+        let guard = Duration::from_millis(limits.wall_time_ms) + GUARD_SLACK;
+        let reply_cap = executor::reply_cap(&registered.policy, body.return_files);
+        let job = Job {
+            policy_text: registered.text.clone(),
+            policy_base_dir: registered.base_dir.clone(),
+            policy_sha256: registered.policy.sha256.clone(),
+            code: body.code,
+            inputs: body.inputs,
+            schema: body.schema,
+            limits: body.limits,
+            return_files: body.return_files,
+        };
+        let slot = self.admission.admit().await.map_err(|rejection| {
+            ServiceError::Rejected(rejection, self.admission.retry_after(rejection))
+        })?;
+        let admitted = Instant::now();
+        let result = self.executor.run(&job, guard, reply_cap).await;
+        drop(slot);
+        let seconds = admitted.elapsed().as_secs_f64();
+        match result {
+            Ok(mut record) => {
+                let status = record
+                    .get("status")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned();
+                self.metrics.run(&status, seconds, &denying_rules(&record));
+                if let Some(policy) = record.get_mut("policy").and_then(Value::as_object_mut) {
+                    // The name the client used to pick it (the rules file's own name may differ).
+                    policy.insert("registered_as".to_owned(), Value::from(name));
+                }
+                Ok(record)
+            }
+            Err(ExecError::ShuttingDown) => {
+                Err(ServiceError::Rejected(Rejection::ShuttingDown, 10))
+            }
+            Err(err) => {
+                self.metrics.run("setup_failed", seconds, &[]);
+                Err(ServiceError::Internal(err.to_string()))
+            }
+        }
+    }
+
+    /// What a model needs in its prompt about each policy this caller may use.
+    pub fn policies(&self, caller: &Caller) -> Value {
+        let list: Vec<Value> = self
+            .config
+            .policies
+            .iter()
+            .filter(|(name, _)| {
+                caller
+                    .policies
+                    .as_ref()
+                    .is_none_or(|allowed| allowed.contains(*name))
+            })
+            .map(|(name, registered)| {
+                describe_policy(name, registered, name == &self.config.default_policy)
+            })
+            .collect();
+        json!({ "default": self.config.default_policy, "policies": list })
+    }
+
+    pub fn metrics_text(&self) -> String {
+        self.metrics.render(Gauges {
+            queued: self.admission.queued(),
+            running: self.executor.running(),
+            max_running: self.config.max_concurrent_runs,
+        })
+    }
+
+    /// Stops admitting runs; the ones running go on.
+    pub fn stop_admitting(&self) {
+        self.admission.close();
+        self.executor.close();
+        self.checks.close();
+    }
+
+    /// Kills every running worker (their jails die with them), then removes what they left.
+    pub fn kill_running(&self) {
+        self.executor.kill_all();
+    }
+
+    /// Removes job directories and run cgroups no live run owns (after the workers are gone).
+    pub fn reap(&self) {
+        if self.executor.running() == 0 {
+            self.executor.sweep_job_dirs();
+        }
+        Executor::reap_stale(&self.plans);
+    }
+
+    pub fn running(&self) -> usize {
+        self.executor.running()
+    }
+
+    /// Counts a request turned away before judgement (`unauthorized`…).
+    pub fn note_rejected(&self, reason: &str) {
+        self.metrics.rejected(reason);
+    }
+}
+
+/// One entry of `GET /v1/policies`.
+pub fn describe_policy(name: &str, registered: &RegisteredPolicy, is_default: bool) -> Value {
+    let policy = &registered.policy;
+    let limits = &policy.limits;
+    let members: serde_json::Map<String, Value> = policy
+        .imports
+        .members
+        .iter()
+        .map(|(module, members)| (module.clone(), json!(members)))
+        .collect();
+    json!({
+        "name": name,
+        "rules_name": policy.name,
+        "description": policy.description,
+        "sha256": policy.sha256,
+        "source": registered.source,
+        "default": is_default,
+        "python": format!("3.{}", policy.target_minor),
+        "allowed_imports": policy.imports.allowed_list(),
+        "denied_imports": policy.imports.deny.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "partial_modules": members,
+        "network": policy.network,
+        "files": {
+            "workdir": warden_policy::settings::WORKDIR,
+            "read": policy.files.read,
+            "write": policy.files.write,
+        },
+        "limits": {
+            "wall_time_ms": limits.wall_time_ms,
+            "cpu_time_ms": limits.cpu_time_ms,
+            "memory_bytes": limits.memory_bytes,
+            "pids": limits.pids,
+            "stdout_bytes": limits.stdout_bytes,
+            "stderr_bytes": limits.stderr_bytes,
+            "output_files": limits.output_files,
+            "output_bytes": limits.output_bytes,
+            "source_bytes": policy.source.max_bytes,
+        },
+    })
+}
+
+/// The ids of the findings that denied (action `deny`), each once.
+fn denying_rules(record: &Value) -> Vec<String> {
+    let findings = record
+        .pointer("/check/findings")
+        .or_else(|| record.get("findings"))
+        .and_then(Value::as_array);
+    let mut ids: Vec<String> = Vec::new();
+    for finding in findings.into_iter().flatten() {
+        if finding.get("action").and_then(Value::as_str) != Some("deny") {
+            continue;
+        }
+        if let Some(id) = finding.get("rule").and_then(Value::as_str) {
+            if !ids.iter().any(|known| known == id) {
+                ids.push(id.to_owned());
+            }
+        }
+    }
+    ids
+}
+
+pub fn sha256(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    warden_policy::settings::hex(&Sha256::digest(bytes))
+}
+
+fn elapsed_ms(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}

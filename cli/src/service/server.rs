@@ -1,0 +1,164 @@
+//! `warden serve`: binds the listeners, serves the API, and shuts down gracefully.
+//!
+//! Shutdown (SIGTERM or SIGINT): stop accepting connections and turn away queued requests (503);
+//! let running runs finish for up to `shutdown_grace`; then kill the workers left (their jails die
+//! with them); remove job directories, run cgroups and the socket file; exit 0.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::sync::watch;
+
+use super::config::ServerConfig;
+use super::http::{router, Peer};
+use super::Service;
+
+/// Runs the server until a terminating signal; blocks the calling thread.
+pub fn serve_blocking(config: ServerConfig, worker_binary: PathBuf) -> anyhow::Result<()> {
+    // The service is started (and the state dir swept) before the runtime's threads exist: nothing
+    // here needs them, and errors then reach the operator before anything listens.
+    let service = Arc::new(Service::start(config, worker_binary)?);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(serve(service))
+}
+
+async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let app = router(Arc::clone(&service));
+    let mut servers = tokio::task::JoinSet::new();
+    let mut places = Vec::new();
+    let socket = service.config.socket.clone();
+    if let Some(path) = &socket {
+        let listener = bind_unix(path, &service.config)?;
+        places.push(format!("unix:{}", path.display()));
+        let app = app.clone().into_make_service_with_connect_info::<Peer>();
+        let stop = stopped(stop_rx.clone());
+        servers.spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(stop)
+                .await
+        });
+    }
+    if let Some(addr) = service.config.tcp {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr}"))?;
+        let bound = listener.local_addr().unwrap_or(addr);
+        places.push(format!("tcp:{bound}"));
+        let app = app.clone().into_make_service_with_connect_info::<Peer>();
+        let stop = stopped(stop_rx.clone());
+        servers.spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(stop)
+                .await
+        });
+    }
+    eprintln!(
+        "warden: serving on {} ({} run slots, queue {}, policies: {})",
+        places.join(", "),
+        service.config.max_concurrent_runs,
+        service.config.queue_size,
+        service
+            .config
+            .policies
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+
+    let signal = terminating_signal().await?;
+    eprintln!(
+        "warden: {signal}: shutting down (grace {:?})",
+        service.config.shutdown_grace
+    );
+    service.stop_admitting();
+    let _ = stop_tx.send(true);
+    let drained = tokio::time::timeout(service.config.shutdown_grace, drain(&mut servers)).await;
+    if drained.is_err() {
+        eprintln!(
+            "warden: {} run(s) still going after the grace period; killing them",
+            service.running()
+        );
+        service.kill_running();
+        if tokio::time::timeout(Duration::from_secs(10), drain(&mut servers))
+            .await
+            .is_err()
+        {
+            servers.abort_all();
+        }
+    }
+    // Workers are gone; give the kernel a moment to tear their jails down, then sweep.
+    for _ in 0..50 {
+        if service.running() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    service.reap();
+    if let Some(path) = &socket {
+        let _ = std::fs::remove_file(path);
+    }
+    eprintln!("warden: stopped");
+    Ok(())
+}
+
+async fn drain(servers: &mut tokio::task::JoinSet<std::io::Result<()>>) {
+    while servers.join_next().await.is_some() {}
+}
+
+async fn stopped(mut rx: watch::Receiver<bool>) {
+    let _ = rx.wait_for(|stop| *stop).await;
+}
+
+async fn terminating_signal() -> anyhow::Result<&'static str> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
+    let mut int = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
+    Ok(tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+    })
+}
+
+/// Binds the Unix socket: removes a stale socket file (nobody answering on it), refuses a live one,
+/// then applies the configured mode and group.
+fn bind_unix(path: &Path, config: &ServerConfig) -> anyhow::Result<tokio::net::UnixListener> {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if !meta.file_type().is_socket() {
+            anyhow::bail!(
+                "{} exists and is not a socket; refusing to replace it",
+                path.display()
+            );
+        }
+        if std::os::unix::net::UnixStream::connect(path).is_ok() {
+            anyhow::bail!("another server is listening on {}", path.display());
+        }
+        std::fs::remove_file(path)
+            .with_context(|| format!("cannot remove the stale socket {}", path.display()))?;
+    }
+    let listener = tokio::net::UnixListener::bind(path)
+        .with_context(|| format!("cannot listen on {}", path.display()))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(config.socket_mode))
+        .with_context(|| format!("cannot set the mode of {}", path.display()))?;
+    if let Some(group) = &config.socket_group {
+        let gid = nix::unistd::Group::from_name(group)
+            .ok()
+            .flatten()
+            .with_context(|| format!("server.socket_group: no group is named {group:?}"))?
+            .gid;
+        nix::unistd::chown(path, None, Some(gid))
+            .with_context(|| format!("cannot give {} to group {group}", path.display()))?;
+    }
+    Ok(listener)
+}
