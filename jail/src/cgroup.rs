@@ -372,11 +372,17 @@ pub fn run_name(sequence: u64) -> String {
     format!("run-{pid}-{}-{sequence}", start_time(pid).unwrap_or(0))
 }
 
-/// Start time of a process in clock ticks since boot (field 22 of `/proc/<pid>/stat`).
+/// Start time of a live process in clock ticks since boot (field 22 of `/proc/<pid>/stat`); `None`
+/// for a process that is gone or has exited and waits to be reaped (a SIGKILLed warden's workers sit
+/// as zombies until init collects them, and their runs are stale already).
 fn start_time(pid: u32) -> Option<u64> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after_comm = &stat[stat.rfind(')')? + 2..];
-    after_comm.split(' ').nth(19)?.parse().ok()
+    let mut fields = after_comm.split(' ');
+    if matches!(fields.next(), Some("Z" | "X" | "x")) {
+        return None;
+    }
+    fields.nth(18)?.parse().ok()
 }
 
 /// Whether a run directory belongs to a warden that no longer exists.

@@ -377,6 +377,13 @@ impl Service {
         if self.executor.running() == 0 {
             self.executor.sweep_job_dirs();
         }
+        self.reap_cgroups();
+    }
+
+    /// Removes run cgroups whose worker is gone. Cheap (a few directory reads); the server does it
+    /// at start-up and then periodically, because the workers of a SIGKILLed server may take a
+    /// moment to finish dying after the next one starts.
+    pub fn reap_cgroups(&self) {
         Executor::reap_stale(&self.plans);
     }
 

@@ -15,6 +15,9 @@ use super::config::ServerConfig;
 use super::http::{router, Peer};
 use super::Service;
 
+/// How often run cgroups left by dead workers are looked for (besides at start-up).
+const REAP_INTERVAL: Duration = Duration::from_secs(2);
+
 /// Runs the server until a terminating signal; blocks the calling thread.
 pub fn serve_blocking(config: ServerConfig, worker_binary: PathBuf) -> anyhow::Result<()> {
     // The service is started (and the state dir swept) before the runtime's threads exist: nothing
@@ -72,7 +75,21 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
             .join(", ")
     );
 
+    let reaper = {
+        let service = Arc::clone(&service);
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(REAP_INTERVAL);
+            every.tick().await;
+            loop {
+                every.tick().await;
+                let service = Arc::clone(&service);
+                let _ = tokio::task::spawn_blocking(move || service.reap_cgroups()).await;
+            }
+        })
+    };
+
     let signal = terminating_signal().await?;
+    reaper.abort();
     eprintln!(
         "warden: {signal}: shutting down (grace {:?})",
         service.config.shutdown_grace

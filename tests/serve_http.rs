@@ -1,0 +1,645 @@
+//! `warden serve` end to end: the HTTP API over the Unix socket and over TCP (with and without a valid
+//! token), every status of the result record, malformed requests, admission control, the audit log,
+//! graceful shutdown, and SIGKILL in the middle of runs followed by a restart that reaps.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "serve_support/mod.rs"]
+mod support;
+
+use std::time::Duration;
+
+use base64::Engine;
+use serde_json::{json, Value};
+use support::{post_json, request, Endpoint, Options, Server, STRICT_TOKEN, TOKEN};
+
+macro_rules! require_root {
+    () => {
+        if !support::is_root() {
+            eprintln!("skipped: the server tests run as root (real cgroups)");
+            return;
+        }
+    };
+}
+
+fn run(endpoint: &Endpoint, body: Value) -> Value {
+    let response = post_json(endpoint, "/v1/run", None, &body);
+    assert_eq!(response.status, 200, "{}", response.text());
+    response.json()
+}
+
+#[test]
+fn every_status_of_the_result_record_over_the_unix_socket() {
+    require_root!();
+    let mut server = Server::start(Options::default());
+    let socket = server.unix();
+
+    // ok, with an input file in and a file out.
+    let csv = base64::engine::general_purpose::STANDARD.encode("x\n1\n2\n3\n");
+    let ok = run(
+        &socket,
+        json!({
+            "code": "import csv, json\nrows = list(csv.DictReader(open('data.csv')))\n\
+                     open('total.txt', 'w').write(str(sum(int(r['x']) for r in rows)))\n\
+                     print(json.dumps({'rows': len(rows)}))\n",
+            "inputs": [{"name": "data.csv", "content_base64": csv}],
+            "schema": {"type": "object", "required": ["rows"]},
+        }),
+    );
+    assert_eq!(ok["status"], "ok", "{ok}");
+    assert_eq!(ok["stdout"], "{\"rows\": 3}\n");
+    assert_eq!(ok["validation"]["valid"], true);
+    let files = ok["files"].as_array().unwrap();
+    assert_eq!(files.len(), 1, "only the new file comes back: {ok}");
+    assert_eq!(files[0]["path"], "total.txt");
+    assert_eq!(files[0]["content_base64"], "Ng==");
+    assert_eq!(ok["policy"]["registered_as"], "default");
+    assert_eq!(ok["layers"]["seccomp"], true);
+
+    // denied: never runs, carries findings.
+    let denied = run(
+        &socket,
+        json!({"code": "import subprocess\nsubprocess.run(['id'])\n"}),
+    );
+    assert_eq!(denied["status"], "denied");
+    assert_eq!(denied["check"]["findings"][0]["rule"], "IMP101");
+    assert_eq!(denied["stdout"], "");
+
+    // review_required under the `review` policy.
+    let review = run(
+        &socket,
+        json!({"code": "print(sorted(globals())[0])\n", "policy": "review"}),
+    );
+    assert_eq!(review["status"], "review_required", "{review}");
+    assert_eq!(review["policy"]["registered_as"], "review");
+
+    // error with the Python exception.
+    let error = run(&socket, json!({"code": "print('before')\n1/0\n"}));
+    assert_eq!(error["status"], "error");
+    assert_eq!(error["error"]["name"], "ZeroDivisionError");
+    assert_eq!(error["stdout"], "before\n");
+
+    // timeout, with a caller limit that tightens the policy's.
+    let timeout = run(
+        &socket,
+        json!({"code": "while True:\n    pass\n", "limits": {"wall_time_ms": 1000}}),
+    );
+    assert_eq!(timeout["status"], "timeout", "{timeout}");
+    assert!(timeout["usage"]["wall_ms"].as_u64().unwrap() < 5_000);
+
+    // A caller cannot loosen a limit: asking for more than the policy gives changes nothing.
+    let loosen = run(
+        &socket,
+        json!({"code": "print(1)\n", "limits": {"wall_time_ms": 999_999_999}}),
+    );
+    assert_eq!(loosen["status"], "ok");
+
+    // memory_limit.
+    let memory = run(
+        &socket,
+        json!({
+            "code": "import numpy as np\nblocks = []\nwhile True:\n    blocks.append(np.ones(16 * 1024 * 1024))\n",
+            "limits": {"memory_mib": 256},
+        }),
+    );
+    assert_eq!(memory["status"], "memory_limit", "{memory}");
+
+    // output_limit.
+    let flood = run(
+        &socket,
+        json!({"code": "for i in range(100000):\n    print('x' * 100)\n", "limits": {"stdout_bytes": 10000}}),
+    );
+    assert_eq!(flood["status"], "output_limit");
+    assert_eq!(flood["stdout_truncated"], true);
+    assert!(flood["stdout"].as_str().unwrap().len() <= 10_000);
+
+    // output_invalid.
+    let invalid = run(
+        &socket,
+        json!({"code": "print('not json')\n", "schema": {"type": "object"}}),
+    );
+    assert_eq!(invalid["status"], "output_invalid");
+    assert_eq!(invalid["validation"]["valid"], false);
+
+    // The audit log has one line per request, with the policy digest and the decision.
+    let audit = server.audit_lines();
+    assert_eq!(audit.len(), 9, "{audit:?}");
+    let denied_line = audit.iter().find(|l| l["status"] == "denied").unwrap();
+    assert_eq!(denied_line["rules"], json!(["IMP101"]));
+    assert_eq!(denied_line["decision"], "deny");
+    assert!(denied_line["client"]
+        .as_str()
+        .unwrap()
+        .starts_with("uid:0 pid:"));
+    assert_eq!(denied_line["policy_sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(denied_line["code_sha256"].as_str().unwrap().len(), 64);
+
+    // Metrics count the runs by status and the denials by rule.
+    let metrics = request(&socket, "GET", "/metrics", None, None).text();
+    assert_eq!(
+        support::metric(&metrics, "warden_runs_total{status=\"ok\"}"),
+        Some(2.0)
+    );
+    assert_eq!(
+        support::metric(&metrics, "warden_policy_denials_total{rule=\"IMP101\"}"),
+        Some(1.0)
+    );
+    assert_eq!(
+        support::metric(&metrics, "warden_run_duration_seconds_count"),
+        Some(9.0)
+    );
+
+    let status = server.stop();
+    assert!(status.success());
+    assert_nothing_left(&server);
+}
+
+#[test]
+fn malformed_requests_get_4xx_with_a_json_error() {
+    require_root!();
+    let mut server = Server::start(Options {
+        max_request_bytes: 64 * 1024,
+        ..Options::default()
+    });
+    let socket = server.unix();
+    let cases: Vec<(Response, u16, &str)> = vec![
+        (
+            request(&socket, "POST", "/v1/run", None, Some(b"{not json")),
+            400,
+            "bad_request",
+        ),
+        (
+            post_json(&socket, "/v1/run", None, &json!({"cod": "x"})),
+            400,
+            "bad_request",
+        ),
+        (
+            post_json(
+                &socket,
+                "/v1/run",
+                None,
+                &json!({"code": "1", "policy": "nope"}),
+            ),
+            400,
+            "bad_request",
+        ),
+        (
+            post_json(
+                &socket,
+                "/v1/run",
+                None,
+                &json!({"code": "1", "inputs": [{"name": "../x", "content_base64": ""}]}),
+            ),
+            400,
+            "bad_request",
+        ),
+        (
+            post_json(
+                &socket,
+                "/v1/run",
+                None,
+                &json!({"code": "1", "inputs": [{"name": "a", "content_base64": "!!"}]}),
+            ),
+            400,
+            "bad_request",
+        ),
+        (
+            post_json(
+                &socket,
+                "/v1/run",
+                None,
+                &json!({"code": "1", "schema": {"type": 5}}),
+            ),
+            400,
+            "bad_request",
+        ),
+        (
+            post_json(
+                &socket,
+                "/v1/run",
+                None,
+                &json!({"code": "1", "limits": {"pids": 1}}),
+            ),
+            400,
+            "bad_request",
+        ),
+        (
+            post_json(
+                &socket,
+                "/v1/run",
+                None,
+                &json!({"code": "x".repeat(100 * 1024)}),
+            ),
+            413,
+            "too_large",
+        ),
+        (
+            request(&socket, "GET", "/v1/run", None, None),
+            405,
+            "method_not_allowed",
+        ),
+        (
+            request(&socket, "GET", "/v2/anything", None, None),
+            404,
+            "not_found",
+        ),
+    ];
+    for (i, (response, status, code)) in cases.iter().enumerate() {
+        assert_eq!(response.status, *status, "case {i}: {}", response.text());
+        assert_eq!(response.json()["error"]["code"], *code, "case {i}");
+    }
+    // No client can supply a policy: a policy text is an unknown field.
+    let supplied = post_json(
+        &socket,
+        "/v1/run",
+        None,
+        &json!({"code": "1", "policy_text": "[policy]\nname='x'"}),
+    );
+    assert_eq!(supplied.status, 400);
+    server.stop();
+    assert_nothing_left(&server);
+}
+
+use support::Response;
+
+#[test]
+fn tcp_requires_a_valid_token_and_tokens_limit_policies() {
+    require_root!();
+    let mut server = Server::start(Options {
+        tcp: true,
+        ..Options::default()
+    });
+    let tcp = server.tcp();
+    let program = json!({"code": "print(6 * 7)\n"});
+
+    // Without a token, or with a wrong one: 401 everywhere but /healthz.
+    for token in [None, Some("wrong-token"), Some("")] {
+        for (method, path) in [
+            ("POST", "/v1/run"),
+            ("POST", "/v1/check"),
+            ("GET", "/v1/policies"),
+            ("GET", "/metrics"),
+        ] {
+            let body = serde_json::to_vec(&program).unwrap();
+            let response = request(
+                &tcp,
+                method,
+                path,
+                token,
+                (method == "POST").then_some(&body[..]),
+            );
+            assert_eq!(
+                response.status,
+                401,
+                "{method} {path} with {token:?}: {}",
+                response.text()
+            );
+            assert_eq!(response.header("www-authenticate"), Some("Bearer"));
+        }
+    }
+    assert_eq!(request(&tcp, "GET", "/healthz", None, None).status, 200);
+
+    // With the token: a result, and the token's name (never its secret) in the audit log.
+    let ok = post_json(&tcp, "/v1/run", Some(TOKEN), &program);
+    assert_eq!(ok.status, 200, "{}", ok.text());
+    assert_eq!(ok.json()["stdout"], "42\n");
+    let check = post_json(
+        &tcp,
+        "/v1/check",
+        Some(TOKEN),
+        &json!({"code": "import socket\n"}),
+    );
+    assert_eq!(check.status, 200);
+    assert_eq!(check.json()["decision"], "deny");
+
+    // The token may use `default` and `review`, not `strict`; the strict token only `strict`.
+    let forbidden = post_json(
+        &tcp,
+        "/v1/run",
+        Some(TOKEN),
+        &json!({"code": "1", "policy": "strict"}),
+    );
+    assert_eq!(forbidden.status, 403, "{}", forbidden.text());
+    let strict = post_json(
+        &tcp,
+        "/v1/run",
+        Some(STRICT_TOKEN),
+        &json!({"code": "print(1)", "policy": "strict"}),
+    );
+    assert_eq!(strict.status, 200, "{}", strict.text());
+    assert_eq!(strict.json()["policy"]["registered_as"], "strict");
+    let strict_default = post_json(&tcp, "/v1/run", Some(STRICT_TOKEN), &program);
+    assert_eq!(strict_default.status, 403);
+
+    // Each client sees only its policies, with what a model needs to know.
+    let listed = request(&tcp, "GET", "/v1/policies", Some(TOKEN), None).json();
+    let names: Vec<&str> = listed["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["default", "review"]);
+    let default = &listed["policies"][0];
+    assert!(default["allowed_imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| m == "pandas"));
+    assert!(default["limits"]["wall_time_ms"].as_u64().unwrap() > 0);
+    assert_eq!(default["sha256"].as_str().unwrap().len(), 64);
+
+    // The Unix socket does not need a token (its file mode decides), but a bad one is refused.
+    let unix = server.unix();
+    assert_eq!(
+        request(&unix, "GET", "/v1/policies", None, None).json()["policies"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    assert_eq!(
+        request(&unix, "GET", "/v1/policies", Some("bad"), None).status,
+        401
+    );
+
+    let audit = std::fs::read_to_string(&server.audit).unwrap();
+    assert!(audit.contains("token:agent-a"), "{audit}");
+    assert!(audit.contains("token:strict-agent"));
+    assert!(
+        !audit.contains(TOKEN) && !audit.contains(STRICT_TOKEN),
+        "a secret reached the audit log"
+    );
+    assert!(audit.contains("\"status\":\"forbidden\""));
+    server.stop();
+    assert_nothing_left(&server);
+}
+
+#[test]
+fn at_capacity_requests_get_429_or_503_with_retry_after() {
+    require_root!();
+    let mut server = Server::start(Options {
+        max_concurrent_runs: 1,
+        queue_size: 1,
+        queue_timeout_ms: 500,
+        ..Options::default()
+    });
+    let socket = server.unix();
+    // One run holds the only slot for a few seconds.
+    let holder = {
+        let socket = socket.clone();
+        std::thread::spawn(move || {
+            run(
+                &socket,
+                json!({"code": "import time\ntime.sleep(4)\nprint('held')\n"}),
+            )
+        })
+    };
+    assert!(support::wait_until(Duration::from_secs(20), || {
+        let metrics = request(&socket, "GET", "/metrics", None, None).text();
+        support::metric(&metrics, "warden_runs_in_flight") == Some(1.0)
+    }));
+    // A second waits in the queue and gives up after 500 ms (503); while it waits, a third finds
+    // the queue full (429).
+    let waiter = {
+        let socket = socket.clone();
+        std::thread::spawn(move || {
+            post_json(&socket, "/v1/run", None, &json!({"code": "print(2)"}))
+        })
+    };
+    assert!(support::wait_until(Duration::from_secs(5), || {
+        let metrics = request(&socket, "GET", "/metrics", None, None).text();
+        support::metric(&metrics, "warden_queue_depth") == Some(1.0)
+    }));
+    let full = post_json(&socket, "/v1/run", None, &json!({"code": "print(3)"}));
+    assert_eq!(full.status, 429, "{}", full.text());
+    assert_eq!(full.header("retry-after"), Some("1"));
+    assert_eq!(full.json()["error"]["code"], "queue_full");
+    let waited = waiter.join().unwrap();
+    assert_eq!(waited.status, 503, "{}", waited.text());
+    assert!(waited.header("retry-after").is_some());
+    assert_eq!(waited.json()["error"]["code"], "queue_timeout");
+    assert_eq!(holder.join().unwrap()["stdout"], "held\n");
+    // Checks are not runs: they are answered while the run slots are busy.
+    let check = post_json(&socket, "/v1/check", None, &json!({"code": "print(1)"}));
+    assert_eq!(check.status, 200);
+    let metrics = request(&socket, "GET", "/metrics", None, None).text();
+    assert_eq!(
+        support::metric(
+            &metrics,
+            "warden_requests_rejected_total{reason=\"queue_full\"}"
+        ),
+        Some(1.0)
+    );
+    server.stop();
+    assert_nothing_left(&server);
+}
+
+#[test]
+fn sigterm_lets_running_runs_finish_and_turns_new_ones_away() {
+    require_root!();
+    let mut server = Server::start(Options::default());
+    let socket = server.unix();
+    let running = {
+        let socket = socket.clone();
+        std::thread::spawn(move || {
+            run(
+                &socket,
+                json!({"code": "import time\ntime.sleep(2)\nprint('finished')\n"}),
+            )
+        })
+    };
+    assert!(support::wait_until(Duration::from_secs(20), || {
+        let metrics = request(&socket, "GET", "/metrics", None, None).text();
+        support::metric(&metrics, "warden_runs_in_flight") == Some(1.0)
+    }));
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+    assert_eq!(running.join().unwrap()["stdout"], "finished\n");
+    assert!(!server.socket.exists(), "the socket file was left behind");
+    assert_nothing_left(&server);
+}
+
+#[test]
+fn sigterm_kills_runs_that_outlast_the_grace_period() {
+    require_root!();
+    let mut server = Server::start(Options {
+        shutdown_grace_ms: 500,
+        ..Options::default()
+    });
+    let socket = server.unix();
+    let running = {
+        let socket = socket.clone();
+        std::thread::spawn(move || {
+            post_json(
+                &socket,
+                "/v1/run",
+                None,
+                &json!({"code": "import time\ntime.sleep(60)\n"}),
+            )
+        })
+    };
+    assert!(support::wait_until(Duration::from_secs(20), || {
+        let metrics = request(&socket, "GET", "/metrics", None, None).text();
+        support::metric(&metrics, "warden_runs_in_flight") == Some(1.0)
+    }));
+    let tree = support::descendants(server.pid());
+    assert!(!tree.is_empty());
+    let started = std::time::Instant::now();
+    server.stop();
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "shutdown took {:?}",
+        started.elapsed()
+    );
+    let _ = running.join();
+    for (pid, start) in tree {
+        assert!(
+            support::wait_until(Duration::from_secs(5), || !support::alive(pid, &start)),
+            "process {pid} outlived the server"
+        );
+    }
+    assert_nothing_left(&server);
+}
+
+#[test]
+fn sigkill_mid_run_leaves_no_process_and_the_next_start_reaps() {
+    require_root!();
+    let state = tempfile::Builder::new()
+        .prefix("warden-serve-state-")
+        .tempdir()
+        .unwrap();
+    let mut server = Server::start(Options {
+        state_dir: Some(state.path().to_owned()),
+        ..Options::default()
+    });
+    let socket = server.unix();
+    let clients: Vec<_> = (0..2)
+        .map(|_| {
+            let socket = socket.clone();
+            std::thread::spawn(move || {
+                let body =
+                    serde_json::to_vec(&json!({"code": "import time\ntime.sleep(60)\n"})).unwrap();
+                // The connection dies with the server: no response is expected.
+                std::panic::catch_unwind(|| request(&socket, "POST", "/v1/run", None, Some(&body)))
+                    .ok()
+            })
+        })
+        .collect();
+    assert!(support::wait_until(Duration::from_secs(30), || {
+        let metrics = request(&socket, "GET", "/metrics", None, None).text();
+        support::metric(&metrics, "warden_runs_in_flight") == Some(2.0)
+    }));
+    // Wait until both jails run Python (a worker and its jail init and program under each).
+    assert!(support::wait_until(
+        Duration::from_secs(30),
+        || support::descendants(server.pid()).len() >= 6
+    ));
+    let tree = support::descendants(server.pid());
+    let workers: Vec<u32> = tree.iter().map(|(pid, _)| *pid).collect();
+    server.kill();
+    for (pid, start) in &tree {
+        assert!(
+            support::wait_until(Duration::from_secs(10), || !support::alive(*pid, start)),
+            "process {pid} outlived the SIGKILLed server"
+        );
+    }
+    for client in clients {
+        let _ = client.join();
+    }
+    // What a killed server cannot clean: its job directories (and the run cgroups of its workers).
+    assert!(
+        !support::job_dirs(state.path()).is_empty(),
+        "the test did not kill mid-run"
+    );
+
+    let mut restarted = Server::start(Options {
+        state_dir: Some(state.path().to_owned()),
+        ..Options::default()
+    });
+    assert!(
+        support::job_dirs(state.path()).is_empty(),
+        "stale job directories survived a restart"
+    );
+    // Run cgroups of the dead workers go at start-up, or within seconds if a worker was still
+    // finishing dying then.
+    let stale = |cgroup: &std::path::PathBuf| {
+        let name = cgroup.file_name().unwrap().to_string_lossy().into_owned();
+        workers
+            .iter()
+            .any(|w| name.starts_with(&format!("run-{w}-")))
+    };
+    assert!(
+        support::wait_until(Duration::from_secs(10), || !support::run_cgroups()
+            .iter()
+            .any(stale)),
+        "stale cgroups survived a restart: {:?}",
+        support::run_cgroups()
+            .into_iter()
+            .filter(|c| stale(c))
+            .collect::<Vec<_>>()
+    );
+    // And it works.
+    assert_eq!(
+        run(&restarted.unix(), json!({"code": "print('again')"}))["stdout"],
+        "again\n"
+    );
+    restarted.stop();
+    assert_nothing_left(&restarted);
+}
+
+#[test]
+fn a_policy_the_host_cannot_enforce_stops_the_server_from_starting() {
+    require_root!();
+    let dir = tempfile::tempdir().unwrap();
+    let rules = std::fs::read_to_string(support::repo().join("rules/strict.toml"))
+        .unwrap()
+        .replace(
+            "interpreter = \"/usr/bin/python3\"",
+            "interpreter = \"/nonexistent/python3\"",
+        );
+    std::fs::write(dir.path().join("broken.toml"), rules).unwrap();
+    std::fs::write(
+        dir.path().join("serve.toml"),
+        format!(
+            "[server]\nsocket = \"{}\"\nstate_dir = \"{}\"\n[policies]\nbroken = \"broken.toml\"\n",
+            dir.path().join("s.sock").display(),
+            dir.path().join("state").display()
+        ),
+    )
+    .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_warden"))
+        .args(["serve", "--config"])
+        .arg(dir.path().join("serve.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("policy broken cannot run on this host"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("s.sock").exists());
+    let unknown_key = dir.path().join("bad.toml");
+    std::fs::write(&unknown_key, "[server]\nsocket_path = \"/tmp/x\"\n").unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_warden"))
+        .args(["serve", "--check-config", "--config"])
+        .arg(&unknown_key)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("socket_path"));
+}
+
+/// No job directory or jail mount outlives a stopped server, and its socket file is gone.
+fn assert_nothing_left(server: &Server) {
+    assert!(
+        support::job_dirs(&server.state_dir).is_empty(),
+        "job directories were left behind"
+    );
+    assert!(!server.socket.exists(), "the socket file was left behind");
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    assert!(
+        !mountinfo.contains("/warden/root"),
+        "a jail mount is visible on the host"
+    );
+}

@@ -1,0 +1,500 @@
+//! Shared set-up for the server's end-to-end tests: a real `warden serve` on a private socket (and a
+//! loopback port), a small HTTP/1.1 client, and host-side checks that nothing was left behind.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// The secret of the test token (its SHA-256 is in the configuration, never the secret).
+pub const TOKEN: &str = "test-token-8c1f0e";
+/// A second token that may use only the `strict` policy.
+pub const STRICT_TOKEN: &str = "strict-only-token-41aa";
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("repo root")
+        .to_owned()
+}
+
+pub fn is_root() -> bool {
+    nix_uid() == 0
+}
+
+fn nix_uid() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(2).map(str::to_owned))
+        })
+        .and_then(|uid| uid.parse().ok())
+        .unwrap_or(u32::MAX)
+}
+
+pub fn sha256_hex(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Where the server can be reached.
+#[derive(Debug, Clone)]
+pub enum Endpoint {
+    Unix(PathBuf),
+    Tcp(SocketAddr),
+}
+
+/// A `warden serve` process with its own directory (socket, state, audit log, policies).
+pub struct Server {
+    pub child: Option<Child>,
+    pub dir: tempfile::TempDir,
+    pub socket: PathBuf,
+    pub tcp: Option<SocketAddr>,
+    pub state_dir: PathBuf,
+    pub audit: PathBuf,
+    pub stderr: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+/// What to put in the configuration.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub max_concurrent_runs: usize,
+    pub queue_size: usize,
+    pub queue_timeout_ms: u64,
+    pub max_request_bytes: usize,
+    pub shutdown_grace_ms: u64,
+    pub tcp: bool,
+    /// Reuse this state directory (to test start-up reaping).
+    pub state_dir: Option<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            max_concurrent_runs: 2,
+            queue_size: 16,
+            queue_timeout_ms: 30_000,
+            max_request_bytes: 4 << 20,
+            shutdown_grace_ms: 20_000,
+            tcp: false,
+            state_dir: None,
+        }
+    }
+}
+
+impl Server {
+    pub fn start(options: Options) -> Server {
+        let dir = tempfile::Builder::new()
+            .prefix("warden-serve-test-")
+            .tempdir()
+            .expect("tempdir");
+        let socket = dir.path().join("warden.sock");
+        let state_dir = options
+            .state_dir
+            .clone()
+            .unwrap_or_else(|| dir.path().join("state"));
+        let audit = dir.path().join("audit.jsonl");
+        // A second policy: the default with dynamic paths sent to review, registered as `review`;
+        // and the repo's strict policy as `strict`.
+        let default = std::fs::read_to_string(repo().join("rules/default.toml")).expect("rules");
+        let review = default
+            .replacen("name = \"default\"", "name = \"review-test\"", 1)
+            .replace("[actions]\n", "[actions]\nDYN403 = \"review\"\n");
+        std::fs::write(dir.path().join("review.toml"), review).expect("write");
+        let tcp = if options.tcp {
+            "tcp = \"127.0.0.1:0\"\n"
+        } else {
+            ""
+        };
+        let config = format!(
+            r#"[server]
+socket = "{socket}"
+socket_mode = "0600"
+{tcp}state_dir = "{state}"
+audit_log = "{audit}"
+default_policy = "default"
+
+[admission]
+max_concurrent_runs = {runs}
+queue_size = {queue}
+queue_timeout_ms = {queue_timeout}
+max_request_bytes = {max_request}
+shutdown_grace_ms = {grace}
+
+[policies]
+default = "builtin"
+review = "review.toml"
+strict = "{strict}"
+
+[[tokens]]
+name = "agent-a"
+sha256 = "{token}"
+policies = ["default", "review"]
+
+[[tokens]]
+name = "strict-agent"
+sha256 = "{strict_token}"
+policies = ["strict"]
+"#,
+            socket = socket.display(),
+            state = state_dir.display(),
+            audit = audit.display(),
+            runs = options.max_concurrent_runs,
+            queue = options.queue_size,
+            queue_timeout = options.queue_timeout_ms,
+            max_request = options.max_request_bytes,
+            grace = options.shutdown_grace_ms,
+            strict = repo().join("rules/strict.toml").display(),
+            token = sha256_hex(TOKEN),
+            strict_token = sha256_hex(STRICT_TOKEN),
+        );
+        let config_path = dir.path().join("serve.toml");
+        std::fs::write(&config_path, config).expect("write config");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_warden"))
+            .args(["serve", "--config"])
+            .arg(&config_path)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start warden serve");
+        // The first stderr line says where it listens.
+        let stderr = child.stderr.take().expect("stderr");
+        let mut reader = BufReader::new(stderr);
+        let mut first = String::new();
+        reader.read_line(&mut first).expect("read stderr");
+        assert!(
+            first.contains("serving on"),
+            "warden serve did not start: {first}{}",
+            {
+                let mut rest = String::new();
+                let _ = reader.read_to_string(&mut rest);
+                rest
+            }
+        );
+        let tcp = first
+            .split("tcp:")
+            .nth(1)
+            .and_then(|rest| rest.split([',', ' ']).next())
+            .map(|addr| addr.parse().expect("tcp address"));
+        let log = std::sync::Arc::new(std::sync::Mutex::new(first));
+        let sink = log.clone();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 0 {
+                if let Ok(mut log) = sink.lock() {
+                    log.push_str(&line);
+                }
+                line.clear();
+            }
+        });
+        Server {
+            child: Some(child),
+            dir,
+            socket,
+            tcp,
+            state_dir,
+            audit,
+            stderr: log,
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
+    }
+
+    pub fn unix(&self) -> Endpoint {
+        Endpoint::Unix(self.socket.clone())
+    }
+
+    pub fn tcp(&self) -> Endpoint {
+        Endpoint::Tcp(self.tcp.expect("the server listens on TCP"))
+    }
+
+    /// Sends SIGTERM and waits for a clean exit.
+    pub fn stop(&mut self) -> std::process::ExitStatus {
+        let mut child = self.child.take().expect("running");
+        signal(child.id(), "TERM");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "warden serve did not stop on SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Kills the server with SIGKILL and reaps it.
+    pub fn kill(&mut self) {
+        let mut child = self.child.take().expect("running");
+        signal(child.id(), "KILL");
+        let _ = child.wait();
+    }
+
+    pub fn audit_lines(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.audit)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("audit line is JSON"))
+            .collect()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            signal(child.id(), "KILL");
+            let _ = child.wait();
+        }
+    }
+}
+
+pub fn signal(pid: u32, name: &str) {
+    let _ = Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status();
+}
+
+/// An HTTP response.
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|err| {
+            panic!("not JSON ({err}): {}", String::from_utf8_lossy(&self.body))
+        })
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// One request on a fresh connection (`Connection: close`), with a generous read timeout.
+pub fn request(
+    endpoint: &Endpoint,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&[u8]>,
+) -> Response {
+    let timeout = Some(Duration::from_secs(180));
+    let mut stream: Box<dyn ReadWrite> = match endpoint {
+        Endpoint::Unix(path) => {
+            let s = UnixStream::connect(path).expect("connect to the socket");
+            s.set_read_timeout(timeout).expect("timeout");
+            Box::new(s)
+        }
+        Endpoint::Tcp(addr) => {
+            let s = TcpStream::connect(addr).expect("connect over TCP");
+            s.set_read_timeout(timeout).expect("timeout");
+            Box::new(s)
+        }
+    };
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: warden\r\nConnection: close\r\n");
+    if let Some(token) = token {
+        head.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    }
+    if let Some(body) = body {
+        head.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).expect("send head");
+    if let Some(body) = body {
+        // The server may answer (413) before reading everything; a broken pipe then is fine.
+        let _ = stream.write_all(body);
+    }
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    parse_response(&raw)
+}
+
+pub fn post_json(endpoint: &Endpoint, path: &str, token: Option<&str>, body: &Value) -> Response {
+    request(
+        endpoint,
+        "POST",
+        path,
+        token,
+        Some(&serde_json::to_vec(body).expect("json")),
+    )
+}
+
+trait ReadWrite: Read + Write {}
+impl<T: Read + Write> ReadWrite for T {}
+
+fn parse_response(raw: &[u8]) -> Response {
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no HTTP response: {:?}", String::from_utf8_lossy(raw)));
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .expect("status line");
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    if chunked {
+        body = dechunk(&body);
+    }
+    Response {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let Some(end) = data.windows(2).position(|w| w == b"\r\n") else {
+            return out;
+        };
+        let size =
+            usize::from_str_radix(String::from_utf8_lossy(&data[..end]).trim(), 16).unwrap_or(0);
+        if size == 0 {
+            return out;
+        }
+        let start = end + 2;
+        out.extend_from_slice(&data[start..(start + size).min(data.len())]);
+        data = &data[(start + size + 2).min(data.len())..];
+    }
+}
+
+/// Pids of every live descendant of `pid`, with their start times (to tell reused pids apart).
+pub fn descendants(pid: u32) -> Vec<(u32, String)> {
+    let mut parents: Vec<(u32, u32, String)> = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Some((ppid, start)) = stat_of(child) {
+            parents.push((child, ppid, start));
+        }
+    }
+    let mut found: Vec<(u32, String)> = Vec::new();
+    let mut frontier = vec![pid];
+    while let Some(parent) = frontier.pop() {
+        for (child, ppid, start) in &parents {
+            if *ppid == parent && !found.iter().any(|(p, _)| p == child) {
+                found.push((*child, start.clone()));
+                frontier.push(*child);
+            }
+        }
+    }
+    found
+}
+
+/// Whether a process with this pid and start time still exists (zombies count as gone).
+pub fn alive(pid: u32, start: &str) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let Some(after) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
+        return false;
+    };
+    let fields: Vec<&str> = after.split(' ').collect();
+    fields.first() != Some(&"Z") && fields.get(19) == Some(&start)
+}
+
+fn stat_of(pid: u32) -> Option<(u32, String)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = after.split(' ').collect();
+    Some((fields.get(1)?.parse().ok()?, (*fields.get(19)?).to_owned()))
+}
+
+/// The run cgroups (`run-*`) under warden's cgroup directories.
+pub fn run_cgroups() -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    walk_cgroups(Path::new("/sys/fs/cgroup"), 0, &mut found);
+    found
+}
+
+fn walk_cgroups(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    if depth > 5 {
+        return;
+    }
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if !entry.file_type().map(|t| t.is_dir()).unwrap_or(false) {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("run-")
+            && dir
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("warden"))
+        {
+            out.push(entry.path());
+        } else {
+            walk_cgroups(&entry.path(), depth + 1, out);
+        }
+    }
+}
+
+/// Job directories in a state directory.
+pub fn job_dirs(state_dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(state_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("job-"))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// Polls `condition` until it holds or `limit` passes.
+pub fn wait_until(limit: Duration, mut condition: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if condition() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    condition()
+}
+
+/// The value of a metric line `name value` in Prometheus text.
+pub fn metric(text: &str, name: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
+        .and_then(|v| v.trim().parse().ok())
+}
