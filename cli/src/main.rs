@@ -7,6 +7,7 @@ use clap::Parser;
 mod commands;
 
 fn main() -> ExitCode {
+    warden_jail::trace("main");
     let cli = commands::Cli::parse();
     match commands::dispatch(cli) {
         Ok(code) => code,

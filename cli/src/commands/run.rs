@@ -58,7 +58,9 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    warden_jail::trace("cli parsed");
     let policy = args.rules.load()?;
+    warden_jail::trace("rules loaded");
     let source = read_program(&args.program, policy.source.max_bytes)?;
     let schema = match &args.schema {
         Some(path) => {
@@ -89,6 +91,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         },
     };
     let mut record = pipeline::execute(&policy, &request)?;
+    warden_jail::trace("executed");
     if record.status == RunStatus::ReviewRequired && ask_for_approval(&args, &request, &record)? {
         request.approval = Some(Approval {
             method: "terminal".to_owned(),
@@ -97,6 +100,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         record = pipeline::execute(&policy, &request)?;
     }
     report(&args, &record)?;
+    warden_jail::trace("reported");
     Ok(ExitCode::from(if record.status == RunStatus::Ok {
         exit::OK
     } else {
