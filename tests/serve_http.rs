@@ -588,6 +588,54 @@ fn sigkill_mid_run_leaves_no_process_and_the_next_start_reaps() {
 }
 
 #[test]
+fn the_systemd_units_capability_set_is_enough() {
+    require_root!();
+    // The unit's CapabilityBoundingSet, read from the unit file itself.
+    let unit = std::fs::read_to_string(support::repo().join("deploy/warden.service")).unwrap();
+    let caps: Vec<String> = unit
+        .lines()
+        .find_map(|l| l.strip_prefix("CapabilityBoundingSet="))
+        .expect("the unit sets CapabilityBoundingSet")
+        .split_whitespace()
+        .map(|c| format!("+{}", c.trim_start_matches("CAP_").to_lowercase()))
+        .collect();
+    assert!(
+        !caps.iter().any(|c| c == "+sys_admin"),
+        "the unit should not need CAP_SYS_ADMIN"
+    );
+    let mut server = Server::start(Options {
+        bounding_set: Some(format!("-all,{}", caps.join(","))),
+        ..Options::default()
+    });
+    let socket = server.unix();
+    let ok = run(
+        &socket,
+        json!({"code": "import json\nprint(json.dumps({'x': 1}))\n"}),
+    );
+    assert_eq!(ok["status"], "ok", "{ok}");
+    assert_eq!(ok["layers"]["seccomp"], true);
+    assert!(
+        ok["layers"]["landlock"]
+            .as_str()
+            .unwrap()
+            .starts_with("abi-"),
+        "{ok}"
+    );
+    assert!(
+        ok["layers"]["cgroup"].as_str().unwrap().starts_with('v'),
+        "{ok}"
+    );
+    // Killing a run that outlives its limit needs CAP_KILL (the program runs as another id).
+    let timeout = run(
+        &socket,
+        json!({"code": "while True:\n    pass\n", "limits": {"wall_time_ms": 800}}),
+    );
+    assert_eq!(timeout["status"], "timeout");
+    server.stop();
+    assert_nothing_left(&server);
+}
+
+#[test]
 fn a_policy_the_host_cannot_enforce_stops_the_server_from_starting() {
     require_root!();
     let dir = tempfile::tempdir().unwrap();

@@ -76,6 +76,9 @@ pub struct Options {
     pub tcp: bool,
     /// Reuse this state directory (to test start-up reaping).
     pub state_dir: Option<PathBuf>,
+    /// Run the server with only these capabilities (`setpriv --bounding-set` syntax) and
+    /// no_new_privs, as the systemd unit does.
+    pub bounding_set: Option<String>,
 }
 
 impl Default for Options {
@@ -88,6 +91,7 @@ impl Default for Options {
             shutdown_grace_ms: 20_000,
             tcp: false,
             state_dir: None,
+            bounding_set: None,
         }
     }
 }
@@ -160,7 +164,24 @@ policies = ["strict"]
         );
         let config_path = dir.path().join("serve.toml");
         std::fs::write(&config_path, config).expect("write config");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_warden"))
+        let mut command = match &options.bounding_set {
+            Some(set) => {
+                let mut command = Command::new("setpriv");
+                command
+                    .args([
+                        "--bounding-set",
+                        set,
+                        "--inh-caps",
+                        "-all",
+                        "--no-new-privs",
+                        "--",
+                    ])
+                    .arg(env!("CARGO_BIN_EXE_warden"));
+                command
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_warden")),
+        };
+        let mut child = command
             .args(["serve", "--config"])
             .arg(&config_path)
             .stdin(Stdio::null())
