@@ -26,6 +26,8 @@ command -v cargo-nextest >/dev/null || cargo install --locked cargo-nextest
 for extra in scripts/setup-jail.sh; do
     if [ -x "$extra" ]; then "$extra"; fi
 done
+# The official MCP Python client tests/mcp_stdio.rs drives `warden mcp` with (a venv in the data dir).
+scripts/setup-mcp-test.sh
 
 cargo build --release -p warden
 echo "setup: warden built at target/release/warden"

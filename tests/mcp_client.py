@@ -1,0 +1,184 @@
+"""Drives `warden mcp` with the official MCP Python client (PyPI `mcp`), as an agent would.
+
+Usage: python3 tests/mcp_client.py WARDEN_BINARY [EXTRA WARDEN MCP ARGS...]
+
+Run by tests/mcp_stdio.rs from the venv scripts/setup-mcp-test.sh makes. Each check that fails
+is collected; the script prints one JSON summary line ({"ok": bool, "checks": {...}, "failures":
+[...]}) on stdout and exits 1 if any check failed, 2 if the session itself broke.
+"""
+
+import asyncio
+import base64
+import json
+import os
+import sys
+import traceback
+
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+TIMEOUT_S = 180
+
+PLOT_PROGRAM = """\
+import json
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots()
+ax.plot([1, 2, 3], [4, 1, 9])
+fig.savefig("chart.png")
+print(json.dumps({"answer": 4242, "points": 3}))
+"""
+
+DENIED_PROGRAM = "import subprocess\nsubprocess.run(['id'])\n"
+
+
+class Checks:
+    def __init__(self):
+        self.results = {}
+        self.failures = []
+
+    def check(self, name, condition, detail=""):
+        self.results[name] = bool(condition)
+        if not condition:
+            self.failures.append(f"{name}: {detail}"[:4000])
+
+
+def workers_in(state_dir):
+    """Processes whose command line names the session's state dir (its `warden worker`s)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if state_dir in cmdline and "worker" in cmdline:
+            found.append(f"{entry}: {cmdline}")
+    return found
+
+
+def texts(result):
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+def images(result):
+    return [block for block in result.content if block.type == "image"]
+
+
+async def session(binary, extra_args, checks):
+    env = {}
+    for name in ("WARDEN_DATA_DIR", "XDG_DATA_HOME"):
+        if os.environ.get(name):
+            env[name] = os.environ[name]
+    params = StdioServerParameters(
+        command=binary, args=["mcp", "--audit-log", "off", *extra_args], env=env
+    )
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write, read_timeout_seconds=TIMEOUT_S) as client:
+            init = await client.initialize()
+            checks.check(
+                "server_info",
+                init.server_info.name == "warden" and init.instructions and "jail" in init.instructions,
+                f"{init.server_info!r} {init.instructions!r}",
+            )
+
+            tools = await client.list_tools()
+            names = sorted(tool.name for tool in tools.tools)
+            checks.check(
+                "list_tools",
+                names == ["check_python", "describe_policy", "run_python"],
+                f"tools: {names}",
+            )
+
+            plot = await client.call_tool("run_python", {"code": PLOT_PROGRAM})
+            plot_text = texts(plot)
+            checks.check("run_ok_not_error", plot.is_error is False, plot_text)
+            checks.check("run_ok_stdout", '"answer": 4242' in plot_text, plot_text)
+            pngs = [image for image in images(plot) if image.mime_type == "image/png"]
+            checks.check("run_ok_png_content", len(pngs) == 1, f"content: {plot.content!r}"[:2000])
+            if pngs:
+                raw = base64.b64decode(pngs[0].data)
+                checks.check("run_ok_png_magic", raw.startswith(b"\x89PNG\r\n\x1a\n"), repr(raw[:16]))
+
+            denied = await client.call_tool("run_python", {"code": DENIED_PROGRAM})
+            denied_text = texts(denied)
+            checks.check("run_denied_is_error", denied.is_error is True, denied_text)
+            checks.check("run_denied_names_rule", "IMP101" in denied_text, denied_text)
+            checks.check("run_denied_did_not_run", "did not run" in denied_text, denied_text)
+
+            crash = await client.call_tool("run_python", {"code": "x = 1\nprint('before')\n1/0\n"})
+            crash_text = texts(crash)
+            checks.check("run_error_is_error", crash.is_error is True, crash_text)
+            checks.check("run_error_names_exception", "ZeroDivisionError" in crash_text, crash_text)
+
+            slow = await client.call_tool(
+                "run_python", {"code": "while True:\n    pass\n", "timeout_ms": 700}
+            )
+            slow_text = texts(slow)
+            checks.check("run_timeout_is_error", slow.is_error is True, slow_text)
+            checks.check("run_timeout_names_limit", "700 ms" in slow_text, slow_text)
+
+            # A call the client gives up on is cancelled; the server must stop the run (kill its
+            # worker and jail), not leave it spinning until the policy's wall-clock limit.
+            state_dir = os.environ.get("WARDEN_TEST_STATE_DIR", "")
+            try:
+                await client.call_tool("run_python", {"code": "while True:\n    pass\n"}, read_timeout_seconds=2)
+                checks.check("cancel_times_out", False, "an endless loop returned within 2 s")
+            except Exception:  # noqa: BLE001 - the client's timeout error
+                checks.check("cancel_times_out", True)
+            left = workers_in(state_dir) if state_dir else ["WARDEN_TEST_STATE_DIR is not set"]
+            for _ in range(50):
+                if not left:
+                    break
+                await asyncio.sleep(0.1)
+                left = workers_in(state_dir)
+            checks.check("cancel_stops_the_run", not left, f"still running 5 s after cancelling: {left}")
+
+            check_denied = await client.call_tool("check_python", {"code": DENIED_PROGRAM})
+            checks.check("check_denied_is_error", check_denied.is_error is True, texts(check_denied))
+            checks.check("check_denied_names_rule", "IMP101" in texts(check_denied), texts(check_denied))
+
+            check_ok = await client.call_tool("check_python", {"code": "import json\nprint(json.dumps(1))\n"})
+            checks.check(
+                "check_allowed",
+                check_ok.is_error is False and "allowed" in texts(check_ok),
+                texts(check_ok),
+            )
+
+            described = await client.call_tool("describe_policy", {})
+            checks.check(
+                "describe_policy",
+                described.is_error is False and "pandas" in texts(described),
+                texts(described)[:2000],
+            )
+
+            unknown = await client.call_tool("run_python", {"code": "print(1)", "policy": "no-such-policy"})
+            checks.check(
+                "unknown_policy_is_tool_error",
+                unknown.is_error is True and "no-such-policy" in texts(unknown),
+                texts(unknown),
+            )
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    checks = Checks()
+    try:
+        asyncio.run(session(sys.argv[1], sys.argv[2:], checks))
+    except BaseException:  # noqa: BLE001 - the summary must say what broke
+        checks.failures.append("session: " + traceback.format_exc())
+        print(json.dumps({"ok": False, "checks": checks.results, "failures": checks.failures}))
+        return 2
+    ok = not checks.failures
+    print(json.dumps({"ok": ok, "checks": checks.results, "failures": checks.failures}))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+//! End-to-end tests of `warden mcp`: the official MCP Python client (PyPI `mcp`, in the venv
+//! scripts/setup-mcp-test.sh makes) spawns the server over stdio, lists the tools and calls them
+//! the way an agent would (tests/mcp_client.py): a chart comes back as a PNG image, a denied import
+//! and a Python exception come back as tool errors a model can read, and the session leaves
+//! nothing behind in the state directory.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Every check tests/mcp_client.py makes; each must be reported, and true.
+const CHECKS: &[&str] = &[
+    "server_info",
+    "list_tools",
+    "run_ok_not_error",
+    "run_ok_stdout",
+    "run_ok_png_content",
+    "run_ok_png_magic",
+    "run_denied_is_error",
+    "run_denied_names_rule",
+    "run_denied_did_not_run",
+    "run_error_is_error",
+    "run_error_names_exception",
+    "run_timeout_is_error",
+    "run_timeout_names_limit",
+    "cancel_times_out",
+    "cancel_stops_the_run",
+    "check_denied_is_error",
+    "check_denied_names_rule",
+    "check_allowed",
+    "describe_policy",
+    "unknown_policy_is_tool_error",
+];
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// warden's data directory, found the way warden finds it (cli/src/runtime.rs `data_dir`).
+fn data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("WARDEN_DATA_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let root = status
+        .lines()
+        .find(|line| line.starts_with("Uid:"))
+        .and_then(|line| line.split_whitespace().nth(2))
+        == Some("0");
+    if root {
+        return PathBuf::from("/var/lib/warden");
+    }
+    if let Some(dir) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join("warden");
+    }
+    PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".local/share/warden")
+}
+
+/// The venv's interpreter; a missing venv fails the test (it is never skipped).
+fn client_python() -> PathBuf {
+    let python = data_dir().join("test-venvs/mcp/bin/python3");
+    assert!(
+        python.exists(),
+        "{} is missing: the MCP test client's venv is not installed; run scripts/setup.sh (or \
+         scripts/setup-mcp-test.sh)",
+        python.display()
+    );
+    python
+}
+
+/// A configuration whose state directory is private to this test, so leftovers can be seen.
+fn config(dir: &Path) -> (PathBuf, PathBuf) {
+    let state = dir.join("state");
+    let config = dir.join("warden.toml");
+    std::fs::write(&config, format!("[server]\nstate_dir = {:?}\n", state)).unwrap();
+    (config, state)
+}
+
+struct ClientRun {
+    code: i32,
+    summary: Value,
+    stdout: String,
+    stderr: String,
+}
+
+fn run_client(state: &Path, extra: &[&str]) -> ClientRun {
+    let output = Command::new(client_python())
+        .env("WARDEN_TEST_STATE_DIR", state)
+        .arg(repo().join("tests/mcp_client.py"))
+        .arg(env!("CARGO_BIN_EXE_warden"))
+        .args(extra)
+        .output()
+        .expect("run the MCP client");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let last = stdout.lines().last().unwrap_or("");
+    let summary = serde_json::from_str(last).unwrap_or_else(|err| {
+        panic!("the client's summary is not JSON ({err}):\n{stdout}\nstderr:\n{stderr}")
+    });
+    ClientRun {
+        code: output.status.code().expect("exit code"),
+        summary,
+        stdout,
+        stderr,
+    }
+}
+
+#[test]
+fn an_agent_runs_checks_and_describes_programs_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, state) = config(dir.path());
+    let run = run_client(&state, &["--config", config.to_str().unwrap()]);
+    let failures = &run.summary["failures"];
+    assert_eq!(
+        run.code, 0,
+        "the MCP client reported failures: {failures:#}\nstdout:\n{}\nstderr:\n{}",
+        run.stdout, run.stderr
+    );
+    assert_eq!(run.summary["ok"], true, "{}", run.summary);
+    for check in CHECKS {
+        assert_eq!(
+            run.summary["checks"][check], true,
+            "check {check} was not made or failed: {}",
+            run.summary
+        );
+    }
+    // The server removed its session directory when the client closed standard input.
+    let left: Vec<String> = std::fs::read_dir(&state)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        left.iter().all(|name| !name.starts_with("mcp-")),
+        "the session left {left:?} in {}",
+        state.display()
+    );
+}
+
+#[test]
+fn the_client_reports_a_server_that_does_not_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let (config, state) = config(dir.path());
+    let run = run_client(
+        &state,
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--policy",
+            "no-such-policy",
+        ],
+    );
+    assert_eq!(
+        run.code, 2,
+        "stdout:\n{}\nstderr:\n{}",
+        run.stdout, run.stderr
+    );
+    assert_eq!(run.summary["ok"], false);
+    assert!(
+        run.stderr.contains("no policy is named \"no-such-policy\""),
+        "the server's error reaches the client's stderr: {}",
+        run.stderr
+    );
+}
