@@ -385,31 +385,15 @@ fn at_capacity_requests_get_429_or_503_with_retry_after() {
     });
     let socket = server.unix();
     // One run holds the only slot for a few seconds.
-    let holder = {
-        let socket = socket.clone();
-        std::thread::spawn(move || {
-            run(
-                &socket,
-                json!({"code": "import time\ntime.sleep(4)\nprint('held')\n"}),
-            )
-        })
-    };
-    assert!(support::wait_until(Duration::from_secs(20), || {
-        let metrics = request(&socket, "GET", "/metrics", None, None).text();
-        support::metric(&metrics, "warden_runs_in_flight") == Some(1.0)
-    }));
+    let holder = in_background(
+        &socket,
+        json!({"code": "import time\ntime.sleep(4)\nprint('held')\n"}),
+    );
+    wait_for_metric(&socket, "warden_runs_in_flight", 1.0, 20);
     // A second waits in the queue and gives up after 500 ms (503); while it waits, a third finds
     // the queue full (429).
-    let waiter = {
-        let socket = socket.clone();
-        std::thread::spawn(move || {
-            post_json(&socket, "/v1/run", None, &json!({"code": "print(2)"}))
-        })
-    };
-    assert!(support::wait_until(Duration::from_secs(5), || {
-        let metrics = request(&socket, "GET", "/metrics", None, None).text();
-        support::metric(&metrics, "warden_queue_depth") == Some(1.0)
-    }));
+    let waiter = in_background(&socket, json!({"code": "print(2)"}));
+    wait_for_metric(&socket, "warden_queue_depth", 1.0, 5);
     let full = post_json(&socket, "/v1/run", None, &json!({"code": "print(3)"}));
     assert_eq!(full.status, 429, "{}", full.text());
     assert_eq!(full.header("retry-after"), Some("1"));
@@ -418,7 +402,7 @@ fn at_capacity_requests_get_429_or_503_with_retry_after() {
     assert_eq!(waited.status, 503, "{}", waited.text());
     assert!(waited.header("retry-after").is_some());
     assert_eq!(waited.json()["error"]["code"], "queue_timeout");
-    assert_eq!(holder.join().unwrap()["stdout"], "held\n");
+    assert_eq!(holder.join().unwrap().json()["stdout"], "held\n");
     // Checks are not runs: they are answered while the run slots are busy.
     let check = post_json(&socket, "/v1/check", None, &json!({"code": "print(1)"}));
     assert_eq!(check.status, 200);
@@ -439,22 +423,14 @@ fn sigterm_lets_running_runs_finish_and_turns_new_ones_away() {
     require_root!();
     let mut server = Server::start(Options::default());
     let socket = server.unix();
-    let running = {
-        let socket = socket.clone();
-        std::thread::spawn(move || {
-            run(
-                &socket,
-                json!({"code": "import time\ntime.sleep(2)\nprint('finished')\n"}),
-            )
-        })
-    };
-    assert!(support::wait_until(Duration::from_secs(20), || {
-        let metrics = request(&socket, "GET", "/metrics", None, None).text();
-        support::metric(&metrics, "warden_runs_in_flight") == Some(1.0)
-    }));
+    let running = in_background(
+        &socket,
+        json!({"code": "import time\ntime.sleep(2)\nprint('finished')\n"}),
+    );
+    wait_for_metric(&socket, "warden_runs_in_flight", 1.0, 20);
     let status = server.stop();
     assert!(status.success(), "{status:?}");
-    assert_eq!(running.join().unwrap()["stdout"], "finished\n");
+    assert_eq!(running.join().unwrap().json()["stdout"], "finished\n");
     assert!(!server.socket.exists(), "the socket file was left behind");
     assert_nothing_left(&server);
 }
@@ -467,21 +443,8 @@ fn sigterm_kills_runs_that_outlast_the_grace_period() {
         ..Options::default()
     });
     let socket = server.unix();
-    let running = {
-        let socket = socket.clone();
-        std::thread::spawn(move || {
-            post_json(
-                &socket,
-                "/v1/run",
-                None,
-                &json!({"code": "import time\ntime.sleep(60)\n"}),
-            )
-        })
-    };
-    assert!(support::wait_until(Duration::from_secs(20), || {
-        let metrics = request(&socket, "GET", "/metrics", None, None).text();
-        support::metric(&metrics, "warden_runs_in_flight") == Some(1.0)
-    }));
+    let running = in_background(&socket, json!({"code": "import time\ntime.sleep(60)\n"}));
+    wait_for_metric(&socket, "warden_runs_in_flight", 1.0, 20);
     let tree = support::descendants(server.pid());
     assert!(!tree.is_empty());
     let started = std::time::Instant::now();
@@ -525,10 +488,7 @@ fn sigkill_mid_run_leaves_no_process_and_the_next_start_reaps() {
             })
         })
         .collect();
-    assert!(support::wait_until(Duration::from_secs(30), || {
-        let metrics = request(&socket, "GET", "/metrics", None, None).text();
-        support::metric(&metrics, "warden_runs_in_flight") == Some(2.0)
-    }));
+    wait_for_metric(&socket, "warden_runs_in_flight", 2.0, 30);
     // Wait until both jails run Python (a worker and its jail init and program under each).
     assert!(support::wait_until(
         Duration::from_secs(30),
@@ -676,6 +636,21 @@ fn a_policy_the_host_cannot_enforce_stops_the_server_from_starting() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("socket_path"));
+}
+
+/// Posts a run on its own thread; the response comes with `join`.
+fn in_background(socket: &Endpoint, body: Value) -> std::thread::JoinHandle<Response> {
+    let socket = socket.clone();
+    std::thread::spawn(move || post_json(&socket, "/v1/run", None, &body))
+}
+
+/// Waits until the server's metric `name` has `value` (a run in flight, a request queued).
+fn wait_for_metric(socket: &Endpoint, name: &str, value: f64, seconds: u64) {
+    let reached = support::wait_until(Duration::from_secs(seconds), || {
+        let metrics = request(socket, "GET", "/metrics", None, None).text();
+        support::metric(&metrics, name) == Some(value)
+    });
+    assert!(reached, "{name} never reached {value}");
 }
 
 /// No job directory or jail mount outlives a stopped server, and its socket file is gone.

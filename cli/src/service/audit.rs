@@ -59,7 +59,7 @@ impl AuditRecord {
         let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
         self.status = text(record.get("status")).unwrap_or_default();
         self.decision = text(record.pointer("/check/decision"));
-        self.rules = rule_ids(record);
+        self.rules = rule_ids(record, false);
         self.wall_ms = record.pointer("/usage/wall_ms").and_then(Value::as_u64);
         self.cpu_ms = record.pointer("/usage/cpu_ms").and_then(Value::as_u64);
         self.memory_peak_bytes = record
@@ -68,14 +68,18 @@ impl AuditRecord {
     }
 }
 
-/// The rule ids of a record's (or check result's) findings, each once, in order.
-pub fn rule_ids(record: &Value) -> Vec<String> {
+/// The rule ids of a record's (or check result's) findings, each once, in order; with
+/// `denying_only`, only those of findings whose action is `deny`.
+pub fn rule_ids(record: &Value, denying_only: bool) -> Vec<String> {
     let findings = record
         .pointer("/check/findings")
         .or_else(|| record.get("findings"))
         .and_then(Value::as_array);
     let mut ids: Vec<String> = Vec::new();
     for finding in findings.into_iter().flatten() {
+        if denying_only && finding.get("action").and_then(Value::as_str) != Some("deny") {
+            continue;
+        }
         if let Some(id) = finding.get("rule").and_then(Value::as_str) {
             if !ids.iter().any(|known| known == id) {
                 ids.push(id.to_owned());
@@ -184,8 +188,10 @@ mod tests {
     #[test]
     fn rule_ids_come_once_each() {
         let record = serde_json::json!({"check": {"findings": [
-            {"rule": "IMP101"}, {"rule": "REF201"}, {"rule": "IMP101"}
+            {"rule": "IMP101", "action": "deny"}, {"rule": "REF201", "action": "warn"},
+            {"rule": "IMP101", "action": "deny"}
         ]}});
-        assert_eq!(rule_ids(&record), ["IMP101", "REF201"]);
+        assert_eq!(rule_ids(&record, true), ["IMP101"]);
+        assert_eq!(rule_ids(&record, false), ["IMP101", "REF201"]);
     }
 }

@@ -71,18 +71,11 @@ async fn run(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let caller = match authenticate(&service, &peer, &headers) {
-        Ok(caller) => caller,
+    let (caller, body) = match admit_request::<super::RunBody>(&service, &peer, &headers, body) {
+        Ok(parts) => parts,
         Err(response) => return *response,
     };
-    let body: super::RunBody = match parse_body(body) {
-        Ok(body) => body,
-        Err(response) => return *response,
-    };
-    match service.run(&caller, body, "run").await {
-        Ok(record) => (StatusCode::OK, axum::Json(record)).into_response(),
-        Err(err) => error_response(&err),
-    }
+    answer(service.run(&caller, body, "run").await)
 }
 
 async fn check(
@@ -91,15 +84,26 @@ async fn check(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Response {
-    let caller = match authenticate(&service, &peer, &headers) {
-        Ok(caller) => caller,
+    let (caller, body) = match admit_request::<super::CheckBody>(&service, &peer, &headers, body) {
+        Ok(parts) => parts,
         Err(response) => return *response,
     };
-    let body: super::CheckBody = match parse_body(body) {
-        Ok(body) => body,
-        Err(response) => return *response,
-    };
-    match service.check(&caller, body, "check").await {
+    answer(service.check(&caller, body, "check").await)
+}
+
+/// Authenticates the caller, then parses the body: a 401 comes before any look at the body.
+fn admit_request<T: serde::de::DeserializeOwned>(
+    service: &Service,
+    peer: &Peer,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(Caller, T), Box<Response>> {
+    let caller = authenticate(service, peer, headers)?;
+    Ok((caller, parse_body(body)?))
+}
+
+fn answer(result: Result<Value, ServiceError>) -> Response {
+    match result {
         Ok(value) => (StatusCode::OK, axum::Json(value)).into_response(),
         Err(err) => error_response(&err),
     }

@@ -203,7 +203,7 @@ impl Service {
                     .get("decision")
                     .and_then(Value::as_str)
                     .map(str::to_owned);
-                audit.rules = audit::rule_ids(value);
+                audit.rules = audit::rule_ids(value, false);
             }
             Err(err) => audit.status = err.code().to_owned(),
         }
@@ -440,22 +440,7 @@ pub fn describe_policy(name: &str, registered: &RegisteredPolicy, is_default: bo
 
 /// The ids of the findings that denied (action `deny`), each once.
 fn denying_rules(record: &Value) -> Vec<String> {
-    let findings = record
-        .pointer("/check/findings")
-        .or_else(|| record.get("findings"))
-        .and_then(Value::as_array);
-    let mut ids: Vec<String> = Vec::new();
-    for finding in findings.into_iter().flatten() {
-        if finding.get("action").and_then(Value::as_str) != Some("deny") {
-            continue;
-        }
-        if let Some(id) = finding.get("rule").and_then(Value::as_str) {
-            if !ids.iter().any(|known| known == id) {
-                ids.push(id.to_owned());
-            }
-        }
-    }
-    ids
+    audit::rule_ids(record, true)
 }
 
 pub fn sha256(bytes: &[u8]) -> String {

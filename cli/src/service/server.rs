@@ -4,6 +4,7 @@
 //! let running runs finish for up to `shutdown_grace`; then kill the workers left (their jails die
 //! with them); remove job directories, run cgroups and the socket file; exit 0.
 
+use std::future::IntoFuture;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,13 +40,11 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
     if let Some(path) = &socket {
         let listener = bind_unix(path, &service.config)?;
         places.push(format!("unix:{}", path.display()));
-        let app = app.clone().into_make_service_with_connect_info::<Peer>();
-        let stop = stopped(stop_rx.clone());
-        servers.spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(stop)
-                .await
-        });
+        servers.spawn(
+            axum::serve(listener, app.clone().into_make_service_with_connect_info::<Peer>())
+                .with_graceful_shutdown(stopped(stop_rx.clone()))
+                .into_future(),
+        );
     }
     if let Some(addr) = service.config.tcp {
         let listener = tokio::net::TcpListener::bind(addr)
@@ -53,13 +52,11 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
             .with_context(|| format!("cannot listen on {addr}"))?;
         let bound = listener.local_addr().unwrap_or(addr);
         places.push(format!("tcp:{bound}"));
-        let app = app.clone().into_make_service_with_connect_info::<Peer>();
-        let stop = stopped(stop_rx.clone());
-        servers.spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(stop)
-                .await
-        });
+        servers.spawn(
+            axum::serve(listener, app.clone().into_make_service_with_connect_info::<Peer>())
+                .with_graceful_shutdown(stopped(stop_rx.clone()))
+                .into_future(),
+        );
     }
     eprintln!(
         "warden: serving on {} ({} run slots, queue {}, policies: {})",
