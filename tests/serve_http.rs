@@ -436,6 +436,44 @@ fn sigterm_lets_running_runs_finish_and_turns_new_ones_away() {
 }
 
 #[test]
+fn a_client_that_hangs_up_cancels_its_run() {
+    require_root!();
+    let mut server = Server::start(Options::default());
+    let socket = server.unix();
+    {
+        use std::io::Write;
+        let body = serde_json::to_vec(&json!({"code": "import time\ntime.sleep(60)\n"})).unwrap();
+        let mut stream = std::os::unix::net::UnixStream::connect(&server.socket).unwrap();
+        write!(
+            stream,
+            "POST /v1/run HTTP/1.1\r\nHost: warden\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .unwrap();
+        stream.write_all(&body).unwrap();
+        wait_for_metric(&socket, "warden_runs_in_flight", 1.0, 20);
+        assert!(support::wait_until(
+            Duration::from_secs(20),
+            || support::descendants(server.pid()).len() >= 3
+        ));
+    }
+    // The connection is gone: the worker and its jail are killed, the slot is free again.
+    wait_for_metric(&socket, "warden_runs_in_flight", 0.0, 10);
+    assert!(
+        support::wait_until(Duration::from_secs(10), || support::descendants(
+            server.pid()
+        )
+        .is_empty()),
+        "the cancelled run's processes survived"
+    );
+    let audit = server.audit_lines();
+    assert_eq!(audit.len(), 1);
+    assert_eq!(audit[0]["status"], "cancelled");
+    server.stop();
+    assert_nothing_left(&server);
+}
+
+#[test]
 fn sigterm_kills_runs_that_outlast_the_grace_period() {
     require_root!();
     let mut server = Server::start(Options {

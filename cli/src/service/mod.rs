@@ -172,7 +172,7 @@ impl Service {
         let name = name.unwrap_or(&self.config.default_policy);
         let Some((name, registered)) = self.config.policies.get_key_value(name) else {
             return Err(ServiceError::BadRequest(format!(
-                "no policy is named {name:?}; GET /v1/policies lists them"
+                "no policy is named {name:?}; the policy list (GET /v1/policies, or the describe_policy tool) names them"
             )));
         };
         if let Some(allowed) = &caller.policies {
@@ -192,23 +192,20 @@ impl Service {
         body: CheckBody,
         endpoint: &str,
     ) -> Result<Value, ServiceError> {
-        let started = Instant::now();
-        let mut audit = AuditRecord::new(&caller.identity, endpoint);
-        audit.code_sha256 = Some(sha256(body.code.as_bytes()));
-        let result = self.check_inner(caller, body, &mut audit).await;
+        let mut audit = PendingAudit::new(&self.audit, caller, endpoint, &body.code);
+        let result = self.check_inner(caller, body, &mut audit.record).await;
         match &result {
             Ok(value) => {
-                audit.status = "checked".to_owned();
-                audit.decision = value
+                audit.record.status = "checked".to_owned();
+                audit.record.decision = value
                     .get("decision")
                     .and_then(Value::as_str)
                     .map(str::to_owned);
-                audit.rules = audit::rule_ids(value, false);
+                audit.record.rules = audit::rule_ids(value, false);
             }
-            Err(err) => audit.status = err.code().to_owned(),
+            Err(err) => audit.record.status = err.code().to_owned(),
         }
-        audit.duration_ms = elapsed_ms(started);
-        self.audit.write(&audit);
+        audit.finish();
         result
     }
 
@@ -256,21 +253,18 @@ impl Service {
         body: RunBody,
         endpoint: &str,
     ) -> Result<Value, ServiceError> {
-        let started = Instant::now();
-        let mut audit = AuditRecord::new(&caller.identity, endpoint);
-        audit.code_sha256 = Some(sha256(body.code.as_bytes()));
-        let result = self.run_inner(caller, body, &mut audit).await;
+        let mut audit = PendingAudit::new(&self.audit, caller, endpoint, &body.code);
+        let result = self.run_inner(caller, body, &mut audit.record).await;
         match &result {
-            Ok(record) => audit.from_record(record),
+            Ok(record) => audit.record.from_record(record),
             Err(err) => {
-                audit.status = err.code().to_owned();
+                audit.record.status = err.code().to_owned();
                 if let ServiceError::Rejected(rejection, _) = err {
                     self.metrics.rejected(rejection.as_str());
                 }
             }
         }
-        audit.duration_ms = elapsed_ms(started);
-        self.audit.write(&audit);
+        audit.finish();
         result
     }
 
@@ -394,6 +388,47 @@ impl Service {
     /// Counts a request turned away before judgement (`unauthorized`…).
     pub fn note_rejected(&self, reason: &str) {
         self.metrics.rejected(reason);
+    }
+}
+
+/// An audit line being filled in: written by [`PendingAudit::finish`], or as `cancelled` when the
+/// request's future is dropped first (the client hung up or cancelled; its worker is killed then).
+struct PendingAudit<'a> {
+    log: &'a AuditLog,
+    record: AuditRecord,
+    started: Instant,
+    written: bool,
+}
+
+impl<'a> PendingAudit<'a> {
+    fn new(log: &'a AuditLog, caller: &Caller, endpoint: &str, code: &str) -> Self {
+        let mut record = AuditRecord::new(&caller.identity, endpoint);
+        record.code_sha256 = Some(sha256(code.as_bytes()));
+        Self {
+            log,
+            record,
+            started: Instant::now(),
+            written: false,
+        }
+    }
+
+    fn finish(mut self) {
+        self.write();
+    }
+
+    fn write(&mut self) {
+        self.record.duration_ms = elapsed_ms(self.started);
+        self.log.write(&self.record);
+        self.written = true;
+    }
+}
+
+impl Drop for PendingAudit<'_> {
+    fn drop(&mut self) {
+        if !self.written {
+            self.record.status = "cancelled".to_owned();
+            self.write();
+        }
     }
 }
 

@@ -41,9 +41,12 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         let listener = bind_unix(path, &service.config)?;
         places.push(format!("unix:{}", path.display()));
         servers.spawn(
-            axum::serve(listener, app.clone().into_make_service_with_connect_info::<Peer>())
-                .with_graceful_shutdown(stopped(stop_rx.clone()))
-                .into_future(),
+            axum::serve(
+                listener,
+                app.clone().into_make_service_with_connect_info::<Peer>(),
+            )
+            .with_graceful_shutdown(stopped(stop_rx.clone()))
+            .into_future(),
         );
     }
     if let Some(addr) = service.config.tcp {
@@ -53,9 +56,12 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         let bound = listener.local_addr().unwrap_or(addr);
         places.push(format!("tcp:{bound}"));
         servers.spawn(
-            axum::serve(listener, app.clone().into_make_service_with_connect_info::<Peer>())
-                .with_graceful_shutdown(stopped(stop_rx.clone()))
-                .into_future(),
+            axum::serve(
+                listener,
+                app.clone().into_make_service_with_connect_info::<Peer>(),
+            )
+            .with_graceful_shutdown(stopped(stop_rx.clone()))
+            .into_future(),
         );
     }
     eprintln!(
