@@ -11,7 +11,7 @@ trap 'rm -rf "$out"' EXIT
 cargo build --release --quiet --tests
 for i in $(seq 1 "$runs"); do
     WARDEN_LOAD_REPORT="$out/run-$i.json" cargo nextest run --release --test serve_load \
-        --status-level none --final-status-level none >/dev/null
+        --status-level none --final-status-level none >/dev/null 2>&1
     echo "run $i: $(cat "$out/run-$i.json")"
 done
 python3 - "$out" <<'PY'
