@@ -634,6 +634,42 @@ fn the_systemd_units_capability_set_is_enough() {
 }
 
 #[test]
+fn an_interpreter_lost_after_start_gives_setup_failed() {
+    require_root!();
+    // A policy whose interpreter is a symlink to the system Python; valid when the server starts.
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("python3");
+    std::os::unix::fs::symlink("/usr/bin/python3", &link).unwrap();
+    let rules = std::fs::read_to_string(support::repo().join("rules/strict.toml"))
+        .unwrap()
+        .replace(
+            "interpreter = \"/usr/bin/python3\"",
+            &format!("interpreter = {:?}", link.display().to_string()),
+        );
+    assert!(rules.contains(&link.display().to_string()));
+    let rules_path = dir.path().join("linked.toml");
+    std::fs::write(&rules_path, rules).unwrap();
+    let mut server = Server::start(Options {
+        extra_policies: vec![("linked".to_owned(), rules_path)],
+        ..Options::default()
+    });
+    let socket = server.unix();
+    let ok = run(&socket, json!({"code": "print(1)", "policy": "linked"}));
+    assert_eq!(ok["status"], "ok", "{ok}");
+    // Each run plans its jail again: a host that can no longer provide it fails closed.
+    std::fs::remove_file(&link).unwrap();
+    let failed = run(&socket, json!({"code": "print(1)", "policy": "linked"}));
+    assert_eq!(failed["status"], "setup_failed", "{failed}");
+    assert!(
+        failed["message"].as_str().unwrap().contains("python3"),
+        "{failed}"
+    );
+    assert_eq!(failed["stdout"], "");
+    server.stop();
+    assert_nothing_left(&server);
+}
+
+#[test]
 fn a_policy_the_host_cannot_enforce_stops_the_server_from_starting() {
     require_root!();
     let dir = tempfile::tempdir().unwrap();

@@ -79,6 +79,8 @@ pub struct Options {
     /// Run the server with only these capabilities (`setpriv --bounding-set` syntax) and
     /// no_new_privs, as the systemd unit does.
     pub bounding_set: Option<String>,
+    /// More `[policies]` entries: name and rules file.
+    pub extra_policies: Vec<(String, PathBuf)>,
 }
 
 impl Default for Options {
@@ -92,6 +94,7 @@ impl Default for Options {
             tcp: false,
             state_dir: None,
             bounding_set: None,
+            extra_policies: Vec::new(),
         }
     }
 }
@@ -139,6 +142,7 @@ shutdown_grace_ms = {grace}
 default = "builtin"
 review = "review.toml"
 strict = "{strict}"
+{extra}
 
 [[tokens]]
 name = "agent-a"
@@ -159,6 +163,11 @@ policies = ["strict"]
             max_request = options.max_request_bytes,
             grace = options.shutdown_grace_ms,
             strict = repo().join("rules/strict.toml").display(),
+            extra = options
+                .extra_policies
+                .iter()
+                .map(|(name, path)| format!("{name} = \"{}\"\n", path.display()))
+                .collect::<String>(),
             token = sha256_hex(TOKEN),
             strict_token = sha256_hex(STRICT_TOKEN),
         );
