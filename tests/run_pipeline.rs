@@ -424,3 +424,19 @@ fn charts_render_headless_with_matplotlib() {
     assert_eq!(run.record["files"][0]["path"], "chart.png");
     assert!(out.join("chart.png").exists());
 }
+
+#[test]
+fn a_program_that_ended_in_time_is_not_a_timeout_however_long_the_copy_back() {
+    // 65,534 empty files (the work dir's inode cap) take seconds to copy back, after the program
+    // ended well within its wall-clock limit: that is too many output files, not a timeout.
+    let dir = tempdir();
+    let run = run_program(
+        "from pathlib import Path\nout = Path('many')\nout.mkdir()\ni = 0\ntry:\n    while True:\n        (out / f'f{i}').touch()\n        i += 1\nexcept OSError as err:\n    print(i, err.errno)\n",
+        &["--wall-time-ms", "20000"],
+        dir.path(),
+    );
+    assert_eq!(run.record["status"], "output_limit", "{}", run.record);
+    assert_eq!(run.record["limits_hit"], serde_json::json!([]));
+    assert!(run.record["stdout"].as_str().expect("stdout").ends_with(" 28\n"));
+    assert!(run.record["message"].as_str().expect("message").contains("files"));
+}

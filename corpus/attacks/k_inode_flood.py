@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: allow
 # expect-rules: none
-# expect-jail: status error|timeout
+# expect-jail: status error
 from pathlib import Path
 
 out = Path("many")

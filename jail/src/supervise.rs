@@ -91,6 +91,9 @@ impl Capture {
 enum Kill {
     WallTime,
     CpuTime,
+    /// The program had ended but the jail did not wind down within the drain grace (a process
+    /// stuck in the kernel): not a limit the program hit.
+    Stuck,
     Output,
     Signal(i32),
 }
@@ -105,6 +108,9 @@ struct Watch<'a> {
     killed: Option<Kill>,
     program_status: Option<i32>,
     program_ended: Option<Instant>,
+    /// When winding down last made progress (the program's end, then the end of the copy-back):
+    /// the drain grace counts from here.
+    winding_since: Option<Instant>,
     stage_error: Option<JailError>,
     init_exit: Option<ChildUsage>,
     finish_sent: bool,
@@ -133,6 +139,7 @@ pub fn supervise<'a>(
         killed: None,
         program_status: None,
         program_ended: None,
+        winding_since: None,
         stage_error: None,
         init_exit: None,
         finish_sent: false,
@@ -176,7 +183,9 @@ impl Watch<'_> {
                 return Ok(());
             }
             let now = Instant::now();
-            if self.killed.is_none() && now >= self.deadline() {
+            // The wall clock limits the program; once it has ended, the time spent winding down
+            // (draining pipes, copying the work dir back) is bounded by the drain grace instead.
+            if self.killed.is_none() && self.program_ended.is_none() && now >= self.deadline() {
                 self.kill_tree(Kill::WallTime);
             }
             if now >= next_cpu_check {
@@ -185,18 +194,18 @@ impl Watch<'_> {
             }
             // After the program ended, its pipes close as soon as the init has killed the rest; a
             // process stuck in the kernel must not keep warden waiting forever.
-            if let Some(ended) = self.program_ended {
-                if now.duration_since(ended) > DRAIN_GRACE {
+            if let Some(since) = self.winding_since.or(self.program_ended) {
+                if now.duration_since(since) > DRAIN_GRACE {
                     self.stdout.fd = None;
                     self.stderr.fd = None;
                     if self.init_exit.is_none() {
-                        self.kill_tree(Kill::WallTime);
+                        self.kill_tree(Kill::Stuck);
                     }
                 }
             }
             let mut wake = next_cpu_check.min(self.deadline());
-            if let Some(ended) = self.program_ended {
-                wake = wake.min(ended + DRAIN_GRACE);
+            if let Some(since) = self.winding_since.or(self.program_ended) {
+                wake = wake.min(since + DRAIN_GRACE);
             }
             self.poll_once(wake.saturating_duration_since(now))?;
             if self.program_status.is_some()
@@ -212,6 +221,9 @@ impl Watch<'_> {
                     if let Err(err) = workdir::copy_out(self.run.init, host, before) {
                         self.stage_error.get_or_insert(err);
                     }
+                    // Copying up to the work dir's inode cap back can take seconds; the init's
+                    // exit gets its own grace after it.
+                    self.winding_since = Some(Instant::now());
                 }
                 let _ = message::send_to_child(self.run.control.as_fd(), ToChild::Finish);
             }
