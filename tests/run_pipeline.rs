@@ -437,6 +437,12 @@ fn a_program_that_ended_in_time_is_not_a_timeout_however_long_the_copy_back() {
     );
     assert_eq!(run.record["status"], "output_limit", "{}", run.record);
     assert_eq!(run.record["limits_hit"], serde_json::json!([]));
-    assert!(run.record["stdout"].as_str().expect("stdout").ends_with(" 28\n"));
-    assert!(run.record["message"].as_str().expect("message").contains("files"));
+    assert!(run.record["stdout"]
+        .as_str()
+        .expect("stdout")
+        .ends_with(" 28\n"));
+    assert!(run.record["message"]
+        .as_str()
+        .expect("message")
+        .contains("files"));
 }
