@@ -7,7 +7,11 @@ dir=$1
 here=$(cd "$(dirname "$0")" && pwd)
 unpacked="$dir/unpacked"
 kver=$(ls "$unpacked/lib/modules")
-[ -f "$dir/initrd.gz" ] && [ "$dir/initrd.gz" -nt "$here/initramfs.sh" ] && exit 0
+# The /init names this checkout's stage2.sh by absolute path: a cached initrd built from another
+# checkout (another path) must be rebuilt.
+stamp="$dir/initrd.checkout"
+[ -f "$dir/initrd.gz" ] && [ "$dir/initrd.gz" -nt "$here/initramfs.sh" ] \
+    && [ "$(cat "$stamp" 2>/dev/null)" = "$here" ] && exit 0
 depmod -b "$unpacked" "$kver"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -53,3 +57,4 @@ exec switch_root /newroot /bin/sh $here/stage2.sh
 INIT
 chmod 755 "$work/init"
 (cd "$work" && find . | cpio -o -H newc --quiet | gzip -1 > "$dir/initrd.gz")
+printf '%s\n' "$here" > "$stamp"
