@@ -510,3 +510,25 @@ fn a_loosened_policy_changes_the_verdict() {
     );
     assert!(String::from_utf8_lossy(&output.stdout).contains("warning[DYN401]"));
 }
+
+#[test]
+fn every_command_s_help_explains_more_than_its_one_line_summary() {
+    for (command, expected) in [
+        ("check", "noqa"),
+        ("run", "Exit status"),
+        ("doctor", "Exit status"),
+        ("serve", "docs/serve.md"),
+        ("mcp", "isError"),
+    ] {
+        let output = warden()
+            .args([command, "--help"])
+            .output()
+            .expect("run warden");
+        assert!(output.status.success(), "{command} --help failed");
+        let help = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            help.contains(expected),
+            "`warden {command} --help` lacks {expected:?}:\n{help}"
+        );
+    }
+}

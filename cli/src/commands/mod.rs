@@ -29,14 +29,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Judge Python files against the policy without running them.
+    // About and long help: the doc comment of the arguments struct.
     Check(check::CheckArgs),
-    /// Check a program, run it in the jail and validate its output.
+    // About and long help: the doc comment of the arguments struct.
     Run(run::RunArgs),
     /// Validate, explain and test rules files.
     #[command(subcommand)]
     Rules(rules::RulesCommand),
-    /// Report which confinement layers this host can enforce.
+    // About and long help: the doc comment of the arguments struct.
     Doctor(doctor::DoctorArgs),
     /// Run attack and benign corpora through each layer and report which layers hold.
     #[command(subcommand)]
@@ -44,9 +44,9 @@ pub enum Command {
     /// Provision and inspect the Python runtimes programs run with.
     #[command(subcommand)]
     Runtime(runtime::RuntimeCommand),
-    /// Serve the gateway over HTTP/JSON on a Unix socket (and optionally TCP with tokens).
+    // About and long help: the doc comment of the arguments struct.
     Serve(serve::ServeArgs),
-    /// Serve the gateway to an MCP client over standard input and output.
+    // About and long help: the doc comment of the arguments struct.
     Mcp(serve::McpArgs),
     /// Run one job for `warden serve` / `warden mcp` (internal).
     #[command(hide = true)]
