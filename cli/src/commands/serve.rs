@@ -143,7 +143,11 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     let state_dir = service.config.state_dir.clone();
+    let reaper = runtime.spawn(warden::service::server::reap_periodically(Arc::clone(
+        &service,
+    )));
     let result = runtime.block_on(warden::service::mcp::serve_stdio(Arc::clone(&service)));
+    reaper.abort();
     service.kill_running();
     drop(runtime);
     service.reap();

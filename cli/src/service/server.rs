@@ -78,18 +78,7 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
             .join(", ")
     );
 
-    let reaper = {
-        let service = Arc::clone(&service);
-        tokio::spawn(async move {
-            let mut every = tokio::time::interval(REAP_INTERVAL);
-            every.tick().await;
-            loop {
-                every.tick().await;
-                let service = Arc::clone(&service);
-                let _ = tokio::task::spawn_blocking(move || service.reap_cgroups()).await;
-            }
-        })
-    };
+    let reaper = tokio::spawn(reap_periodically(Arc::clone(&service)));
 
     let signal = terminating_signal().await?;
     reaper.abort();
@@ -126,6 +115,17 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
     }
     eprintln!("warden: stopped");
     Ok(())
+}
+
+/// Reaps run cgroups whose worker is gone, every [`REAP_INTERVAL`], until the task is aborted.
+pub async fn reap_periodically(service: Arc<Service>) {
+    let mut every = tokio::time::interval(REAP_INTERVAL);
+    every.tick().await;
+    loop {
+        every.tick().await;
+        let service = Arc::clone(&service);
+        let _ = tokio::task::spawn_blocking(move || service.reap_cgroups()).await;
+    }
 }
 
 async fn drain(servers: &mut tokio::task::JoinSet<std::io::Result<()>>) {
