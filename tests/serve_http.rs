@@ -6,6 +6,9 @@
 #[path = "serve_support/mod.rs"]
 mod support;
 
+#[path = "jail_support/mod.rs"]
+mod jail;
+
 use std::time::Duration;
 
 use base64::Engine;
@@ -665,6 +668,38 @@ fn an_interpreter_lost_after_start_gives_setup_failed() {
         "{failed}"
     );
     assert_eq!(failed["stdout"], "");
+    server.stop();
+    assert_nothing_left(&server);
+}
+
+#[test]
+fn an_unprivileged_server_runs_jails_and_reports_the_layers_in_force() {
+    require_root!();
+    let (uid, gid) = jail::test_user();
+    let mut server = Server::start(Options {
+        user: Some((uid, gid)),
+        ..Options::default()
+    });
+    let socket = server.unix();
+    let ok = run(
+        &socket,
+        json!({"code": "import json\nprint(json.dumps({'x': 1}))\n"}),
+    );
+    assert_eq!(ok["status"], "ok", "{ok}");
+    // No delegated cgroup for this user: the record says so, and rlimits stand in.
+    assert_eq!(ok["layers"]["cgroup"], "none", "{ok}");
+    assert_eq!(ok["layers"]["rlimits"], true);
+    assert_eq!(ok["layers"]["seccomp"], true);
+    let timeout = run(
+        &socket,
+        json!({"code": "while True:\n    pass\n", "limits": {"wall_time_ms": 800}}),
+    );
+    assert_eq!(timeout["status"], "timeout");
+    let audit = server.audit_lines();
+    assert!(
+        audit[0]["client"].as_str().unwrap().starts_with("uid:0 "),
+        "{audit:?}"
+    );
     server.stop();
     assert_nothing_left(&server);
 }

@@ -81,6 +81,8 @@ pub struct Options {
     pub bounding_set: Option<String>,
     /// More `[policies]` entries: name and rules file.
     pub extra_policies: Vec<(String, PathBuf)>,
+    /// Run the server as this (uid, gid) instead of root (the test directory is given to it).
+    pub user: Option<(u32, u32)>,
 }
 
 impl Default for Options {
@@ -95,6 +97,7 @@ impl Default for Options {
             state_dir: None,
             bounding_set: None,
             extra_policies: Vec::new(),
+            user: None,
         }
     }
 }
@@ -173,23 +176,45 @@ policies = ["strict"]
         );
         let config_path = dir.path().join("serve.toml");
         std::fs::write(&config_path, config).expect("write config");
-        let mut command = match &options.bounding_set {
-            Some(set) => {
-                let mut command = Command::new("setpriv");
-                command
-                    .args([
-                        "--bounding-set",
-                        set,
-                        "--inh-caps",
-                        "-all",
-                        "--no-new-privs",
-                        "--",
-                    ])
-                    .arg(env!("CARGO_BIN_EXE_warden"));
-                command
-            }
-            None => Command::new(env!("CARGO_BIN_EXE_warden")),
+        if let Some((uid, gid)) = options.user {
+            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).expect("chown test dir");
+        }
+        // As another user (setpriv: ids and no supplementary groups) and/or with a reduced
+        // capability bounding set, like the systemd unit.
+        let mut setpriv: Vec<String> = Vec::new();
+        if let Some((uid, gid)) = options.user {
+            setpriv.extend([
+                format!("--reuid={uid}"),
+                format!("--regid={gid}"),
+                "--clear-groups".to_owned(),
+            ]);
+        }
+        if let Some(set) = &options.bounding_set {
+            setpriv.extend([
+                "--bounding-set".to_owned(),
+                set.clone(),
+                "--inh-caps".to_owned(),
+                "-all".to_owned(),
+                "--no-new-privs".to_owned(),
+            ]);
+        }
+        let mut command = if setpriv.is_empty() {
+            Command::new(env!("CARGO_BIN_EXE_warden"))
+        } else {
+            let mut command = Command::new("setpriv");
+            command
+                .args(&setpriv)
+                .arg("--")
+                .arg(env!("CARGO_BIN_EXE_warden"));
+            command
         };
+        if options.user.is_some() {
+            // The runtimes stay where root installed them; nothing else of root's environment.
+            command
+                .env("WARDEN_DATA_DIR", "/var/lib/warden")
+                .env("HOME", "/tmp")
+                .env_remove("XDG_RUNTIME_DIR");
+        }
         let mut child = command
             .args(["serve", "--config"])
             .arg(&config_path)
