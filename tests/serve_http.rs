@@ -164,64 +164,27 @@ fn malformed_requests_get_4xx_with_a_json_error() {
         ..Options::default()
     });
     let socket = server.unix();
-    let cases: Vec<(Response, u16, &str)> = vec![
+    let bad_bodies = [
+        json!({"cod": "x"}),
+        json!({"code": "1", "policy": "nope"}),
+        json!({"code": "1", "inputs": [{"name": "../x", "content_base64": ""}]}),
+        json!({"code": "1", "inputs": [{"name": "a", "content_base64": "!!"}]}),
+        json!({"code": "1", "schema": {"type": 5}}),
+        json!({"code": "1", "limits": {"pids": 1}}),
+    ];
+    let mut cases: Vec<(Response, u16, &str)> = bad_bodies
+        .iter()
+        .map(|body| {
+            (
+                post_json(&socket, "/v1/run", None, body),
+                400,
+                "bad_request",
+            )
+        })
+        .collect();
+    cases.extend([
         (
             request(&socket, "POST", "/v1/run", None, Some(b"{not json")),
-            400,
-            "bad_request",
-        ),
-        (
-            post_json(&socket, "/v1/run", None, &json!({"cod": "x"})),
-            400,
-            "bad_request",
-        ),
-        (
-            post_json(
-                &socket,
-                "/v1/run",
-                None,
-                &json!({"code": "1", "policy": "nope"}),
-            ),
-            400,
-            "bad_request",
-        ),
-        (
-            post_json(
-                &socket,
-                "/v1/run",
-                None,
-                &json!({"code": "1", "inputs": [{"name": "../x", "content_base64": ""}]}),
-            ),
-            400,
-            "bad_request",
-        ),
-        (
-            post_json(
-                &socket,
-                "/v1/run",
-                None,
-                &json!({"code": "1", "inputs": [{"name": "a", "content_base64": "!!"}]}),
-            ),
-            400,
-            "bad_request",
-        ),
-        (
-            post_json(
-                &socket,
-                "/v1/run",
-                None,
-                &json!({"code": "1", "schema": {"type": 5}}),
-            ),
-            400,
-            "bad_request",
-        ),
-        (
-            post_json(
-                &socket,
-                "/v1/run",
-                None,
-                &json!({"code": "1", "limits": {"pids": 1}}),
-            ),
             400,
             "bad_request",
         ),
@@ -245,7 +208,7 @@ fn malformed_requests_get_4xx_with_a_json_error() {
             404,
             "not_found",
         ),
-    ];
+    ]);
     for (i, (response, status, code)) in cases.iter().enumerate() {
         assert_eq!(response.status, *status, "case {i}: {}", response.text());
         assert_eq!(response.json()["error"]["code"], *code, "case {i}");

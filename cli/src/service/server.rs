@@ -36,18 +36,24 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
     let app = router(Arc::clone(&service));
     let mut servers = tokio::task::JoinSet::new();
     let mut places = Vec::new();
+    // One server task per listener (the listener types differ, the rest does not).
+    macro_rules! serve_on {
+        ($listener:expr) => {
+            servers.spawn(
+                axum::serve(
+                    $listener,
+                    app.clone().into_make_service_with_connect_info::<Peer>(),
+                )
+                .with_graceful_shutdown(stopped(stop_rx.clone()))
+                .into_future(),
+            )
+        };
+    }
     let socket = service.config.socket.clone();
     if let Some(path) = &socket {
         let listener = bind_unix(path, &service.config)?;
         places.push(format!("unix:{}", path.display()));
-        servers.spawn(
-            axum::serve(
-                listener,
-                app.clone().into_make_service_with_connect_info::<Peer>(),
-            )
-            .with_graceful_shutdown(stopped(stop_rx.clone()))
-            .into_future(),
-        );
+        serve_on!(listener);
     }
     if let Some(addr) = service.config.tcp {
         let listener = tokio::net::TcpListener::bind(addr)
@@ -55,14 +61,7 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
             .with_context(|| format!("cannot listen on {addr}"))?;
         let bound = listener.local_addr().unwrap_or(addr);
         places.push(format!("tcp:{bound}"));
-        servers.spawn(
-            axum::serve(
-                listener,
-                app.clone().into_make_service_with_connect_info::<Peer>(),
-            )
-            .with_graceful_shutdown(stopped(stop_rx.clone()))
-            .into_future(),
-        );
+        serve_on!(listener);
     }
     eprintln!(
         "warden: serving on {} ({} run slots, queue {}, policies: {})",
