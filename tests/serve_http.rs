@@ -387,16 +387,25 @@ fn at_capacity_requests_get_429_or_503_with_retry_after() {
 #[test]
 fn sigterm_lets_running_runs_finish_and_turns_new_ones_away() {
     require_root!();
-    let mut server = Server::start(Options::default());
+    let mut server = Server::start(Options {
+        max_concurrent_runs: 1,
+        ..Options::default()
+    });
     let socket = server.unix();
     let running = in_background(
         &socket,
         json!({"code": "import time\ntime.sleep(2)\nprint('finished')\n"}),
     );
     wait_for_metric(&socket, "warden_runs_in_flight", 1.0, 20);
+    let queued = in_background(&socket, json!({"code": "print('never')\n"}));
+    wait_for_metric(&socket, "warden_queue_depth", 1.0, 10);
     let status = server.stop();
     assert!(status.success(), "{status:?}");
     assert_eq!(running.join().unwrap().json()["stdout"], "finished\n");
+    let turned_away = queued.join().unwrap();
+    assert_eq!(turned_away.status, 503, "{}", turned_away.text());
+    assert_eq!(turned_away.json()["error"]["code"], "shutting_down");
+    assert!(turned_away.header("retry-after").is_some());
     assert!(!server.socket.exists(), "the socket file was left behind");
     assert_nothing_left(&server);
 }
