@@ -449,6 +449,38 @@ fn a_client_that_hangs_up_cancels_its_run() {
 }
 
 #[test]
+fn idle_connections_cannot_take_more_than_max_connections() {
+    require_root!();
+    let mut server = Server::start(Options {
+        max_connections: 2,
+        ..Options::default()
+    });
+    let socket = server.unix();
+    let idle: Vec<_> = (0..2)
+        .map(|_| std::os::unix::net::UnixStream::connect(&server.socket).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    // A third connection waits in the backlog (the server holds no descriptor for it)...
+    let (tx, rx) = std::sync::mpsc::channel();
+    let waiting = {
+        let socket = socket.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(request(&socket, "GET", "/healthz", None, None).status);
+        })
+    };
+    assert!(
+        rx.recv_timeout(Duration::from_millis(1000)).is_err(),
+        "a third connection was served while two idle ones held every slot"
+    );
+    // ...and is served as soon as a slot frees.
+    drop(idle);
+    assert_eq!(rx.recv_timeout(Duration::from_secs(10)).unwrap(), 200);
+    waiting.join().unwrap();
+    server.stop();
+    assert_nothing_left(&server);
+}
+
+#[test]
 fn sigterm_kills_runs_that_outlast_the_grace_period() {
     require_root!();
     let mut server = Server::start(Options {

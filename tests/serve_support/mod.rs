@@ -72,6 +72,7 @@ pub struct Options {
     pub queue_size: usize,
     pub queue_timeout_ms: u64,
     pub max_request_bytes: usize,
+    pub max_connections: usize,
     pub shutdown_grace_ms: u64,
     pub tcp: bool,
     /// Reuse this state directory (to test start-up reaping).
@@ -92,6 +93,7 @@ impl Default for Options {
             queue_size: 16,
             queue_timeout_ms: 30_000,
             max_request_bytes: 4 << 20,
+            max_connections: 64,
             shutdown_grace_ms: 20_000,
             tcp: false,
             state_dir: None,
@@ -139,6 +141,7 @@ max_concurrent_runs = {runs}
 queue_size = {queue}
 queue_timeout_ms = {queue_timeout}
 max_request_bytes = {max_request}
+max_connections = {max_connections}
 shutdown_grace_ms = {grace}
 
 [policies]
@@ -164,6 +167,7 @@ policies = ["strict"]
             queue = options.queue_size,
             queue_timeout = options.queue_timeout_ms,
             max_request = options.max_request_bytes,
+            max_connections = options.max_connections,
             grace = options.shutdown_grace_ms,
             strict = repo().join("rules/strict.toml").display(),
             extra = options

@@ -50,6 +50,7 @@ struct RawAdmission {
     queue_size: Option<usize>,
     queue_timeout_ms: Option<u64>,
     max_request_bytes: Option<usize>,
+    max_connections: Option<usize>,
     shutdown_grace_ms: Option<u64>,
 }
 
@@ -102,6 +103,8 @@ pub struct ServerConfig {
     pub queue_size: usize,
     pub queue_timeout: Duration,
     pub max_request_bytes: usize,
+    /// Connections held open at once, per listener; more wait in the kernel's backlog.
+    pub max_connections: usize,
     pub shutdown_grace: Duration,
     pub policies: BTreeMap<String, RegisteredPolicy>,
     pub tokens: Vec<Token>,
@@ -293,6 +296,9 @@ impl ServerConfig {
         if max_concurrent_runs == 0 {
             bail!("admission.max_concurrent_runs must be at least 1");
         }
+        if admission.max_connections == Some(0) {
+            bail!("admission.max_connections must be at least 1");
+        }
         Ok(Self {
             socket,
             socket_mode,
@@ -305,6 +311,7 @@ impl ServerConfig {
             queue_size: admission.queue_size.unwrap_or(max_concurrent_runs * 8),
             queue_timeout: Duration::from_millis(admission.queue_timeout_ms.unwrap_or(30_000)),
             max_request_bytes: admission.max_request_bytes.unwrap_or(16 << 20),
+            max_connections: admission.max_connections.unwrap_or(256),
             shutdown_grace: Duration::from_millis(admission.shutdown_grace_ms.unwrap_or(30_000)),
             policies,
             tokens,

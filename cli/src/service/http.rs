@@ -23,6 +23,7 @@ use axum::Router;
 use serde_json::{json, Value};
 
 use super::admission::Rejection;
+use super::listen::Capped;
 use super::{Caller, Service, ServiceError};
 
 /// Who is at the other end of a connection.
@@ -32,9 +33,12 @@ pub enum Peer {
     Tcp(SocketAddr),
 }
 
-impl Connected<axum::serve::IncomingStream<'_, tokio::net::UnixListener>> for Peer {
-    fn connect_info(stream: axum::serve::IncomingStream<'_, tokio::net::UnixListener>) -> Self {
-        let cred = stream.io().peer_cred().ok();
+type UnixIncoming<'a> = axum::serve::IncomingStream<'a, Capped<tokio::net::UnixListener>>;
+type TcpIncoming<'a> = axum::serve::IncomingStream<'a, Capped<tokio::net::TcpListener>>;
+
+impl Connected<UnixIncoming<'_>> for Peer {
+    fn connect_info(stream: UnixIncoming<'_>) -> Self {
+        let cred = stream.io().io.peer_cred().ok();
         Peer::Unix {
             uid: cred.map(|c| c.uid()),
             pid: cred.and_then(|c| c.pid()),
@@ -42,8 +46,8 @@ impl Connected<axum::serve::IncomingStream<'_, tokio::net::UnixListener>> for Pe
     }
 }
 
-impl Connected<axum::serve::IncomingStream<'_, tokio::net::TcpListener>> for Peer {
-    fn connect_info(stream: axum::serve::IncomingStream<'_, tokio::net::TcpListener>) -> Self {
+impl Connected<TcpIncoming<'_>> for Peer {
+    fn connect_info(stream: TcpIncoming<'_>) -> Self {
         Peer::Tcp(*stream.remote_addr())
     }
 }

@@ -12,6 +12,7 @@ pub mod config;
 pub mod executor;
 pub mod http;
 pub mod job;
+pub mod listen;
 pub mod mcp;
 pub mod metrics;
 pub mod server;

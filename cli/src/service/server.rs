@@ -14,6 +14,7 @@ use tokio::sync::watch;
 
 use super::config::ServerConfig;
 use super::http::{router, Peer};
+use super::listen::Capped;
 use super::Service;
 
 /// How often run cgroups left by dead workers are looked for (besides at start-up).
@@ -41,7 +42,7 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         ($listener:expr) => {
             servers.spawn(
                 axum::serve(
-                    $listener,
+                    Capped::new($listener, service.config.max_connections),
                     app.clone().into_make_service_with_connect_info::<Peer>(),
                 )
                 .with_graceful_shutdown(stopped(stop_rx.clone()))
