@@ -133,7 +133,8 @@ fn five_hundred_runs_at_concurrency_16_with_2_slots() {
                                 ));
                                 1
                             });
-                        std::thread::sleep(Duration::from_millis(200 * retry.min(5)));
+                        // Clients honour Retry-After, as agents should.
+                        std::thread::sleep(Duration::from_secs(retry.min(5)));
                     }
                     other => problems
                         .lock()
