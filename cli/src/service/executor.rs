@@ -157,15 +157,18 @@ impl Executor {
                 let _ = stdin.write_all(&input).await;
                 drop(stdin);
             };
-            let mut out = Vec::new();
-            let mut err = Vec::new();
-            let mut stdout = stdout.take(reply_cap + 1);
-            let mut stderr = stderr.take(STDERR_CAP);
-            let read_out = stdout.read_to_end(&mut out);
-            let read_err = stderr.read_to_end(&mut err);
-            let (_, out_result, _) = tokio::join!(write, read_out, read_err);
+            // Both pipes are read to their end, keeping at most the caps: a worker is never left
+            // blocked on a full pipe. A reply over its cap is not a record; the worker is killed.
+            let (_, out, err) = tokio::join!(
+                write,
+                read_capped(stdout, reply_cap + 1),
+                read_capped(stderr, STDERR_CAP)
+            );
+            if out.as_ref().is_ok_and(|o| o.len() as u64 > reply_cap) {
+                let _ = child.start_kill();
+            }
             let status = child.wait().await;
-            (out_result.map(|_| out), err, status)
+            (out, err.unwrap_or_default(), status)
         };
         let (out, err, status) = match tokio::time::timeout(guard, work).await {
             Ok(done) => done,
@@ -215,6 +218,23 @@ impl Executor {
     /// Stops accepting jobs (running ones go on).
     pub fn close(&self) {
         self.shutting_down.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Reads `reader` to its end, keeping the first `cap` bytes and discarding the rest.
+async fn read_capped(
+    mut reader: impl tokio::io::AsyncRead + Unpin,
+    cap: u64,
+) -> std::io::Result<Vec<u8>> {
+    let mut kept = Vec::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let n = reader.read(&mut buffer).await?;
+        if n == 0 {
+            return Ok(kept);
+        }
+        let room = usize::try_from(cap.saturating_sub(kept.len() as u64)).unwrap_or(usize::MAX);
+        kept.extend_from_slice(&buffer[..n.min(room)]);
     }
 }
 
@@ -296,5 +316,20 @@ pub fn sweep_abandoned_sessions(parent: &Path) {
             crate::pipeline::remove_tree(&entry.path());
             drop(lock);
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn capped_reads_drain_everything_and_keep_the_cap() {
+        let data = vec![7u8; 200 * 1024];
+        let kept = read_capped(&data[..], 1000).await.unwrap();
+        assert_eq!(kept.len(), 1000);
+        let all = read_capped(&data[..], u64::MAX).await.unwrap();
+        assert_eq!(all.len(), data.len());
     }
 }
