@@ -280,9 +280,14 @@ impl Service {
         audit.policy_sha256 = Some(registered.policy.sha256.clone());
         job::decode_inputs(&body.inputs, self.config.max_request_bytes as u64)
             .map_err(ServiceError::BadRequest)?;
-        if let Some(schema) = &body.schema {
-            crate::validate::OutputSchema::compile(schema)
-                .map_err(|err| ServiceError::BadRequest(format!("schema: {err:#}")))?;
+        if let Some(schema) = body.schema.clone() {
+            // Compiling a client's schema (its regexes) is CPU work: off the async threads.
+            tokio::task::spawn_blocking(move || {
+                crate::validate::OutputSchema::compile(&schema).map(|_| ())
+            })
+            .await
+            .map_err(|err| ServiceError::Internal(format!("schema check failed: {err}")))?
+            .map_err(|err| ServiceError::BadRequest(format!("schema: {err:#}")))?;
         }
         let limits = pipeline::effective_limits(&registered.policy, &body.limits);
         let guard = Duration::from_millis(limits.wall_time_ms) + GUARD_SLACK;
