@@ -350,6 +350,29 @@ fn attack(
     locks.release(&keys);
 }
 
+/// Runs the case once, watched, for `pass` (`jail`: static layer off; `full`: the whole gateway), with
+/// its output dir. Warden failing to run at all is an error mismatch of that pass (`None`).
+fn run_pass(
+    case: &Case,
+    fixtures: &Fixtures,
+    warden: &Warden,
+    pass: &'static str,
+    env: &[(String, String)],
+    result: &mut CaseResult,
+) -> Option<(super::exec::Finished, Option<Record>, Option<PathBuf>)> {
+    let out = output_dir(fixtures, warden, case, pass);
+    match warden.run(&case.file, pass == "jail", out.as_deref(), env, true) {
+        Ok(finished) => {
+            let record = Record::parse(&finished.stdout);
+            Some((finished, record, out))
+        }
+        Err(err) => {
+            result.mismatch(MismatchKind::Error, pass, err);
+            None
+        }
+    }
+}
+
 fn jail_pass(
     case: &Case,
     effects: &[Effect],
@@ -358,15 +381,11 @@ fn jail_pass(
     env: &mut CaseEnv,
     result: &mut CaseResult,
 ) {
-    let out = output_dir(fixtures, warden, case, "jail");
-    let finished = match warden.run(&case.file, true, out.as_deref(), &env.env(), true) {
-        Ok(finished) => finished,
-        Err(err) => {
-            result.mismatch(MismatchKind::Error, "jail", err);
-            return;
-        }
+    let Some((finished, record, out)) =
+        run_pass(case, fixtures, warden, "jail", &env.env(), result)
+    else {
+        return;
     };
-    let record = Record::parse(&finished.stdout);
     let mut checks = verify::check_pass(
         effects,
         fixtures,
@@ -454,15 +473,11 @@ fn full_pass(
     env: &mut CaseEnv,
     result: &mut CaseResult,
 ) {
-    let out = output_dir(fixtures, warden, case, "full");
-    let finished = match warden.run(&case.file, false, out.as_deref(), &env.env(), true) {
-        Ok(finished) => finished,
-        Err(err) => {
-            result.mismatch(MismatchKind::Error, "full", err);
-            return;
-        }
+    let Some((finished, record, out)) =
+        run_pass(case, fixtures, warden, "full", &env.env(), result)
+    else {
+        return;
     };
-    let record = Record::parse(&finished.stdout);
     let stopped_by_policy = record
         .as_ref()
         .is_some_and(|r| r.status == "denied" || r.status == "review_required");
