@@ -1,8 +1,8 @@
 //! The server's configuration file (`warden serve --config FILE`): where it listens, who may call it,
 //! which policies it holds, and how much work it admits. Documented key by key in docs/serve.md.
 //!
-//! Like rules files, unknown keys are errors with their line and column; everything is checked before
-//! the server binds a socket, and nothing reads the raw TOML after [`ServerConfig::parse`].
+//! Parsed like rules files (`warden_policy::settings::parse_toml`): unknown keys are errors with their
+//! line, column and key path; everything is checked before the server binds a socket, and nothing reads the raw TOML after [`ServerConfig::parse`].
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
@@ -340,20 +340,7 @@ impl ServerConfig {
 }
 
 fn parse_raw(text: &str) -> anyhow::Result<RawConfig> {
-    toml::from_str(text).map_err(|err| {
-        let at = err
-            .span()
-            .map(|span| {
-                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
-                let column = text[..span.start.min(text.len())]
-                    .rsplit('\n')
-                    .next()
-                    .map_or(1, |l| l.chars().count() + 1);
-                format!("line {line}, column {column}: ")
-            })
-            .unwrap_or_default();
-        anyhow::anyhow!("{at}{}", err.message())
-    })
+    warden_policy::settings::parse_toml(text).map_err(|err| anyhow::anyhow!("{err}"))
 }
 
 fn parse_digest(text: &str) -> Option<[u8; 32]> {
@@ -406,7 +393,10 @@ mod tests {
         let err = parse("[server]\nsokcet = \"/tmp/x\"\n")
             .unwrap_err()
             .to_string();
-        assert!(err.contains("line 2") && err.contains("sokcet"), "{err}");
+        assert!(
+            err.contains("2:1") && err.contains("server.sokcet"),
+            "{err}"
+        );
         let err = parse("[admision]\n").unwrap_err().to_string();
         assert!(err.contains("admision"), "{err}");
     }

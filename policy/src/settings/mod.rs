@@ -408,6 +408,12 @@ impl Policy {
 
 /// Deserialises the text, reporting unknown keys and type errors with line, column and key path.
 fn parse_raw(text: &str) -> Result<RawRules, RulesError> {
+    parse_toml(text)
+}
+
+/// Deserialises TOML text into `T`, locating any error by line, column and key path (used for
+/// rules files and for the server's configuration, so both report mistakes the same way).
+pub fn parse_toml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, RulesError> {
     let deserializer = toml::Deserializer::new(text);
     serde_path_to_error::deserialize(deserializer).map_err(|err| {
         let key = err.path().to_string();
