@@ -313,6 +313,14 @@ fn tcp_requires_a_valid_token_and_tokens_limit_policies() {
         .any(|m| m == "pandas"));
     assert!(default["limits"]["wall_time_ms"].as_u64().unwrap() > 0);
     assert_eq!(default["sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(default["layers"]["seccomp"], true, "{default}");
+    assert!(
+        default["layers"]["cgroup"]
+            .as_str()
+            .unwrap()
+            .starts_with('v'),
+        "{default}"
+    );
 
     // The Unix socket does not need a token (its file mode decides), but a bad one is refused.
     let unix = server.unix();
@@ -692,6 +700,11 @@ fn an_unprivileged_server_runs_jails_and_reports_the_layers_in_force() {
     assert_eq!(ok["status"], "ok", "{ok}");
     // No delegated cgroup for this user: the record says so, and rlimits stand in.
     assert_eq!(ok["layers"]["cgroup"], "none", "{ok}");
+    let listed = request(&socket, "GET", "/v1/policies", None, None).json();
+    assert_eq!(
+        listed["policies"][0]["layers"]["cgroup"], "none",
+        "{listed}"
+    );
     assert_eq!(ok["layers"]["rlimits"], true);
     assert_eq!(ok["layers"]["seccomp"], true);
     let timeout = run(

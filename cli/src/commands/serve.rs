@@ -66,13 +66,14 @@ impl ServeArgs {
 pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let config = args.load()?;
     if args.check_config {
+        let plans = warden::service::plan_policies(&config)?;
         for (name, registered) in &config.policies {
-            let jail = warden::jail_config::from_policy(&registered.policy)?;
-            warden_jail::Plan::new(&jail)
-                .map_err(|err| anyhow::anyhow!("policy {name} cannot run on this host: {err}"))?;
+            let layers = plans.get(name).map(warden_jail::layers);
             println!(
-                "policy {name}: {} (sha256 {})",
-                registered.source, registered.policy.sha256
+                "policy {name}: {} (sha256 {}); layers {}",
+                registered.source,
+                registered.policy.sha256,
+                serde_json::to_string(&layers)?
             );
         }
         println!(

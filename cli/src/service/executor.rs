@@ -103,7 +103,7 @@ impl Executor {
     }
 
     /// Removes run cgroups whose warden is gone, for each policy's jail plan.
-    pub fn reap_stale(plans: &[warden_jail::Plan]) {
+    pub fn reap_stale<'a>(plans: impl IntoIterator<Item = &'a warden_jail::Plan>) {
         for plan in plans {
             plan.reap_stale();
         }

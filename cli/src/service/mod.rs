@@ -17,7 +17,7 @@ pub mod mcp;
 pub mod metrics;
 pub mod server;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -129,7 +129,8 @@ pub struct Service {
     admission: Admission,
     metrics: Metrics,
     audit: AuditLog,
-    plans: Vec<warden_jail::Plan>,
+    /// Each policy's jail plan, by registered name (for reaping and for what `/v1/policies` reports).
+    plans: BTreeMap<String, warden_jail::Plan>,
     checks: tokio::sync::Semaphore,
 }
 
@@ -137,16 +138,9 @@ impl Service {
     /// Checks that every policy can run on this host (fail closed), takes the state directory and
     /// reaps what a previous server left.
     pub fn start(config: ServerConfig, worker_binary: PathBuf) -> anyhow::Result<Self> {
-        let mut plans = Vec::new();
-        for (name, registered) in &config.policies {
-            let jail = crate::jail_config::from_policy(&registered.policy)
-                .map_err(|err| anyhow::anyhow!("policy {name}: {err:#}"))?;
-            let plan = warden_jail::Plan::new(&jail)
-                .map_err(|err| anyhow::anyhow!("policy {name} cannot run on this host: {err}"))?;
-            plans.push(plan);
-        }
+        let plans = plan_policies(&config)?;
         let executor = Executor::new(worker_binary, &config.state_dir)?;
-        Executor::reap_stale(&plans);
+        Executor::reap_stale(plans.values());
         let admission = Admission::new(
             config.max_concurrent_runs,
             config.queue_size,
@@ -346,7 +340,13 @@ impl Service {
                     .is_none_or(|allowed| allowed.contains(*name))
             })
             .map(|(name, registered)| {
-                describe_policy(name, registered, name == &self.config.default_policy)
+                let mut entry =
+                    describe_policy(name, registered, name == &self.config.default_policy);
+                if let (Some(plan), Some(object)) = (self.plans.get(name), entry.as_object_mut()) {
+                    // What this host enforces for it: a layer it lacks shows here, not only in records.
+                    object.insert("layers".to_owned(), json!(warden_jail::layers(plan)));
+                }
+                entry
             })
             .collect();
         json!({ "default": self.config.default_policy, "policies": list })
@@ -384,7 +384,7 @@ impl Service {
     /// at start-up and then periodically, because the workers of a SIGKILLed server may take a
     /// moment to finish dying after the next one starts.
     pub fn reap_cgroups(&self) {
-        Executor::reap_stale(&self.plans);
+        Executor::reap_stale(self.plans.values());
     }
 
     pub fn running(&self) -> usize {
@@ -395,6 +395,20 @@ impl Service {
     pub fn note_rejected(&self, reason: &str) {
         self.metrics.rejected(reason);
     }
+}
+
+/// Plans every policy's jail on this host; a policy whose required layers cannot be enforced here is
+/// an error (the server does not start with it).
+pub fn plan_policies(config: &ServerConfig) -> anyhow::Result<BTreeMap<String, warden_jail::Plan>> {
+    let mut plans = BTreeMap::new();
+    for (name, registered) in &config.policies {
+        let jail = crate::jail_config::from_policy(&registered.policy)
+            .map_err(|err| anyhow::anyhow!("policy {name}: {err:#}"))?;
+        let plan = warden_jail::Plan::new(&jail)
+            .map_err(|err| anyhow::anyhow!("policy {name} cannot run on this host: {err}"))?;
+        plans.insert(name.clone(), plan);
+    }
+    Ok(plans)
 }
 
 /// An audit line being filled in: written by [`PendingAudit::finish`], or as `cancelled` when the
