@@ -138,13 +138,12 @@ fn arm_parent_death() -> anyhow::Result<()> {
 }
 
 fn run(job: &Job, dir: &Path) -> anyhow::Result<Value> {
-    use sha2::{Digest, Sha256};
-    let digest = warden_policy::settings::hex(&Sha256::digest(job.policy_text.as_bytes()));
-    if digest != job.policy_sha256 {
-        anyhow::bail!("the policy text does not match its digest");
-    }
     let policy = warden_policy::Policy::from_toml(&job.policy_text, job.policy_base_dir.as_deref())
         .map_err(|err| anyhow::anyhow!("invalid policy: {err}"))?;
+    // `Policy::sha256` is the digest of the text it was parsed from.
+    if policy.sha256 != job.policy_sha256 {
+        anyhow::bail!("the policy text does not match its digest");
+    }
     // The server bounded the request's size already.
     let inputs = decode_inputs(&job.inputs, u64::MAX).map_err(|err| anyhow::anyhow!(err))?;
     let input_dir = dir.join("in");
@@ -213,6 +212,27 @@ mod tests {
         for good in ["data.csv", ".hidden", "a b.txt", "ü.csv"] {
             assert!(check_input_name(good).is_ok(), "{good:?} refused");
         }
+    }
+
+    #[test]
+    fn a_policy_text_that_does_not_match_its_digest_is_refused() {
+        let text = warden_policy::settings::DEFAULT_RULES.to_owned();
+        let job = Job {
+            policy_text: text.replace("pandas", "pandaz"),
+            policy_base_dir: None,
+            policy_sha256: warden_policy::Policy::from_toml(&text, None)
+                .unwrap()
+                .sha256,
+            code: "print(1)".to_owned(),
+            inputs: Vec::new(),
+            schema: None,
+            limits: CallerLimits::default(),
+            return_files: false,
+        };
+        let dir = std::env::temp_dir().join("warden-job-digest-test-never-created");
+        let err = run(&job, &dir).unwrap_err().to_string();
+        assert!(err.contains("digest"), "{err}");
+        assert!(!dir.exists());
     }
 
     #[test]
