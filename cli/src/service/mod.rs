@@ -217,7 +217,7 @@ impl Service {
             .checks
             .acquire()
             .await
-            .map_err(|_| ServiceError::Rejected(Rejection::ShuttingDown, 10))?;
+            .map_err(|_| self.rejected(Rejection::ShuttingDown))?;
         let service = Arc::clone(self);
         let policy_name = name.to_owned();
         let code = body.code.into_bytes();
@@ -296,9 +296,11 @@ impl Service {
             limits: body.limits,
             return_files: body.return_files,
         };
-        let slot = self.admission.admit().await.map_err(|rejection| {
-            ServiceError::Rejected(rejection, self.admission.retry_after(rejection))
-        })?;
+        let slot = self
+            .admission
+            .admit()
+            .await
+            .map_err(|rejection| self.rejected(rejection))?;
         let admitted = Instant::now();
         let result = self.executor.run(&job, guard, reply_cap).await;
         drop(slot);
@@ -317,9 +319,7 @@ impl Service {
                 }
                 Ok(record)
             }
-            Err(ExecError::ShuttingDown) => {
-                Err(ServiceError::Rejected(Rejection::ShuttingDown, 10))
-            }
+            Err(ExecError::ShuttingDown) => Err(self.rejected(Rejection::ShuttingDown)),
             Err(err) => {
                 self.metrics.run("setup_failed", seconds, &[]);
                 Err(ServiceError::Internal(err.to_string()))
@@ -389,6 +389,11 @@ impl Service {
 
     pub fn running(&self) -> usize {
         self.executor.running()
+    }
+
+    /// The error for a request turned away, with its `Retry-After`.
+    fn rejected(&self, rejection: Rejection) -> ServiceError {
+        ServiceError::Rejected(rejection, self.admission.retry_after(rejection))
     }
 
     /// Counts a request turned away before judgement (`unauthorized`…).
