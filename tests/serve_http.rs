@@ -35,6 +35,23 @@ fn every_status_of_the_result_record_over_the_unix_socket() {
     require_root!();
     let mut server = Server::start(Options::default());
     let socket = server.unix();
+    // The socket has the configured mode and group: file permissions decide who may connect.
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let meta = std::fs::metadata(&server.socket).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o777, 0o660);
+        let nogroup = std::process::Command::new("getent")
+            .args(["group", "nogroup"])
+            .output()
+            .unwrap();
+        let gid: u32 = String::from_utf8_lossy(&nogroup.stdout)
+            .split(':')
+            .nth(2)
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(meta.gid(), gid);
+    }
 
     // ok, with an input file in and a file out.
     let csv = base64::engine::general_purpose::STANDARD.encode("x\n1\n2\n3\n");

@@ -131,8 +131,8 @@ impl Server {
         let config = format!(
             r#"[server]
 socket = "{socket}"
-socket_mode = "0600"
-{tcp}state_dir = "{state}"
+socket_mode = "0660"
+{group}{tcp}state_dir = "{state}"
 audit_log = "{audit}"
 default_policy = "default"
 
@@ -161,6 +161,12 @@ sha256 = "{strict_token}"
 policies = ["strict"]
 "#,
             socket = socket.display(),
+            // Root may give the socket to any group; the unprivileged server keeps its own.
+            group = if options.user.is_none() {
+                "socket_group = \"nogroup\"\n"
+            } else {
+                ""
+            },
             state = state_dir.display(),
             audit = audit.display(),
             runs = options.max_concurrent_runs,
