@@ -237,28 +237,21 @@ const fn libc_o_nofollow() -> i32 {
     0o400000
 }
 
-fn hash(mut file: fs::File) -> anyhow::Result<(u64, String)> {
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 64 * 1024];
-    let mut total = 0u64;
-    loop {
-        let read = file.read(&mut buffer)?;
-        if read == 0 {
-            break;
-        }
-        hasher.update(&buffer[..read]);
-        total += read as u64;
-    }
-    Ok((total, warden_policy::settings::hex(&hasher.finalize())))
+fn hash(file: fs::File) -> anyhow::Result<(u64, String)> {
+    hash_into(file, &mut std::io::sink())
 }
 
-fn copy_hashing(mut file: fs::File, target: &Path) -> anyhow::Result<(u64, String)> {
-    use std::io::Write;
+fn copy_hashing(file: fs::File, target: &Path) -> anyhow::Result<(u64, String)> {
     let mut out = fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(target)
         .with_context(|| format!("cannot create {}", target.display()))?;
+    hash_into(file, &mut out)
+}
+
+/// Reads `file` to its end, writing every byte to `out`; returns its size and SHA-256 (hex).
+fn hash_into(mut file: fs::File, out: &mut impl std::io::Write) -> anyhow::Result<(u64, String)> {
     let mut hasher = Sha256::new();
     let mut buffer = vec![0u8; 64 * 1024];
     let mut total = 0u64;
