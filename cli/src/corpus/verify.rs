@@ -600,8 +600,10 @@ pub fn matches(glob: &str) -> BTreeSet<PathBuf> {
         .collect()
 }
 
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
+/// Every entry below `dir` except directories (which are descended, never through symlinks), with
+/// its metadata (`lstat`).
+fn entries_below(dir: &Path) -> Vec<(PathBuf, std::fs::Metadata)> {
+    let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&d) else {
@@ -611,11 +613,20 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
             let path = entry.path();
             match std::fs::symlink_metadata(&path) {
                 Ok(meta) if meta.is_dir() => stack.push(path),
-                Ok(meta) if meta.is_file() => out.push(path),
-                _ => {}
+                Ok(meta) => found.push((path, meta)),
+                Err(_) => {}
             }
         }
     }
+    found
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = entries_below(dir)
+        .into_iter()
+        .filter(|(_, meta)| meta.is_file())
+        .map(|(path, _)| path)
+        .collect();
     out.sort();
     out
 }
@@ -623,29 +634,18 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 /// Entries of an output dir that are not plain regular files.
 fn odd_outputs(dir: &Path) -> Vec<String> {
     let mut odd = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = path
-                .strip_prefix(dir)
-                .unwrap_or(&path)
-                .display()
-                .to_string();
-            match std::fs::symlink_metadata(&path) {
-                Ok(meta) if meta.file_type().is_symlink() => {
-                    odd.push(format!("{name} is a symlink"))
-                }
-                Ok(meta) if meta.is_dir() => stack.push(path),
-                Ok(meta) if !meta.is_file() => odd.push(format!("{name} is not a regular file")),
-                Ok(meta) if meta.mode() & 0o6000 != 0 => {
-                    odd.push(format!("{name} has a set-id bit ({:o})", meta.mode()))
-                }
-                _ => {}
-            }
+    for (path, meta) in entries_below(dir) {
+        let name = path
+            .strip_prefix(dir)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        if meta.file_type().is_symlink() {
+            odd.push(format!("{name} is a symlink"));
+        } else if !meta.is_file() {
+            odd.push(format!("{name} is not a regular file"));
+        } else if meta.mode() & 0o6000 != 0 {
+            odd.push(format!("{name} has a set-id bit ({:o})", meta.mode()));
         }
     }
     odd
