@@ -1,5 +1,5 @@
 #!/bin/sh
-# Makes the Python venv tests/mcp_stdio.rs drives `warden mcp` from: the official MCP client
+# Makes the Python venv tests/serve/mcp.rs drives `warden mcp` from: the official MCP client
 # (PyPI `mcp`, pinned) in $WARDEN_DATA_DIR/test-venvs/mcp (default /var/lib/warden as root, else
 # $XDG_DATA_HOME/warden or ~/.local/share/warden: the same data dir warden itself uses).
 # Idempotent: does nothing when the venv already has the pinned version.

@@ -26,7 +26,7 @@ command -v cargo-nextest >/dev/null || cargo install --locked cargo-nextest
 for extra in scripts/setup-jail.sh; do
     if [ -x "$extra" ]; then "$extra"; fi
 done
-# The official MCP Python client tests/mcp_stdio.rs drives `warden mcp` with (a venv in the data dir).
+# The official MCP Python client tests/serve/mcp.rs drives `warden mcp` with (a venv in the data dir).
 scripts/setup-mcp-test.sh
 
 cargo build --release -p warden

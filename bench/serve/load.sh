@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load test of `warden serve` (tests/serve_load.rs): 500 run requests from 16 concurrent clients on
+# Load test of `warden serve` (tests/serve/load.rs): 500 run requests from 16 concurrent clients on
 # the Unix socket, 2 run slots, queue of 10. Prints the figures the README records: answers by HTTP
 # status, result statuses, throughput of results, latency percentiles of answered runs, server RSS.
 # Run as root on a quiet machine; repeat it (./bench/serve/load.sh 3) and report the medians.
@@ -10,7 +10,7 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 cargo build --release --quiet --tests
 for i in $(seq 1 "$runs"); do
-    WARDEN_LOAD_REPORT="$out/run-$i.json" cargo nextest run --release --test serve_load \
+    WARDEN_LOAD_REPORT="$out/run-$i.json" cargo nextest run --release --test serve -E "test(/^load::/)" \
         --status-level none --final-status-level none >/dev/null 2>&1
     echo "run $i: $(cat "$out/run-$i.json")"
 done

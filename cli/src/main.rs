@@ -13,7 +13,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             eprintln!("warden: error: {err:#}");
-            ExitCode::from(warden::exit::ERROR)
+            ExitCode::from(commands::exit::ERROR)
         }
     }
 }

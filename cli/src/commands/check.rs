@@ -60,11 +60,11 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .max()
         .unwrap_or(Decision::Allow);
     Ok(ExitCode::from(if !errors.is_empty() {
-        warden::exit::ERROR
+        super::exit::ERROR
     } else if worst == Decision::Allow {
-        warden::exit::OK
+        super::exit::OK
     } else {
-        warden::exit::FAILED
+        super::exit::FAILED
     }))
 }
 

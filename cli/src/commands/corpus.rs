@@ -1,143 +1,39 @@
-//! `warden corpus`: run attack and benign corpora through each layer and report the matrix.
+//! `warden corpus`: hands over to the `warden-corpus` binary in the same directory.
+//!
+//! The corpus runner is a program of its own (crate `corpus/`), so the code that checks and runs
+//! programs (`warden check`, `warden run`, `warden serve`) never links it. Arguments pass through
+//! unchanged; `warden corpus --help` is the runner's help.
 
-use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
-use std::time::Duration;
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, ExitCode};
 
 use anyhow::Context;
-use clap::{Args, Subcommand, ValueEnum};
-use warden::corpus::{self, report, Options, RunError};
+use clap::Args;
 
-use super::RulesArg;
-
-#[derive(Debug, Subcommand)]
-pub enum CorpusCommand {
-    /// Run corpora: each attack through the policy alone, the jail alone and the full pipeline.
-    ///
-    /// DIR is a directory of cases in warden's header format (searched recursively; see
-    /// corpus/README.md) or a directory with an index.jsonl (the external corpora of
-    /// ../shared/corpora). Every attack is checked from the host side: canaries, listeners on the
-    /// loopback, host processes, file snapshots. Never run attack files outside warden.
-    ///
-    /// Exit status: 0 when every case met its expectation; 1 on any escape (an attack not contained
-    /// with the policy off), benign regression or broken expectation; 2 when the corpus is
-    /// malformed or the run could not be set up.
-    Run(CorpusRunArgs),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CorpusFormat {
-    /// One line per case, the mismatches with their evidence, then the matrix.
-    Human,
-    /// The whole report as one JSON document.
-    Json,
-    /// JUnit XML (one test suite per corpus and group).
-    Junit,
-    /// The Markdown matrix (corpus/REPORT.md).
-    Markdown,
-}
-
+/// Run attack and benign corpora through each layer and report which layers hold.
+///
+/// `warden corpus run [--rules FILE] [--format human|json|junit|markdown] DIR...`: every attack goes
+/// through the policy alone, the jail alone and the full pipeline, its effects judged from the host
+/// side; every benign program must run to its expected output. This is the `warden-corpus` program
+/// beside `warden`; `warden corpus run --help` lists its options.
 #[derive(Debug, Args)]
-pub struct CorpusRunArgs {
-    #[command(flatten)]
-    pub rules: RulesArg,
-    /// Report format.
-    #[arg(long, value_enum, default_value_t = CorpusFormat::Human)]
-    pub format: CorpusFormat,
-    /// Write the report to FILE instead of standard output.
-    #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Also write a JUnit XML report to FILE (for CI artefacts), whatever --format says.
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
-    /// Cases run in parallel (default: the number of CPUs).
-    #[arg(long, value_name = "N")]
-    pub jobs: Option<usize>,
-    /// The warden binary under test (default: this one).
-    #[arg(long, value_name = "PATH")]
-    pub warden: Option<PathBuf>,
-    /// Only run cases whose id contains SUBSTRING (repeatable).
-    #[arg(long = "only", value_name = "SUBSTRING")]
-    pub only: Vec<String>,
-    /// Kill a single warden call after this many seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 180)]
-    pub guard_seconds: u64,
-    /// Print a line per finished case on standard error (default: when it is a terminal).
-    #[arg(long)]
-    pub progress: bool,
-    /// Corpus directories (warden's header format, or a directory with an index.jsonl).
-    #[arg(required = true, value_name = "DIR")]
-    pub dirs: Vec<PathBuf>,
+#[command(disable_help_flag = true)]
+pub struct CorpusArgs {
+    /// The runner's arguments (`run ...`; `--help` for its help).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+    pub args: Vec<OsString>,
 }
 
-pub fn run(command: CorpusCommand) -> anyhow::Result<ExitCode> {
-    match command {
-        CorpusCommand::Run(args) => run_corpus(args),
-    }
-}
-
-fn run_corpus(args: CorpusRunArgs) -> anyhow::Result<ExitCode> {
-    if let Some(rules) = &args.rules.rules {
-        // Fail early, with the policy's own message, rather than once per case.
-        args.rules.load()?;
-        anyhow::ensure!(rules.is_file(), "rules file {} not found", rules.display());
-    }
-    let warden = match args.warden {
-        Some(path) => path,
-        None => std::env::current_exe().context("cannot find the running warden binary")?,
-    };
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
-        .max(1);
-    let options = Options {
-        dirs: args.dirs,
-        warden,
-        rules: args.rules.rules.clone(),
-        jobs,
-        filters: args.only,
-        guard: Duration::from_secs(args.guard_seconds.max(1)),
-        progress: args.progress || std::io::stderr().is_terminal(),
-    };
-    let report = match corpus::run(&options) {
-        Ok(report) => report,
-        Err(err @ (RunError::Load(_) | RunError::NoCases | RunError::Setup(_))) => {
-            eprintln!("warden: error: {err}");
-            return Ok(ExitCode::from(warden::exit::ERROR));
-        }
-    };
-    let text = match args.format {
-        CorpusFormat::Human => report::human(&report),
-        CorpusFormat::Json => {
-            let mut json = serde_json::to_string_pretty(&report)?;
-            json.push('\n');
-            json
-        }
-        CorpusFormat::Junit => report::junit(&report),
-        CorpusFormat::Markdown => report::markdown(&report),
-    };
-    match &args.output {
-        Some(path) => write_file(path, &text)?,
-        None => std::io::stdout()
-            .lock()
-            .write_all(text.as_bytes())
-            .context("cannot write the report")?,
-    }
-    if let Some(path) = &args.junit {
-        write_file(path, &report::junit(&report))?;
-    }
-    Ok(ExitCode::from(if report.passed() {
-        warden::exit::OK
-    } else {
-        warden::exit::FAILED
-    }))
-}
-
-fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
-    }
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+pub fn run(args: CorpusArgs) -> anyhow::Result<ExitCode> {
+    let warden = std::env::current_exe().context("cannot find the running warden binary")?;
+    let runner = warden.with_file_name("warden-corpus");
+    anyhow::ensure!(
+        runner.is_file(),
+        "the corpus runner {} is not installed next to warden (build it with `cargo build --release -p warden-corpus`)",
+        runner.display()
+    );
+    // The runner tests the `warden` in its own directory by default: this one.
+    let err = Command::new(&runner).args(&args.args).exec();
+    Err(anyhow::anyhow!("cannot run {}: {err}", runner.display()))
 }

@@ -4,7 +4,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 use serde_json::{json, Value};
-use warden::{exit, jail_config};
+use warden_gateway::jail_config;
+
+use super::exit;
 use warden_jail::{Host, Layer, Plan};
 
 use super::RulesArg;

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+pub mod exit;
 mod check;
 mod corpus;
 mod doctor;
@@ -38,9 +39,8 @@ pub enum Command {
     Rules(rules::RulesCommand),
     // About and long help: the doc comment of the arguments struct.
     Doctor(doctor::DoctorArgs),
-    /// Run attack and benign corpora through each layer and report which layers hold.
-    #[command(subcommand)]
-    Corpus(corpus::CorpusCommand),
+    // About and long help: the doc comment of the arguments struct.
+    Corpus(corpus::CorpusArgs),
     /// Provision and inspect the Python runtimes programs run with.
     #[command(subcommand)]
     Runtime(runtime::RuntimeCommand),
@@ -81,7 +81,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rules(command) => rules::run(command),
         Command::Doctor(args) => doctor::run(args),
         Command::Runtime(command) => runtime::run(command),
-        Command::Corpus(command) => corpus::run(command),
+        Command::Corpus(args) => corpus::run(args),
         Command::Serve(args) => serve::serve(args),
         Command::Mcp(args) => serve::mcp(args),
         Command::Worker(args) => serve::worker(args),

@@ -44,7 +44,7 @@ pub fn run(command: RulesCommand) -> anyhow::Result<ExitCode> {
                 "{}",
                 serde_json::to_string_pretty(&warden_policy::settings::json_schema())?
             );
-            Ok(ExitCode::from(warden::exit::OK))
+            Ok(ExitCode::from(super::exit::OK))
         }
     }
 }
@@ -64,7 +64,7 @@ fn check(file: &Path) -> anyhow::Result<ExitCode> {
         policy.imports.deny.len(),
         policy.denied_references.len(),
     );
-    Ok(ExitCode::from(warden::exit::OK))
+    Ok(ExitCode::from(super::exit::OK))
 }
 
 fn explain(id: Option<&str>) -> anyhow::Result<ExitCode> {
@@ -79,7 +79,7 @@ fn explain(id: Option<&str>) -> anyhow::Result<ExitCode> {
                 rule.default_action().as_str()
             );
         }
-        return Ok(ExitCode::from(warden::exit::OK));
+        return Ok(ExitCode::from(super::exit::OK));
     };
     let rule = Rule::from_id(id)
         .with_context(|| format!("unknown rule {id:?}; `warden rules explain` lists every rule"))?;
@@ -89,7 +89,7 @@ fn explain(id: Option<&str>) -> anyhow::Result<ExitCode> {
         rule.severity().as_str(),
         rule.default_action().as_str()
     );
-    Ok(ExitCode::from(warden::exit::OK))
+    Ok(ExitCode::from(super::exit::OK))
 }
 
 fn test(file: &Path, dir: &Path) -> anyhow::Result<ExitCode> {
@@ -121,8 +121,8 @@ fn test(file: &Path, dir: &Path) -> anyhow::Result<ExitCode> {
     }
     println!("{} passed, {failures} failed", fixtures.len() - failures);
     Ok(ExitCode::from(if failures == 0 {
-        warden::exit::OK
+        super::exit::OK
     } else {
-        warden::exit::FAILED
+        super::exit::FAILED
     }))
 }

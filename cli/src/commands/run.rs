@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use warden::exit;
-use warden::pipeline::{self, Approval, CallerLimits, RunRecord, RunRequest, RunStatus};
+use super::exit;
+use warden_gateway::pipeline::{self, Approval, CallerLimits, RunRecord, RunRequest, RunStatus};
 
 use super::RulesArg;
 

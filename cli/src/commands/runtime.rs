@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Subcommand;
-use warden::runtime;
+use warden_gateway::runtime;
 
 #[derive(Debug, Subcommand)]
 pub enum RuntimeCommand {
@@ -83,13 +83,13 @@ pub fn run(command: RuntimeCommand) -> anyhow::Result<ExitCode> {
             println!("runtime `{name}` removed");
         }
     }
-    Ok(ExitCode::from(warden::exit::OK))
+    Ok(ExitCode::from(super::exit::OK))
 }
 
 fn check(rules: &super::RulesArg, json: bool) -> anyhow::Result<ExitCode> {
     let policy = rules.load()?;
-    let facts = warden::runtime_check::probe(&policy)?;
-    let unguarded = warden::runtime_check::unguarded_reexports(&policy, &facts);
+    let facts = warden_gateway::runtime_check::probe(&policy)?;
+    let unguarded = warden_gateway::runtime_check::unguarded_reexports(&policy, &facts);
     let failed: Vec<(&String, &String)> = facts
         .imports
         .iter()
@@ -119,8 +119,8 @@ fn check(rules: &super::RulesArg, json: bool) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::from(if failed.is_empty() {
-        warden::exit::OK
+        super::exit::OK
     } else {
-        warden::exit::FAILED
+        super::exit::FAILED
     }))
 }

@@ -2,12 +2,11 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
-use warden::exit;
-use warden::service::config::{Overrides, ServerConfig};
+use super::exit;
+use warden_service::config::{Overrides, ServerConfig};
 
 /// Serve the gateway over HTTP/JSON to agents on this host.
 ///
@@ -66,7 +65,7 @@ impl ServeArgs {
 pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let config = args.load()?;
     if args.check_config {
-        let plans = warden::service::plan_policies(&config)?;
+        let plans = warden_service::plan_policies(&config)?;
         for (name, registered) in &config.policies {
             let layers = plans.get(name).map(warden_jail::layers);
             println!(
@@ -92,7 +91,7 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(exit::OK));
     }
     let binary = std::env::current_exe().context("cannot find warden's own binary")?;
-    warden::service::server::serve_blocking(config, binary)?;
+    warden_service::server::serve_blocking(config, binary)?;
     Ok(ExitCode::from(exit::OK))
 }
 
@@ -132,29 +131,8 @@ pub fn mcp(args: McpArgs) -> anyhow::Result<ExitCode> {
         }
         config.default_policy = policy.clone();
     }
-    // Each MCP session has its own state directory (several clients may run `warden mcp` at once);
-    // the ones of sessions that died are swept first.
-    let parent = config.state_dir.clone();
-    warden::service::executor::sweep_abandoned_sessions(&parent);
-    config.state_dir = parent.join(format!("mcp-{}", std::process::id()));
     let binary = std::env::current_exe().context("cannot find warden's own binary")?;
-    let service = Arc::new(warden::service::Service::start(config, binary)?);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let state_dir = service.config.state_dir.clone();
-    let reaper = runtime.spawn(warden::service::server::reap_periodically(Arc::clone(
-        &service,
-    )));
-    let result = runtime.block_on(warden::service::mcp::serve_stdio(Arc::clone(&service)));
-    reaper.abort();
-    service.kill_running();
-    drop(runtime);
-    service.reap();
-    drop(service);
-    let _ = std::fs::remove_dir_all(&state_dir);
-    result?;
+    warden_service::mcp::serve_stdio_blocking(config, binary)?;
     Ok(ExitCode::from(exit::OK))
 }
 
@@ -166,6 +144,6 @@ pub struct WorkerArgs {
 }
 
 pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
-    warden::service::job::serve_one(&args.dir)?;
+    warden_service::job::serve_one(&args.dir)?;
     Ok(ExitCode::from(exit::OK))
 }

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::pipeline::{self, CallerLimits};
+use warden_gateway::pipeline::{self, CallerLimits};
 use admission::{Admission, Rejection};
 use audit::{AuditLog, AuditRecord};
 use config::{RegisteredPolicy, ServerConfig};
@@ -277,7 +277,7 @@ impl Service {
         if let Some(schema) = body.schema.clone() {
             // Compiling a client's schema (its regexes) is CPU work: off the async threads.
             tokio::task::spawn_blocking(move || {
-                crate::validate::OutputSchema::compile(&schema).map(|_| ())
+                warden_gateway::validate::OutputSchema::compile(&schema).map(|_| ())
             })
             .await
             .map_err(|err| ServiceError::Internal(format!("schema check failed: {err}")))?
@@ -407,7 +407,7 @@ impl Service {
 pub fn plan_policies(config: &ServerConfig) -> anyhow::Result<BTreeMap<String, warden_jail::Plan>> {
     let mut plans = BTreeMap::new();
     for (name, registered) in &config.policies {
-        let jail = crate::jail_config::from_policy(&registered.policy)
+        let jail = warden_gateway::jail_config::from_policy(&registered.policy)
             .map_err(|err| anyhow::anyhow!("policy {name}: {err:#}"))?;
         let plan = warden_jail::Plan::new(&jail)
             .map_err(|err| anyhow::anyhow!("policy {name} cannot run on this host: {err}"))?;

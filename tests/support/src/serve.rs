@@ -1,6 +1,5 @@
 //! Shared set-up for the server's end-to-end tests: a real `warden serve` on a private socket (and a
 //! loopback port), a small HTTP/1.1 client, and host-side checks that nothing was left behind.
-#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -11,33 +10,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub use crate::{is_root, repo};
+
 /// The secret of the test token (its SHA-256 is in the configuration, never the secret).
 pub const TOKEN: &str = "test-token-8c1f0e";
 /// A second token that may use only the `strict` policy.
 pub const STRICT_TOKEN: &str = "strict-only-token-41aa";
-
-pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("repo root")
-        .to_owned()
-}
-
-pub fn is_root() -> bool {
-    nix_uid() == 0
-}
-
-fn nix_uid() -> u32 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Uid:"))
-                .and_then(|l| l.split_whitespace().nth(2).map(str::to_owned))
-        })
-        .and_then(|uid| uid.parse().ok())
-        .unwrap_or(u32::MAX)
-}
 
 pub fn sha256_hex(text: &str) -> String {
     use sha2::{Digest, Sha256};
@@ -209,13 +187,13 @@ policies = ["strict"]
             ]);
         }
         let mut command = if setpriv.is_empty() {
-            Command::new(env!("CARGO_BIN_EXE_warden"))
+            Command::new(crate::warden_bin())
         } else {
             let mut command = Command::new("setpriv");
             command
                 .args(&setpriv)
                 .arg("--")
-                .arg(env!("CARGO_BIN_EXE_warden"));
+                .arg(crate::warden_bin());
             command
         };
         if options.user.is_some() {

@@ -3,7 +3,7 @@
 //! The server is multithreaded (tokio), and a process with threads cannot create a user namespace
 //! (`unshare(CLONE_NEWUSER)` fails with EINVAL), so every run happens in a fresh single-threaded
 //! `warden worker` process: the server writes one [`Job`] as JSON to its stdin, the worker runs the
-//! ordinary pipeline ([`crate::pipeline::execute`]) and prints one [`WorkerReply`] line.
+//! ordinary pipeline ([`warden_gateway::pipeline::execute`]) and prints one [`WorkerReply`] line.
 //!
 //! The job carries the policy's *text* as the server validated it at start-up (and its digest, which
 //! the worker re-checks), so a rules file edited on disk while the server runs cannot change what a
@@ -17,7 +17,7 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::pipeline::{self, CallerLimits, RunRequest};
+use warden_gateway::pipeline::{self, CallerLimits, RunRequest};
 
 /// The environment variable that names the server's pid for a worker: the worker dies with it.
 pub const PARENT_PID_ENV: &str = "WARDEN_SERVER_PID";

@@ -2,10 +2,8 @@
 //! run slots, over the Unix socket. Every request must get a result record (200) or a 429/503 with
 //! `Retry-After`; none may be lost or hang; the server's memory must stay bounded; nothing may be
 //! left behind. Prints throughput and latency percentiles (bench/serve/load.sh records them).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "serve_support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -3,16 +3,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn warden() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_warden"))
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use std::path::PathBuf;
+use std::process::{Output, Stdio};
+use warden_test_support::{repo, warden};
 
 fn run_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = warden()

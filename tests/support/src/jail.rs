@@ -3,12 +3,13 @@
 //!
 //! Every test runs in its own process under nextest (and in its own thread under `cargo test`), so
 //! everything here uses unique names and temporary directories.
-#![allow(dead_code)]
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
+
+pub use crate::is_root;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -23,29 +24,6 @@ pub enum As {
 
 /// The unprivileged account the tests run warden as.
 pub const TEST_USER: &str = "warden-test";
-
-/// Whether the tests can run at all (they need root to create the test user and real cgroups).
-pub fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Uid:"))
-                .map(|l| l.split_whitespace().nth(2) == Some("0"))
-        })
-        .unwrap_or(false)
-}
-
-/// Skips the calling test (with a note) when not root.
-#[macro_export]
-macro_rules! require_root {
-    () => {
-        if !$crate::support::is_root() {
-            eprintln!("skipped: the jail's end-to-end tests run as root (they also create an unprivileged user)");
-            return;
-        }
-    };
-}
 
 /// uid and gid of the test user, creating it once if needed.
 pub fn test_user() -> (u32, u32) {
@@ -225,7 +203,7 @@ pub fn run(who: As, program: &str, options: Options<'_>) -> Run {
 /// A `warden` command with `args`, as `who`, with a clean, predictable environment.
 pub fn command_as(who: As, args: &[String]) -> Command {
     let mut command = match who {
-        As::Root => Command::new(env!("CARGO_BIN_EXE_warden")),
+        As::Root => Command::new(crate::warden_bin()),
         As::User => {
             let (uid, gid) = test_user();
             let mut command = Command::new("setpriv");
@@ -234,7 +212,7 @@ pub fn command_as(who: As, args: &[String]) -> Command {
                 .arg(format!("--regid={gid}"))
                 .arg("--clear-groups")
                 .arg("--")
-                .arg(env!("CARGO_BIN_EXE_warden"));
+                .arg(crate::warden_bin());
             command
                 .env("HOME", "/tmp")
                 .env("TMPDIR", "/tmp")
@@ -378,6 +356,12 @@ pub struct Canary {
     pub secret: String,
 }
 
+impl Default for Canary {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl Canary {
     /// Creates `/<unique dir>/secret.txt`.
     pub fn new() -> Self {
@@ -411,12 +395,12 @@ macro_rules! both_modes {
             #[test]
             fn as_root() {
                 $crate::require_root!();
-                check(As::Root)
+                check($crate::jail::As::Root)
             }
             #[test]
             fn as_user() {
                 $crate::require_root!();
-                check(As::User)
+                check($crate::jail::As::User)
             }
         }
     };

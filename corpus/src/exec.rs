@@ -334,6 +334,23 @@ impl Warden {
     }
 }
 
+/// Validates a rules file with the binary under test (`warden rules check FILE`), so that a bad
+/// file fails once, with the policy's own message, rather than once per case.
+pub fn check_rules(binary: &Path, rules: &Path) -> anyhow::Result<()> {
+    let output = Command::new(binary)
+        .args(["rules", "check"])
+        .arg(rules)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|err| anyhow::anyhow!("cannot run {}: {err}", binary.display()))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let message = stderr.trim().trim_start_matches("warden: error: ");
+    anyhow::bail!("{message}")
+}
+
 /// Kills the processes of a finished run that are still alive (only ones the watcher saw
 /// descend from the warden process this runner started, or in that run's pid namespaces).
 pub fn reap_survivors(seen: &Seen) -> Vec<procs::ProcInfo> {

@@ -4,10 +4,9 @@
 //! host afterwards: no connection arrived, the process lives, no host file changed or appeared, and no
 //! host secret appears in any output.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "jail_support/mod.rs"]
-mod support;
+use crate::support;
+use warden_test_support::require_root;
 
 use std::collections::BTreeMap;
 use std::net::TcpListener;

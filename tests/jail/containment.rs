@@ -2,10 +2,9 @@
 //! Every check is made from the host side; what the program prints is only a hint. A probe that
 //! succeeds is a breach and fails the test.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "jail_support/mod.rs"]
-mod support;
+use crate::support;
+use warden_test_support::both_modes;
 
 use std::net::{TcpListener, UdpSocket};
 use std::os::unix::net::UnixListener;

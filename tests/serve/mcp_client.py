@@ -1,8 +1,8 @@
 """Drives `warden mcp` with the official MCP Python client (PyPI `mcp`), as an agent would.
 
-Usage: python3 tests/mcp_client.py WARDEN_BINARY [EXTRA WARDEN MCP ARGS...]
+Usage: python3 tests/serve/mcp_client.py WARDEN_BINARY [EXTRA WARDEN MCP ARGS...]
 
-Run by tests/mcp_stdio.rs from the venv scripts/setup-mcp-test.sh makes. Each check that fails
+Run by tests/serve/mcp.rs from the venv scripts/setup-mcp-test.sh makes. Each check that fails
 is collected; the script prints one JSON summary line ({"ok": bool, "checks": {...}, "failures":
 [...]}) on stdout and exits 1 if any check failed, 2 if the session itself broke.
 """

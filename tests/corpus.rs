@@ -8,15 +8,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn warden() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_warden"))
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use std::process::Output;
+use warden_test_support::{repo, warden};
 
 fn corpus_run(args: &[&str]) -> Output {
     warden()

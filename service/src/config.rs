@@ -199,7 +199,7 @@ impl ServerConfig {
             .state_dir
             .clone()
             .or(server.state_dir.map(resolve))
-            .unwrap_or_else(|| crate::runtime::data_dir().join("serve"));
+            .unwrap_or_else(|| warden_gateway::runtime::data_dir().join("serve"));
         let audit = match overrides.audit_log.as_ref().or(server.audit_log.as_ref()) {
             None => AuditTarget::Stderr,
             Some(text) if text == "-" => AuditTarget::Stderr,

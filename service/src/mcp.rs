@@ -12,6 +12,7 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -27,8 +28,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::job::InputFile;
+
 use super::{Caller, CheckBody, RunBody, Service, ServiceError};
-use crate::pipeline::CallerLimits;
+use warden_gateway::pipeline::CallerLimits;
 
 /// Files up to this size that are UTF-8 are shown to the model in full.
 const TEXT_FILE_MAX: usize = 64 * 1024;
@@ -45,8 +47,35 @@ work dir: input files appear there, and files it writes there are returned (imag
 Print the result to stdout, as JSON when a caller needs to parse it (run_python's `schema` \
 validates it). Use check_python to test a program against the policy without running it.";
 
+/// `warden mcp`: serves one MCP client over standard input and output until it closes them, then
+/// kills what still runs and removes this session's state.
+///
+/// Each MCP session has its own state directory under the configured one (several clients may run
+/// `warden mcp` at once); those of sessions that died are swept first.
+pub fn serve_stdio_blocking(
+    mut config: super::config::ServerConfig, worker_binary: PathBuf) -> anyhow::Result<()> {
+    let parent = config.state_dir.clone();
+    crate::executor::sweep_abandoned_sessions(&parent);
+    config.state_dir = parent.join(format!("mcp-{}", std::process::id()));
+    let service = Arc::new(Service::start(config, worker_binary)?);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let state_dir = service.config.state_dir.clone();
+    let reaper = runtime.spawn(crate::server::reap_periodically(Arc::clone(&service)));
+    let result = runtime.block_on(serve_stdio(Arc::clone(&service)));
+    reaper.abort();
+    service.kill_running();
+    drop(runtime);
+    service.reap();
+    drop(service);
+    let _ = std::fs::remove_dir_all(&state_dir);
+    result
+}
+
 /// Serves MCP over standard input and output until the client closes them.
-pub async fn serve_stdio(service: Arc<Service>) -> anyhow::Result<()> {
+async fn serve_stdio(service: Arc<Service>) -> anyhow::Result<()> {
     let server = Warden {
         service,
         caller: Caller {
@@ -175,7 +204,7 @@ impl Warden {
         match self.service.run(&self.caller, body, "run_python").await {
             Ok(record) => {
                 let applied = self.service.config.policies.get(&policy).map(|registered| {
-                    crate::pipeline::effective_limits(&registered.policy, &limits)
+                    warden_gateway::pipeline::effective_limits(&registered.policy, &limits)
                 });
                 run_result(record, applied.as_ref())
             }

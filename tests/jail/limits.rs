@@ -1,10 +1,9 @@
 //! Resource attacks run in the real jail (static policy off), as root and as an unprivileged user:
 //! each ends within its limit with the right status, and the host is unaffected.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "jail_support/mod.rs"]
-mod support;
+use crate::support;
+use warden_test_support::both_modes;
 
 use support::{run, As, Options, SMALL_RULES};
 

@@ -1,28 +1,17 @@
 //! `warden serve` end to end: the HTTP API over the Unix socket and over TCP (with and without a valid
 //! token), every status of the result record, malformed requests, admission control, the audit log,
 //! graceful shutdown, and SIGKILL in the middle of runs followed by a restart that reaps.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "serve_support/mod.rs"]
-mod support;
+use crate::support;
+use warden_test_support::require_root;
 
-#[path = "jail_support/mod.rs"]
-mod jail;
+use crate::jail;
 
 use std::time::Duration;
 
 use base64::Engine;
 use serde_json::{json, Value};
 use support::{post_json, request, Endpoint, Options, Server, STRICT_TOKEN, TOKEN};
-
-macro_rules! require_root {
-    () => {
-        if !support::is_root() {
-            eprintln!("skipped: the server tests run as root (real cgroups)");
-            return;
-        }
-    };
-}
 
 fn run(endpoint: &Endpoint, body: Value) -> Value {
     let response = post_json(endpoint, "/v1/run", None, &body);
@@ -758,7 +747,7 @@ fn a_policy_the_host_cannot_enforce_stops_the_server_from_starting() {
         ),
     )
     .unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_warden"))
+    let output = std::process::Command::new(warden_test_support::warden_bin())
         .args(["serve", "--config"])
         .arg(dir.path().join("serve.toml"))
         .output()
@@ -772,7 +761,7 @@ fn a_policy_the_host_cannot_enforce_stops_the_server_from_starting() {
     assert!(!dir.path().join("s.sock").exists());
     let unknown_key = dir.path().join("bad.toml");
     std::fs::write(&unknown_key, "[server]\nsocket_path = \"/tmp/x\"\n").unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_warden"))
+    let output = std::process::Command::new(warden_test_support::warden_bin())
         .args(["serve", "--check-config", "--config"])
         .arg(&unknown_key)
         .output()

@@ -4,18 +4,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Output, Stdio};
 
 use serde_json::Value;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn warden() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_warden"))
-}
+use warden_test_support::{repo, warden};
 
 struct Run {
     code: i32,

@@ -1,16 +1,16 @@
 //! End-to-end tests of `warden mcp`: the official MCP Python client (PyPI `mcp`, in the venv
 //! scripts/setup-mcp-test.sh makes) spawns the server over stdio, lists the tools and calls them
-//! the way an agent would (tests/mcp_client.py): a chart comes back as a PNG image, a denied import
+//! the way an agent would (tests/serve/mcp_client.py): a chart comes back as a PNG image, a denied import
 //! and a Python exception come back as tool errors a model can read, and the session leaves
 //! nothing behind in the state directory.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
+use warden_test_support::repo;
 
-/// Every check tests/mcp_client.py makes; each must be reported, and true.
+/// Every check tests/serve/mcp_client.py makes; each must be reported, and true.
 const CHECKS: &[&str] = &[
     "server_info",
     "list_tools",
@@ -33,10 +33,6 @@ const CHECKS: &[&str] = &[
     "describe_policy",
     "unknown_policy_is_tool_error",
 ];
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// warden's data directory, found the way warden finds it (cli/src/runtime.rs `data_dir`).
 fn data_dir() -> PathBuf {
@@ -88,8 +84,8 @@ struct ClientRun {
 fn run_client(state: &Path, extra: &[&str]) -> ClientRun {
     let output = Command::new(client_python())
         .env("WARDEN_TEST_STATE_DIR", state)
-        .arg(repo().join("tests/mcp_client.py"))
-        .arg(env!("CARGO_BIN_EXE_warden"))
+        .arg(repo().join("tests/serve/mcp_client.py"))
+        .arg(warden_test_support::warden_bin())
         .args(extra)
         .output()
         .expect("run the MCP client");

@@ -1,10 +1,10 @@
 //! `warden run --no-policy` and `warden doctor` as commands: the result record, exit codes, errors that
 //! name what failed, files in and out of the work dir.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "jail_support/mod.rs"]
-mod support;
+use crate::support;
+use warden_test_support::both_modes;
+use warden_test_support::require_root;
 
 use std::time::Duration;
 

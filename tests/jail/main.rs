@@ -1,0 +1,10 @@
+//! The jail end to end: the real `warden` binary runs real Python in the real jail, as root and as an
+//! unprivileged user, and every check is made from the host side.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use warden_test_support::jail as support;
+
+mod cli;
+mod containment;
+mod limits;
+mod redcode;

@@ -1,0 +1,10 @@
+//! `warden serve` and `warden mcp` end to end: the HTTP API over the Unix socket and TCP, admission
+//! under load, and the MCP server driven by the official Python client.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use warden_test_support::jail;
+use warden_test_support::serve as support;
+
+mod http;
+mod load;
+mod mcp;
