@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-cargo build --release -p warden >&2
+cargo build --release -p warden -p warden-corpus >&2
 warden="$PWD/target/release/warden"
 shared="${WARDEN_SHARED_CORPORA:-$PWD/../shared/corpora}"
 work="$(mktemp -d)"

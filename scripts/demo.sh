@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 warden=target/release/warden
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-rmdir "$out/" 2>/dev/null || true
+# --output-dir must not exist (or be empty): the program's files go to a directory inside $out.
 
 echo "== warden run examples/sales/analysis.py (check → jail → validated result)"
 "$warden" run --json \

@@ -29,8 +29,8 @@ done
 # The official MCP Python client tests/serve/mcp.rs drives `warden mcp` with (a venv in the data dir).
 scripts/setup-mcp-test.sh
 
-cargo build --release -p warden
-echo "setup: warden built at target/release/warden"
+cargo build --release -p warden -p warden-corpus
+echo "setup: warden built at target/release/warden (corpus runner: target/release/warden-corpus)"
 
 # The Python runtime the default policy names: (re)installed when missing or when its pinned
 # requirements changed.

@@ -24,7 +24,7 @@ pub const KEYS: [&str; 9] = [
     "expect-output",
 ];
 
-/// The groups of attacks (`python-escapes.md`) plus `JAIL`; benign cases use `BENIGN`.
+/// The groups of attacks (corpus/README.md, "Groups") plus `JAIL`; benign cases use `BENIGN`.
 pub const GROUPS: [&str; 15] = [
     "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "JAIL", "BENIGN",
 ];

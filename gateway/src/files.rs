@@ -1,5 +1,5 @@
-//! Files in and out of a run: copying `--input` paths into the work dir, and collecting what the program
-//! wrote into `--output-dir`.
+//! Files in and out of a run: the host work dir ([`WorkDir`]), copying `--input` paths into it, and
+//! collecting what the program wrote into `--output-dir`.
 //!
 //! Never follows a symlink on either side: an input that is a symlink is refused (it could point at a host
 //! secret), and only regular files the program wrote are collected. Knows nothing about the jail.
@@ -265,4 +265,61 @@ fn hash_into(mut file: fs::File, out: &mut impl std::io::Write) -> anyhow::Resul
         total += read as u64;
     }
     Ok((total, warden_policy::settings::hex(&hasher.finalize())))
+}
+
+/// A private host work dir for one run (mode 0700), removed with everything in it afterwards.
+pub struct WorkDir {
+    pub path: PathBuf,
+}
+
+impl WorkDir {
+    pub fn create() -> anyhow::Result<Self> {
+        use std::os::unix::fs::DirBuilderExt;
+        let base =
+            std::env::var_os("WARDEN_RUN_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
+        for attempt in 0..16u32 {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let path = base.join(format!(
+                "warden-work-{}-{nanos}-{attempt}",
+                std::process::id()
+            ));
+            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => return Ok(Self { path }),
+                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(err) => {
+                    return Err(anyhow::anyhow!(
+                        "cannot create work dir {}: {err}",
+                        path.display()
+                    ))
+                }
+            }
+        }
+        anyhow::bail!("cannot create a unique work dir under {}", base.display())
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        remove_tree(&self.path);
+    }
+}
+
+/// Removes a work tree, read-only input dirs included; best effort (used on clean-up paths).
+pub fn remove_tree(path: &std::path::Path) {
+    let _ = make_writable(path);
+    let _ = std::fs::remove_dir_all(path);
+}
+
+/// Read-only input dirs (0555) would stop `remove_dir_all`.
+fn make_writable(dir: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    for entry in std::fs::read_dir(dir)?.flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            make_writable(&entry.path())?;
+        }
+    }
+    Ok(())
 }

@@ -7,11 +7,17 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use warden_jail::{Config, Layer, Limits};
-use warden_policy::settings::{Interpreter, Layer as PolicyLayer};
+use warden_policy::settings::{Interpreter, Layer as PolicyLayer, Limits as PolicyLimits};
 use warden_policy::Policy;
 
-/// The jail configuration for `policy`.
+/// The jail configuration for `policy` with its own limits.
 pub fn from_policy(policy: &Policy) -> anyhow::Result<Config> {
+    with_limits(policy, &policy.limits)
+}
+
+/// The jail configuration for `policy`, with `limits` (the policy's, tightened by a caller) in
+/// place of the policy's own. The jail's plan validates it.
+pub fn with_limits(policy: &Policy, l: &PolicyLimits) -> anyhow::Result<Config> {
     warden_jail::trace("jail config");
     let interpreter = match &policy.interpreter {
         Interpreter::Path(path) => PathBuf::from(path),
@@ -23,7 +29,6 @@ pub fn from_policy(policy: &Policy) -> anyhow::Result<Config> {
             runtime.python()
         }
     };
-    let l = &policy.limits;
     let limits = Limits {
         wall_time_ms: l.wall_time_ms,
         cpu_time_ms: l.cpu_time_ms,
@@ -49,7 +54,7 @@ pub fn from_policy(policy: &Policy) -> anyhow::Result<Config> {
             PolicyLayer::Rlimits => Layer::Rlimits,
         })
         .collect();
-    let config = Config {
+    Ok(Config {
         interpreter,
         limits,
         read_roots: policy.files.read.iter().map(PathBuf::from).collect(),
@@ -58,9 +63,7 @@ pub fn from_policy(policy: &Policy) -> anyhow::Result<Config> {
         required_layers,
         inputs: Vec::new(),
         cgroup_parent: None,
-    };
-    config.validate()?;
-    Ok(config)
+    })
 }
 
 #[cfg(test)]

@@ -10,11 +10,11 @@ use std::path::PathBuf;
 use serde::Serialize;
 use warden_policy::{Decision, Finding, Policy};
 
-use crate::files::{self, OutputFile};
+use crate::files::{self, OutputFile, WorkDir};
 use crate::python_error::{self, PythonError};
 use crate::validate::{OutputSchema, Validation};
 
-/// How a run ended, as the result record names it (DESIGN.md).
+/// How a run ended, as the result record names it (docs/architecture.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
@@ -96,7 +96,7 @@ pub struct PolicyRef {
     pub sha256: String,
 }
 
-/// The result record (DESIGN.md), with warden's additions after the contract's fields.
+/// The result record (docs/architecture.md), with warden's additions after the contract's fields.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunRecord {
     pub status: RunStatus,
@@ -202,30 +202,37 @@ pub fn execute(policy: &Policy, request: &RunRequest) -> anyhow::Result<RunRecor
         findings: report.findings.clone(),
     };
     let mut record = RunRecord::new(policy, &request.source, summary);
+    let end = gate_and_run(policy, request, report, schema.as_ref(), &mut record)?;
+    record.status = status_of(end);
+    Ok(record)
+}
+
+/// The static gate, then the jail: fills the record's fields and says how the run ended.
+fn gate_and_run(
+    policy: &Policy,
+    request: &RunRequest,
+    report: warden_policy::Report,
+    schema: Option<&OutputSchema>,
+    record: &mut RunRecord,
+) -> anyhow::Result<End> {
     let Some(decoded) = report.decoded else {
         // Undecodable source never runs, with or without the static layer.
-        record.status = RunStatus::Denied;
         record.message = Some("the source could not be decoded; see the findings".to_owned());
-        return Ok(record);
+        return Ok(End::Denied);
     };
     if !request.no_policy {
         match report.decision {
-            Decision::Deny => {
-                record.status = RunStatus::Denied;
-                return Ok(record);
-            }
+            Decision::Deny => return Ok(End::Denied),
             Decision::Review if request.approval.is_none() => {
-                record.status = RunStatus::ReviewRequired;
                 record.message =
                     Some("the policy requires a review before this program runs".to_owned());
-                return Ok(record);
+                return Ok(End::ReviewRequired);
             }
             Decision::Review => record.approval = request.approval.clone(),
             Decision::Allow => {}
         }
     }
-    run_in_jail(policy, request, &decoded.text, schema.as_ref(), &mut record)?;
-    Ok(record)
+    run_in_jail(policy, request, &decoded.text, schema, record)
 }
 
 /// The policy's limits, tightened (never loosened) by the caller's.
@@ -246,24 +253,74 @@ pub fn effective_limits(policy: &Policy, caller: &CallerLimits) -> warden_policy
     limits
 }
 
+/// How a request ended, before it is named by a status.
+#[derive(Debug, Clone, Copy)]
+enum End {
+    /// The policy denied it, or its source could not be decoded: nothing ran.
+    Denied,
+    /// The policy requires a review and there was no approval: nothing ran.
+    ReviewRequired,
+    /// A layer the policy requires could not be set up, or the interpreter is unusable: nothing ran.
+    SetupFailed,
+    /// The program ran in the jail.
+    Ran(Ending),
+}
+
+/// A request's status (pure: the one place it is decided).
+fn status_of(end: End) -> RunStatus {
+    match end {
+        End::Denied => RunStatus::Denied,
+        End::ReviewRequired => RunStatus::ReviewRequired,
+        End::SetupFailed => RunStatus::SetupFailed,
+        End::Ran(ending) => run_status(ending),
+    }
+}
+
+/// Everything that decides a run's status, gathered once the run is over.
+#[derive(Debug, Clone, Copy)]
+struct Ending {
+    /// How the jail says the program ended.
+    jail: warden_jail::Status,
+    /// Whether stdout satisfied the output schema (`None`: nothing to validate).
+    valid_output: Option<bool>,
+    /// Whether the program's files were collected within their caps.
+    files_collected: bool,
+}
+
+/// The status of a run that started: the jail's verdict wins; then the schema; then the output
+/// files' caps.
+fn run_status(ending: Ending) -> RunStatus {
+    let jail = match ending.jail {
+        warden_jail::Status::Ok => RunStatus::Ok,
+        warden_jail::Status::Error => RunStatus::Error,
+        warden_jail::Status::Timeout => RunStatus::Timeout,
+        warden_jail::Status::MemoryLimit => RunStatus::MemoryLimit,
+        warden_jail::Status::OutputLimit => RunStatus::OutputLimit,
+    };
+    match jail {
+        RunStatus::Ok if ending.valid_output == Some(false) => RunStatus::OutputInvalid,
+        RunStatus::Ok if !ending.files_collected => RunStatus::OutputLimit,
+        other => other,
+    }
+}
+
 fn run_in_jail(
     policy: &Policy,
     request: &RunRequest,
     text: &str,
     schema: Option<&OutputSchema>,
     record: &mut RunRecord,
-) -> anyhow::Result<()> {
-    let mut tightened = policy.clone();
-    tightened.limits = effective_limits(policy, &request.limits);
-    let config = crate::jail_config::from_policy(&tightened)?;
+) -> anyhow::Result<End> {
+    let limits = effective_limits(policy, &request.limits);
+    let config = crate::jail_config::with_limits(policy, &limits)?;
     let plan = match warden_jail::Plan::new(&config) {
         Ok(plan) => plan,
         Err(err) => {
-            record.status = RunStatus::SetupFailed;
             record.message = Some(err.to_string());
-            return Ok(());
+            return Ok(End::SetupFailed);
         }
     };
+    // The layers in force are the plan's: reported once, whatever happens next.
     record.layers = Some(warden_jail::layers(&plan));
     warden_jail::trace("plan");
     let workdir = WorkDir::create()?;
@@ -271,133 +328,122 @@ fn run_in_jail(
     let outcome = match warden_jail::run(&plan, text, Some(&workdir.path)) {
         Ok(outcome) => outcome,
         Err(err) => {
-            record.status = RunStatus::SetupFailed;
             record.message = Some(err.to_string());
-            return Ok(());
+            return Ok(End::SetupFailed);
         }
     };
-    apply_outcome(record, outcome, schema);
-    let limits = files::CollectLimits {
-        max_files: tightened.limits.output_files,
-        max_total_bytes: tightened.limits.output_bytes,
+    let collect = files::CollectLimits {
+        max_files: limits.output_files,
+        max_total_bytes: limits.output_bytes,
     };
-    match files::collect_outputs(
+    let collected = files::collect_outputs(
         &workdir.path,
         &placed,
-        limits,
+        collect,
         request.output_dir.as_deref(),
-    ) {
-        Ok(collected) => record.files = collected,
+    );
+    let files_collected = match collected {
+        Ok(files) => {
+            record.files = files;
+            true
+        }
         Err(err) => {
-            if record.status == RunStatus::Ok {
-                record.status = RunStatus::OutputLimit;
-            }
             record.message = Some(format!("output files not collected: {err:#}"));
+            false
         }
-    }
-    Ok(())
+    };
+    Ok(End::Ran(apply_outcome(
+        record,
+        outcome,
+        schema,
+        files_collected,
+    )))
 }
 
-/// A private host work dir for one run (mode 0700), removed with everything in it afterwards.
-pub struct WorkDir {
-    pub path: PathBuf,
-}
-
-impl WorkDir {
-    pub fn create() -> anyhow::Result<Self> {
-        use std::os::unix::fs::DirBuilderExt;
-        let base =
-            std::env::var_os("WARDEN_RUN_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
-        for attempt in 0..16u32 {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.subsec_nanos());
-            let path = base.join(format!(
-                "warden-work-{}-{nanos}-{attempt}",
-                std::process::id()
-            ));
-            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-                Ok(()) => return Ok(Self { path }),
-                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(err) => {
-                    return Err(anyhow::anyhow!(
-                        "cannot create work dir {}: {err}",
-                        path.display()
-                    ))
-                }
-            }
-        }
-        anyhow::bail!("cannot create a unique work dir under {}", base.display())
-    }
-}
-
-impl Drop for WorkDir {
-    fn drop(&mut self) {
-        remove_tree(&self.path);
-    }
-}
-
-/// Removes a work tree, read-only input dirs included; best effort (used on clean-up paths).
-pub fn remove_tree(path: &std::path::Path) {
-    let _ = make_writable(path);
-    let _ = std::fs::remove_dir_all(path);
-}
-
-/// Read-only input dirs (0555) would stop `remove_dir_all`.
-fn make_writable(dir: &std::path::Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    for entry in std::fs::read_dir(dir)?.flatten() {
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            make_writable(&entry.path())?;
-        }
-    }
-    Ok(())
-}
-
-/// Fills the record from the jail's outcome: status, output, usage, validation and the Python error.
-pub fn apply_outcome(
+/// Fills the record from the jail's outcome: output, usage, validation and the Python error.
+fn apply_outcome(
     record: &mut RunRecord,
     outcome: warden_jail::Outcome,
     schema: Option<&OutputSchema>,
-) {
+    files_collected: bool,
+) -> Ending {
     record.exit_code = outcome.exit_code;
     record.signal = outcome.signal;
     record.stdout_truncated = outcome.stdout_truncated;
     record.stderr_truncated = outcome.stderr_truncated;
     record.usage = outcome.usage;
-    record.layers = Some(outcome.layers.clone());
     record.limits_hit = outcome.limits_hit.clone();
     record.stdout = outcome.stdout_text();
     record.stderr = outcome.stderr_text();
-    record.status = match outcome.status {
-        warden_jail::Status::Ok => RunStatus::Ok,
-        warden_jail::Status::Error => RunStatus::Error,
-        warden_jail::Status::Timeout => RunStatus::Timeout,
-        warden_jail::Status::MemoryLimit => RunStatus::MemoryLimit,
-        warden_jail::Status::OutputLimit => RunStatus::OutputLimit,
-    };
-    if record.status == RunStatus::Error {
+    if outcome.status == warden_jail::Status::Error {
         record.error = python_error::parse(&record.stderr);
     }
-    if let Some(schema) = schema {
-        if record.status == RunStatus::Ok {
-            record.validation = schema.validate(&outcome.stdout, outcome.stdout_truncated);
-            if !record.validation.valid {
-                record.status = RunStatus::OutputInvalid;
-            }
-        } else {
-            record.validation = crate::validate::Validation {
-                valid: false,
-                errors: vec![crate::validate::OutputError {
-                    instance_path: String::new(),
-                    schema_path: String::new(),
-                    message: format!(
-                        "not validated: the run ended with status {}",
-                        record.status.as_str()
-                    ),
-                }],
-            };
+    let jail_only = Ending {
+        jail: outcome.status,
+        valid_output: None,
+        files_collected: true,
+    };
+    let valid_output = schema.map(|schema| {
+        record.validation = match run_status(jail_only) {
+            RunStatus::Ok => schema.validate(&outcome.stdout, outcome.stdout_truncated),
+            other => Validation::not_validated(other),
+        };
+        record.validation.valid
+    });
+    Ending {
+        jail: outcome.status,
+        valid_output,
+        files_collected,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use warden_jail::Status;
+
+    fn ending(jail: Status, valid_output: Option<bool>, files_collected: bool) -> Ending {
+        Ending {
+            jail,
+            valid_output,
+            files_collected,
         }
+    }
+
+    #[test]
+    fn the_jails_verdict_wins_over_files_and_schema() {
+        assert_eq!(
+            run_status(ending(Status::Timeout, Some(false), false)),
+            RunStatus::Timeout
+        );
+        assert_eq!(
+            run_status(ending(Status::Error, None, true)),
+            RunStatus::Error
+        );
+        assert_eq!(
+            run_status(ending(Status::MemoryLimit, Some(true), true)),
+            RunStatus::MemoryLimit
+        );
+    }
+
+    #[test]
+    fn the_schema_comes_before_the_files_caps() {
+        assert_eq!(
+            run_status(ending(Status::Ok, Some(false), false)),
+            RunStatus::OutputInvalid
+        );
+        assert_eq!(
+            run_status(ending(Status::Ok, Some(true), false)),
+            RunStatus::OutputLimit
+        );
+        assert_eq!(
+            run_status(ending(Status::Ok, Some(false), true)),
+            RunStatus::OutputInvalid
+        );
+        assert_eq!(
+            run_status(ending(Status::Ok, Some(true), true)),
+            RunStatus::Ok
+        );
+        assert_eq!(run_status(ending(Status::Ok, None, true)), RunStatus::Ok);
     }
 }

@@ -23,6 +23,21 @@ pub struct Validation {
 }
 
 impl Validation {
+    /// A schema applies but the run did not end in a way that can be validated.
+    pub fn not_validated(status: crate::pipeline::RunStatus) -> Self {
+        Self {
+            valid: false,
+            errors: vec![OutputError {
+                instance_path: String::new(),
+                schema_path: String::new(),
+                message: format!(
+                    "not validated: the run ended with status {}",
+                    status.as_str()
+                ),
+            }],
+        }
+    }
+
     /// No schema: nothing to check.
     pub fn not_required() -> Self {
         Self {

@@ -95,7 +95,7 @@ impl Executor {
         let mut removed = 0;
         for entry in entries.flatten() {
             if entry.file_name().to_string_lossy().starts_with("job-") {
-                warden_gateway::pipeline::remove_tree(&entry.path());
+                warden_gateway::files::remove_tree(&entry.path());
                 removed += 1;
             }
         }
@@ -269,7 +269,7 @@ impl JobDir {
 
 impl Drop for JobDir {
     fn drop(&mut self) {
-        warden_gateway::pipeline::remove_tree(&self.path);
+        warden_gateway::files::remove_tree(&self.path);
     }
 }
 
@@ -313,7 +313,7 @@ pub fn sweep_abandoned_sessions(parent: &Path) {
         };
         if let Ok(lock) = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock)
         {
-            warden_gateway::pipeline::remove_tree(&entry.path());
+            warden_gateway::files::remove_tree(&entry.path());
             drop(lock);
         }
     }

@@ -25,13 +25,13 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use warden_gateway::pipeline::{self, CallerLimits};
 use admission::{Admission, Rejection};
 use audit::{AuditLog, AuditRecord};
 use config::{RegisteredPolicy, ServerConfig};
 use executor::{ExecError, Executor};
 use job::{InputFile, Job};
 use metrics::{Gauges, Metrics};
+use warden_gateway::pipeline::{self, CallerLimits};
 
 /// Slack on top of a run's wall-clock limit before the server gives up on its worker (jail set-up,
 /// copying files in and out, validation).

@@ -53,7 +53,9 @@ validates it). Use check_python to test a program against the policy without run
 /// Each MCP session has its own state directory under the configured one (several clients may run
 /// `warden mcp` at once); those of sessions that died are swept first.
 pub fn serve_stdio_blocking(
-    mut config: super::config::ServerConfig, worker_binary: PathBuf) -> anyhow::Result<()> {
+    mut config: super::config::ServerConfig,
+    worker_binary: PathBuf,
+) -> anyhow::Result<()> {
     let parent = config.state_dir.clone();
     crate::executor::sweep_abandoned_sessions(&parent);
     config.state_dir = parent.join(format!("mcp-{}", std::process::id()));

@@ -1,7 +1,6 @@
 //! `warden run --no-policy` and `warden doctor` as commands: the result record, exit codes, errors that
 //! name what failed, files in and out of the work dir.
 
-
 use crate::support;
 use warden_test_support::both_modes;
 use warden_test_support::require_root;
@@ -16,7 +15,7 @@ fn warden(who: As, args: &[&str]) -> support::Output {
 }
 
 both_modes! {
-    /// The result record carries the fields DESIGN.md names, with the layers that were in force.
+    /// The result record carries the fields of the record contract (docs/architecture.md), with the layers that were in force.
     fn the_result_record_has_the_design_fields(who: As) {
         let run = run(who, "print('hi')\n", Options::default());
         assert_eq!(run.exit_code, 0);

@@ -4,7 +4,6 @@
 //! host afterwards: no connection arrived, the process lives, no host file changed or appeared, and no
 //! host secret appears in any output.
 
-
 use crate::support;
 use warden_test_support::require_root;
 

@@ -21,7 +21,11 @@ use clap::Args;
 #[command(disable_help_flag = true)]
 pub struct CorpusArgs {
     /// The runner's arguments (`run ...`; `--help` for its help).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "ARGS"
+    )]
     pub args: Vec<OsString>,
 }
 

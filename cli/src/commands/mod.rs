@@ -5,10 +5,10 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-pub mod exit;
 mod check;
 mod corpus;
 mod doctor;
+pub mod exit;
 mod rules;
 mod run;
 mod runtime;

@@ -4,9 +4,9 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use super::exit;
 use anyhow::Context;
 use clap::Args;
-use super::exit;
 use warden_gateway::pipeline::{self, Approval, CallerLimits, RunRecord, RunRequest, RunStatus};
 
 use super::RulesArg;

@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::exit;
 use anyhow::Context;
 use clap::Args;
-use super::exit;
 use warden_service::config::{Overrides, ServerConfig};
 
 /// Serve the gateway over HTTP/JSON to agents on this host.

@@ -190,10 +190,7 @@ policies = ["strict"]
             Command::new(crate::warden_bin())
         } else {
             let mut command = Command::new("setpriv");
-            command
-                .args(&setpriv)
-                .arg("--")
-                .arg(crate::warden_bin());
+            command.args(&setpriv).arg("--").arg(crate::warden_bin());
             command
         };
         if options.user.is_some() {
