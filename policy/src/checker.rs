@@ -1,18 +1,137 @@
 //! The single walk over the AST and the one dispatch site that calls the rules.
 //!
-//! The checker owns traversal order, scopes, depth and node bounds, and turning rule verdicts into
-//! located findings. The rules themselves (under `rules/`) decide what is wrong.
+//! The checker owns traversal order, scopes, depth and node bounds, which rules judge what, and turning
+//! rule verdicts into located findings. The rules themselves (under `rules/`) decide what is wrong.
+//!
+//! Two kinds of things are judged wherever they are met, and each goes through one function here:
+//! qualified names ([`Checker::reference_rules`], for names used in code and names bound by imports
+//! alike, the rules listed in [`REFERENCE_RULES`]) and attribute names ([`Checker::attribute_name`], for
+//! attribute nodes, match class-pattern keywords, `getattr` literals, `attrgetter` paths and words in
+//! strings). Where the context changes which rules apply, the context is a value
+//! ([`ReferenceKind`], [`AttributeSite`]), not a second list of calls.
 
 use std::collections::HashSet;
 
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::finding::{Finding, Span};
+use crate::names;
 use crate::parse::ast::visitor::{self, Visitor};
 use crate::parse::ast::{self, Expr, Stmt};
+use crate::rules::attributes::{computed_attribute, dunder_attribute, private_attribute};
+use crate::rules::dynamic::{dynamic_code, dynamic_import, reflection};
+use crate::rules::imports::{import_not_allowed, reexported_module};
+use crate::rules::references::banned_reference;
+use crate::rules::strings::string_sink;
 use crate::rules::{self, Rule};
-use crate::semantic::{QualName, ScopeId, ScopeKind, Semantic};
+use crate::semantic::{Origin, QualName, ScopeId, ScopeKind, Semantic};
 use crate::settings::Policy;
+
+#[cfg(test)]
+mod tests;
+
+/// How a qualified name is met: the one thing that differs between the ways into the reference rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReferenceKind {
+    /// Bound by `import a.b` or `from a import b` (the name `a.b`). Whether the statement may import it
+    /// at all is judged by the import rules at the statement, before the reference rules.
+    Import,
+    /// Loaded in code as the callee of a call: `os.system(…)`.
+    Call,
+    /// Loaded in code other than as a callee: `f = os.system`, `map(eval, …)`, and the value of
+    /// `getattr(x, "name")`.
+    Value,
+}
+
+const EVERY_KIND: &[ReferenceKind] = &[
+    ReferenceKind::Import,
+    ReferenceKind::Call,
+    ReferenceKind::Value,
+];
+const IN_CODE: &[ReferenceKind] = &[ReferenceKind::Call, ReferenceKind::Value];
+
+/// A rule that judges qualified names, and the kinds of reference it judges.
+pub(crate) struct ReferenceRule {
+    /// The one rule `check` reports.
+    pub(crate) rule: Rule,
+    pub(crate) kinds: &'static [ReferenceKind],
+    check: fn(&mut Checker<'_>, &QualName, TextRange),
+}
+
+/// Every rule that judges qualified names, in the order they run. Names used in code and names bound
+/// by imports both go through this table ([`Checker::reference_rules`]); a rule added here judges both
+/// unless its `kinds` say otherwise.
+pub(crate) const REFERENCE_RULES: &[ReferenceRule] = &[
+    ReferenceRule {
+        rule: Rule::DunderAttribute,
+        kinds: EVERY_KIND,
+        check: dunder_attribute::check_reference,
+    },
+    // At an import the statement itself is judged by `import_not_allowed::check_module`/`check_member`.
+    ReferenceRule {
+        rule: Rule::ImportNotAllowed,
+        kinds: IN_CODE,
+        check: import_not_allowed::check_reference,
+    },
+    ReferenceRule {
+        rule: Rule::ReexportedModule,
+        kinds: EVERY_KIND,
+        check: reexported_module::check_reference,
+    },
+    ReferenceRule {
+        rule: Rule::PrivateAttribute,
+        kinds: EVERY_KIND,
+        check: private_attribute::check_reference,
+    },
+    ReferenceRule {
+        rule: Rule::BannedReference,
+        kinds: EVERY_KIND,
+        check: banned_reference::check_reference,
+    },
+    ReferenceRule {
+        rule: Rule::DynamicCode,
+        kinds: EVERY_KIND,
+        check: dynamic_code::check_reference,
+    },
+    ReferenceRule {
+        rule: Rule::DynamicImport,
+        kinds: EVERY_KIND,
+        check: dynamic_import::check_reference,
+    },
+    ReferenceRule {
+        rule: Rule::Reflection,
+        kinds: EVERY_KIND,
+        check: reflection::check_reference,
+    },
+    // `getattr` and friends only hide attribute names when passed around as values; their calls are
+    // judged by `computed_attribute::check_call`, and importing one is not yet a use.
+    ReferenceRule {
+        rule: Rule::ComputedAttribute,
+        kinds: &[ReferenceKind::Value],
+        check: computed_attribute::check_value_use,
+    },
+    ReferenceRule {
+        rule: Rule::StringSink,
+        kinds: EVERY_KIND,
+        check: string_sink::check_reference,
+    },
+];
+
+/// Where an attribute name is met: the one thing that differs between the ways into the
+/// attribute-name rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AttributeSite {
+    /// An attribute node (`x.name`), a match class-pattern keyword (`case C(name=…)`) or a segment of
+    /// an `operator.attrgetter`/`methodcaller` path.
+    Attribute,
+    /// The literal name given to `getattr`, `setattr`, `hasattr` or `delattr`: `getattr(df,
+    /// "to_pickle")` is `df.to_pickle`, so banned method names count as well. (At attribute nodes,
+    /// banned methods are judged on the whole `x.name` expression by the attribute walk.)
+    Getattr,
+    /// A word inside a string literal (`d["__builtins__"]`, `"{0.__class__}"`): dunder and frame names
+    /// only, since a column may well be named `os`.
+    String,
+}
 
 /// Maps byte offsets to 1-based lines and character columns.
 #[derive(Debug)]
@@ -94,7 +213,7 @@ impl<'a> Checker<'a> {
         self.finish()
     }
 
-    pub(crate) fn finish(mut self) -> Vec<Finding> {
+    fn finish(mut self) -> Vec<Finding> {
         self.findings.sort_by_key(|f| (f.span.start_byte, f.rule));
         self.findings
     }
@@ -107,23 +226,7 @@ impl<'a> Checker<'a> {
         message: impl Into<String>,
         hint: impl Into<String>,
     ) {
-        self.report_bytes(
-            rule,
-            range.start().to_usize(),
-            range.end().to_usize(),
-            message,
-            hint,
-        );
-    }
-
-    pub(crate) fn report_bytes(
-        &mut self,
-        rule: Rule,
-        start: usize,
-        end: usize,
-        message: impl Into<String>,
-        hint: impl Into<String>,
-    ) {
+        let (start, end) = (range.start().to_usize(), range.end().to_usize());
         let Some(action) = self.policy.action_for(rule) else {
             return;
         };
@@ -156,42 +259,117 @@ impl<'a> Checker<'a> {
             .map(|literals| literals.into_iter().map(str::to_owned).collect())
     }
 
-    /// Checks every candidate a reference may resolve to.
-    fn reference(&mut self, candidates: &[QualName], range: TextRange, is_call: bool) {
+    /// Judges one qualified name with every reference rule that applies to its kind: the only place
+    /// the reference rules are called from.
+    pub(crate) fn reference_rules(
+        &mut self,
+        name: &QualName,
+        range: TextRange,
+        kind: ReferenceKind,
+    ) {
+        for entry in REFERENCE_RULES {
+            // A rule the policy turned off would report nothing; skip its work.
+            if entry.kinds.contains(&kind) && self.policy.action_for(entry.rule).is_some() {
+                (entry.check)(self, name, range);
+            }
+        }
+    }
+
+    /// Judges every candidate a reference in code may resolve to.
+    fn references(&mut self, candidates: &[QualName], range: TextRange, kind: ReferenceKind) {
         for name in candidates {
-            rules::attributes::dunder_attribute::check_reference(self, name, range);
-            rules::imports::import_not_allowed::check_reference(self, name, range);
-            rules::imports::reexported_module::check_reference(self, name, range);
-            rules::attributes::private_attribute::check_reference(self, name, range);
-            rules::references::banned_reference::check(self, name, range);
-            rules::dynamic::dynamic_code::check(self, name, range);
-            rules::dynamic::dynamic_import::check(self, name, range);
-            rules::dynamic::reflection::check(self, name, range);
-            rules::attributes::computed_attribute::check_value_use(self, name, range, is_call);
-            rules::strings::string_sink::check_reference(self, name, range);
+            self.reference_rules(name, range, kind);
+        }
+    }
+
+    /// The kind of a load of `range` in code.
+    fn use_kind(&self, range: TextRange) -> ReferenceKind {
+        if self.call_func == Some(range) {
+            ReferenceKind::Call
+        } else {
+            ReferenceKind::Value
+        }
+    }
+
+    /// Judges an attribute name (NFKC-normalised first, as CPython does with identifiers) with the
+    /// attribute-name rules that apply where it was met: the only place they are called from.
+    pub(crate) fn attribute_name(&mut self, name: &str, range: TextRange, site: AttributeSite) {
+        let normalized = names::normalize_identifier(name);
+        dunder_attribute::check_attribute(self, &normalized, range);
+        rules::attributes::frame_attribute::check(self, &normalized, range);
+        if site != AttributeSite::String {
+            reexported_module::check_attribute_name(self, &normalized, range);
+        }
+        if site == AttributeSite::Getattr {
+            rules::references::banned_method::report_if_banned(self, name, range);
+        }
+    }
+
+    /// A string literal: every attribute name it may walk (see `rules::attributes::string_attribute_names`).
+    fn string(&mut self, text: &str, range: TextRange) {
+        for name in rules::attributes::string_attribute_names(text) {
+            self.attribute_name(name, range, AttributeSite::String);
+        }
+    }
+
+    /// `import a.b.c [as d]`: the module must be allowed, and `a.b.c` is judged as a reference.
+    fn import(&mut self, import: &ast::StmtImport) {
+        for alias in &import.names {
+            let path = alias.name.id.as_str();
+            import_not_allowed::check_module(self, path, alias.range());
+            let name = QualName {
+                path: path.to_owned(),
+                origin: Origin::Import,
+            };
+            self.reference_rules(&name, alias.range(), ReferenceKind::Import);
+        }
+    }
+
+    /// `from m import a [as b]`: `m.a` must be allowed and is judged as a reference; `from . import a`
+    /// and `from m import *` bind names the checker cannot resolve.
+    fn import_from(&mut self, import: &ast::StmtImportFrom) {
+        if import.level > 0 {
+            rules::imports::relative_import::report(self, import);
+            return;
+        }
+        let Some(module) = &import.module else { return };
+        let module = module.id.as_str();
+        for alias in &import.names {
+            let member = alias.name.id.as_str();
+            if member == "*" {
+                rules::imports::star_import::report(self, module, alias.range());
+                import_not_allowed::check_module(self, module, alias.range());
+                continue;
+            }
+            import_not_allowed::check_member(self, module, member, alias.range());
+            let name = QualName {
+                path: format!("{module}.{member}"),
+                origin: Origin::Import,
+            };
+            self.reference_rules(&name, alias.range(), ReferenceKind::Import);
         }
     }
 
     /// Checks the names of an attribute chain and the chain as a reference; then walks its base.
     fn attribute_chain(&mut self, expr: &'a Expr) {
         if let Expr::Attribute(outer) = expr {
-            rules::attributes::dunder_attribute::check_store(self, outer);
+            dunder_attribute::check_store(self, outer);
         }
         let mut current = expr;
         while let Expr::Attribute(attribute) = current {
-            rules::attributes::check_attribute_name(
-                self,
+            self.attribute_name(
                 attribute.attr.id.as_str(),
                 attribute.attr.range,
+                AttributeSite::Attribute,
             );
             rules::references::banned_method::check(self, attribute);
             current = &attribute.value;
         }
-        let is_call = self.call_func == Some(expr.range());
+        let kind = self.use_kind(expr.range());
         let candidates = self.resolve(expr);
-        self.reference(&candidates, expr.range(), is_call);
+        self.references(&candidates, expr.range(), kind);
         match current {
-            Expr::Name(name) => rules::attributes::dunder_attribute::check_name(self, name),
+            Expr::Name(name) => dunder_attribute::check_name(self, name),
             base => self.visit_expr(base),
         }
     }
@@ -204,12 +382,12 @@ impl<'a> Checker<'a> {
         if callee.iter().any(|q| q.path == "builtins.getattr") {
             // `getattr(pd.io.stata, "os")` is the reference `pandas.io.stata.os`.
             let candidates = self.resolve(expr);
-            self.reference(&candidates, expr.range(), false);
+            self.references(&candidates, expr.range(), ReferenceKind::Value);
         }
-        rules::attributes::computed_attribute::check_call(self, call, &callee);
+        computed_attribute::check_call(self, call, &callee);
         rules::dynamic::class_hook::check_call(self, call, &callee);
-        rules::references::banned_reference::check_call(self, call, &callee);
-        rules::strings::string_sink::check_call(self, call);
+        banned_reference::check_call(self, call, &callee);
+        string_sink::check_call(self, call);
         rules::files::check_call(self, call, &callee);
         self.visit_arguments(&call.arguments);
     }
@@ -226,7 +404,7 @@ impl<'a> Checker<'a> {
             self.visit_annotation(returns);
         }
         if self.in_class_scope() {
-            rules::attributes::dunder_attribute::check_definition(self, &def.name);
+            dunder_attribute::check_definition(self, &def.name);
             rules::dynamic::class_hook::check_definition(self, &def.name);
         }
         let outer = self.scope;
@@ -327,8 +505,8 @@ impl<'a> Visitor<'a> for Checker<'a> {
             return;
         }
         match stmt {
-            Stmt::Import(import) => rules::imports::check_import(self, import),
-            Stmt::ImportFrom(import) => rules::imports::check_import_from(self, import),
+            Stmt::Import(import) => self.import(import),
+            Stmt::ImportFrom(import) => self.import_from(import),
             Stmt::FunctionDef(def) => self.function(def),
             Stmt::ClassDef(def) => self.class(def),
             _ => visitor::walk_stmt(self, stmt),
@@ -342,33 +520,27 @@ impl<'a> Visitor<'a> for Checker<'a> {
         }
         match expr {
             Expr::Name(name) => {
-                rules::attributes::dunder_attribute::check_name(self, name);
+                dunder_attribute::check_name(self, name);
                 if name.ctx.is_load() {
-                    let is_call = self.call_func == Some(name.range);
+                    let kind = self.use_kind(name.range);
                     let candidates = self.resolve(expr);
-                    self.reference(&candidates, name.range, is_call);
+                    self.references(&candidates, name.range, kind);
                 }
             }
             Expr::Attribute(_) => self.attribute_chain(expr),
             Expr::Call(call) => self.call(expr, call),
-            Expr::StringLiteral(literal) => {
-                rules::attributes::check_string(self, literal.value.to_str(), literal.range);
-            }
+            Expr::StringLiteral(literal) => self.string(literal.value.to_str(), literal.range),
             Expr::FString(fstring) => {
                 // Literal parts can be format templates too: `f"{{0.__mro__}}".format(x)`.
                 for part in fstring.value.iter() {
                     match part {
                         ast::FStringPart::Literal(literal) => {
-                            rules::attributes::check_string(self, &literal.value, literal.range);
+                            self.string(&literal.value, literal.range);
                         }
                         ast::FStringPart::FString(f) => {
                             for element in f.elements.iter() {
                                 if let ast::InterpolatedStringElement::Literal(literal) = element {
-                                    rules::attributes::check_string(
-                                        self,
-                                        &literal.value,
-                                        literal.range,
-                                    );
+                                    self.string(&literal.value, literal.range);
                                 }
                             }
                         }
@@ -392,10 +564,10 @@ impl<'a> Visitor<'a> for Checker<'a> {
         }
         if let ast::Pattern::MatchClass(class) = pattern {
             for keyword in &class.arguments.keywords {
-                rules::attributes::check_attribute_name(
-                    self,
+                self.attribute_name(
                     keyword.attr.id.as_str(),
                     keyword.attr.range,
+                    AttributeSite::Attribute,
                 );
             }
         }

@@ -18,8 +18,6 @@ mod semantic;
 pub mod settings;
 pub mod source;
 
-use ruff_text_size::TextRange;
-
 pub use finding::{Action, Decision, Finding, Severity, Span};
 pub use rules::Rule;
 pub use settings::{Policy, RulesError};
@@ -169,6 +167,3 @@ fn internal_error() -> Report {
         decoded: None,
     }
 }
-
-#[allow(dead_code)]
-fn _range_type_check(_: TextRange) {}

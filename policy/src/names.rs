@@ -50,19 +50,6 @@ pub fn is_frame_attribute(name: &str) -> bool {
     FRAME_ATTRIBUTES.contains(&name)
 }
 
-/// A dotted path split into its segments, when every segment is an identifier.
-pub fn dotted_segments(text: &str) -> Option<Vec<&str>> {
-    let segments: Vec<&str> = text.split('.').collect();
-    segments
-        .iter()
-        .all(|s| {
-            let mut chars = s.chars();
-            matches!(chars.next(), Some(c) if c == '_' || c.is_alphabetic())
-                && chars.all(|c| c == '_' || c.is_alphanumeric())
-        })
-        .then_some(segments)
-}
-
 /// The identifier as CPython would see it: NFKC-normalised.
 pub fn normalize_identifier(name: &str) -> std::borrow::Cow<'_, str> {
     use unicode_normalization::UnicodeNormalization;

@@ -1,15 +1,16 @@
 //! The one module that talks to the Python parser.
 //!
-//! warden uses RustPython's maintained fork of ruff's parser. Everything parser-specific — versions,
-//! error types, the nesting pre-scan that keeps deep input from overflowing the stack — stays here, so
-//! the parser can be swapped without touching the rules. The AST types are re-exported as [`ast`].
+//! warden uses RustPython's maintained fork of ruff's parser. Everything about running it — target
+//! versions, error types, the nesting pre-scan that keeps deep input from overflowing the stack — stays
+//! here. The rest of the crate sees only its AST, re-exported as [`ast`], and the AST's text ranges
+//! (`ruff_text_size`): a parser with a different AST would mean changing the rules too.
 
 pub use ruff_python_ast as ast;
 use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::PythonVersion;
 use ruff_python_parser::lexer::lex;
 use ruff_python_parser::{Mode, ParseOptions};
-use ruff_text_size::{Ranged, TextRange};
+use ruff_text_size::Ranged;
 
 /// A parsed module.
 pub type Module = ast::ModModule;
@@ -161,10 +162,4 @@ fn approximate_position(text: &str, limit: usize) -> usize {
         }
     }
     0
-}
-
-/// Byte range of a node.
-pub fn range_of<T: Ranged>(node: &T) -> (usize, usize) {
-    let range: TextRange = node.range();
-    (range.start().to_usize(), range.end().to_usize())
 }

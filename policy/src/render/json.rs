@@ -1,4 +1,4 @@
-//! JSON output: one object per program, the contract in DESIGN.md.
+//! JSON output: one object per program, the contract in docs/architecture.md.
 
 use serde::Serialize;
 

@@ -1,8 +1,11 @@
 //! Every rule warden knows, in one table.
 //!
 //! Each rule lives in its own file under a family folder, with its documentation (`DOC`: *What it does*,
-//! *Why is this bad?*, *Example*, *Evasions handled*, *Known gaps*) next to its check. This table gives each
-//! rule its stable id, name, family, severity and default action; `warden rules explain ID` prints its DOC.
+//! *Why is this bad?*, *Example*, *Evasions handled*, *Known gaps*) next to its check. Where a check is
+//! shared with other rules or must run before the checker (the source rules, FILE704), the rule's `//!`
+//! says where it is. The checker (`checker.rs`) is the one place that calls the rules. This table gives
+//! each rule its stable id, name, family, severity and default action; `warden rules explain ID` prints
+//! its DOC.
 
 use std::fmt;
 

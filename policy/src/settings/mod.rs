@@ -21,8 +21,6 @@ use crate::rules::Rule;
 
 /// The built-in default policy: the same text as `rules/default.toml`.
 pub const DEFAULT_RULES: &str = include_str!("../../../rules/default.toml");
-/// The shipped strict policy (computation only): the same text as `rules/strict.toml`.
-pub const STRICT_RULES: &str = include_str!("../../../rules/strict.toml");
 
 /// The directory the program runs in, as the program sees it inside the jail. Relative paths in the
 /// rules file and in the program are relative to it.

@@ -2,7 +2,7 @@
 
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::checker::Checker;
+use crate::checker::{AttributeSite, Checker};
 use crate::parse::ast;
 use crate::rules::Rule;
 use crate::semantic::QualName;
@@ -45,16 +45,9 @@ const ATTRIBUTE_FUNCTIONS: &[&str] = &[
 ];
 const GETTERS: &[&str] = &["operator.attrgetter", "operator.methodcaller"];
 
-/// `getattr` and friends referenced other than as the callee of a call.
-pub(crate) fn check_value_use(
-    checker: &mut Checker<'_>,
-    name: &QualName,
-    range: TextRange,
-    is_call: bool,
-) {
-    if is_call {
-        return;
-    }
+/// `getattr` and friends referenced other than as the callee of a call. The checker consults it only
+/// for such references (`ReferenceKind::Value` in `checker::REFERENCE_RULES`).
+pub(crate) fn check_value_use(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
     let path = name.path.as_str();
     if ATTRIBUTE_FUNCTIONS.contains(&path) || GETTERS.contains(&path) {
         checker.report(
@@ -90,15 +83,9 @@ fn attribute_function(checker: &mut Checker<'_>, call: &ast::ExprCall, path: &st
     match checker.literal_strings(name) {
         Some(literals) => {
             for literal in literals {
-                super::check_attribute_name(checker, &literal, name.range());
-                crate::rules::references::banned_method::report_if_banned(
-                    checker,
-                    &literal,
-                    name.range(),
-                );
+                checker.attribute_name(&literal, name.range(), AttributeSite::Getattr);
             }
             // The chain itself (`getattr(pd.io.stata, "os")`) is checked as a reference by the checker.
-            let _ = path;
         }
         None => report_computed(checker, path, name.range()),
     }
@@ -116,7 +103,7 @@ fn getter(checker: &mut Checker<'_>, call: &ast::ExprCall, path: &str) {
             Some(literals) => {
                 for literal in literals {
                     for segment in literal.split('.') {
-                        super::check_attribute_name(checker, segment, argument.range());
+                        checker.attribute_name(segment, argument.range(), AttributeSite::Attribute);
                     }
                 }
             }

@@ -1,53 +1,35 @@
-//! Attribute rules: dunder, private and frame attributes in every position a name can hide, and
-//! attribute names the checker cannot see.
+//! Attribute rules: dunder and frame attributes in every position a name can hide, private names of
+//! imported modules, and attribute names the checker cannot see.
+//!
+//! This module also finds the attribute names hidden in string literals; the checker judges them
+//! (`Checker::attribute_name`), as it judges every other attribute name.
 
 pub(crate) mod computed_attribute;
 pub(crate) mod dunder_attribute;
 pub(crate) mod frame_attribute;
 pub(crate) mod private_attribute;
 
-use ruff_text_size::TextRange;
-
-use crate::checker::Checker;
-use crate::names;
-
-/// An attribute name from an attribute node, a match class-pattern keyword, a `getattr` literal or an
-/// `attrgetter` path.
-pub(crate) fn check_attribute_name(checker: &mut Checker<'_>, name: &str, range: TextRange) {
-    let name = names::normalize_identifier(name);
-    dunder_attribute::check_attribute(checker, &name, range);
-    frame_attribute::check(checker, &name, range);
-    crate::rules::imports::reexported_module::check_attribute_name(checker, &name, range);
-}
-
-/// A name found inside a string: dunders and frame attributes only (a column may well be named "os").
-fn check_string_token(checker: &mut Checker<'_>, name: &str, range: TextRange) {
-    let name = names::normalize_identifier(name);
-    dunder_attribute::check_attribute(checker, &name, range);
-    frame_attribute::check(checker, &name, range);
-}
-
-/// String literals: a dunder or frame name as a whole string (`d["__builtins__"]`,
-/// `getattr(x, "__globals__")`), a path with such names (`attrgetter("a.__globals__")`,
-/// `Formatter().get_field("0.__init__.__globals__")`), and `str.format` field paths (`"{0.__mro__}"`).
-pub(crate) fn check_string(checker: &mut Checker<'_>, text: &str, range: TextRange) {
+/// The attribute names a string literal may walk, in order: the words of a string without whitespace
+/// (a dunder or frame name as a whole string, `d["__builtins__"]`, `getattr(x, "__globals__")`; a path
+/// of them, `attrgetter("a.__globals__")`, `Formatter().get_field("0.__init__.__globals__")`), and the
+/// attribute walks of `str.format` replacement fields (`"{0.__mro__}"`). Long strings and prose are
+/// skipped.
+pub(crate) fn string_attribute_names(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
     if text.len() > 4096 || text.contains(char::is_whitespace) && !text.contains('{') {
-        return;
+        return out;
     }
     if !text.contains(char::is_whitespace) {
         // Dotted paths and lookup paths alike: `a.__class__`, `0.__init__.__globals__[_os]`.
-        for token in text
-            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|t| !t.is_empty())
-        {
-            check_string_token(checker, token, range);
-        }
+        out.extend(
+            text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|t| !t.is_empty()),
+        );
     }
     if text.contains('{') {
-        for path in format_field_attributes(text) {
-            check_string_token(checker, path, range);
-        }
+        out.extend(format_field_attributes(text));
     }
+    out
 }
 
 /// The attribute names walked by the replacement fields of a format string:
@@ -83,7 +65,7 @@ fn format_field_attributes(text: &str) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests {
-    use super::format_field_attributes;
+    use super::{format_field_attributes, string_attribute_names};
 
     #[test]
     fn format_fields_yield_attribute_walks() {
@@ -96,5 +78,22 @@ mod tests {
             Vec::<&str>::new()
         );
         assert_eq!(format_field_attributes("{x[__globals__]}"), ["__globals__"]);
+    }
+
+    #[test]
+    fn strings_yield_their_words_and_format_walks() {
+        assert_eq!(
+            string_attribute_names("0.__init__.__globals__[_os]"),
+            ["0", "__init__", "__globals__", "_os"]
+        );
+        assert_eq!(
+            string_attribute_names("{0.__class__}"),
+            ["0", "__class__", "__class__"]
+        );
+        assert_eq!(
+            string_attribute_names("total by region"),
+            Vec::<&str>::new()
+        );
+        assert_eq!(string_attribute_names("x = {0.__mro__}"), ["__mro__"]);
     }
 }

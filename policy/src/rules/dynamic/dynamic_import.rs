@@ -43,7 +43,7 @@ const NAMES: &[&str] = &[
     "zipimport",
 ];
 
-pub(crate) fn check(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
+pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
     if let Some(matched) = NAMES
         .iter()
         .find(|pattern| super::under(&name.path, pattern))

@@ -1,4 +1,8 @@
 //! FILE704 dynamic-path.
+//!
+//! The check itself is in `files/mod.rs`: this rule is what is left when the checker cannot compute
+//! a path given to a file API (or only a prefix that does not say where it points), and only the
+//! code that computes paths for FILE701–FILE703 knows that.
 
 use ruff_text_size::TextRange;
 

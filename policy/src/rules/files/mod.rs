@@ -1,4 +1,10 @@
-//! File rules: literal paths given to file APIs, checked against the rules file's read and write roots.
+//! File rules: paths given to file APIs, checked against the rules file's read and write roots.
+//!
+//! This module owns what the four rules share: which calls take a path and whether they read or write
+//! it, and how much of the path the checker can compute (literals, variables bound to literals, joins,
+//! f-string prefixes). It then hands each path to the rule it concerns: a URL to FILE703
+//! (`url_access`), a path outside the roots to FILE701/FILE702 (`path_not_readable`,
+//! `path_not_writable`, which own their roots), a path it cannot compute to FILE704 (`dynamic_path`).
 //!
 //! The jail enforces the same roots with Landlock whatever the checker concludes; these rules exist to
 //! tell the model early, and precisely, which path it may not use.
@@ -17,7 +23,7 @@ use crate::semantic::QualName;
 use crate::settings::WORKDIR;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Access {
+enum Access {
     Read,
     Write,
 }
@@ -319,8 +325,7 @@ fn check_literal(
     api: &str,
     range: TextRange,
 ) {
-    if is_url(text) {
-        url_access::report(checker, text, api, range);
+    if url_access::check(checker, text, api, range) {
         return;
     }
     if text.is_empty() {
@@ -356,20 +361,17 @@ fn check_literal(
     } else {
         format!("{WORKDIR}/{known}")
     };
+    let policy = checker.policy;
+    let roots = match access {
+        Access::Read => path_not_readable::roots(policy),
+        Access::Write => path_not_writable::roots(policy),
+    };
+    // A partial path is inside when what follows may still land in a root (`/tm…` for `/tmp`).
     let inside = paths::normalize(&absolute).is_some_and(|normal| {
-        let roots = match access {
-            Access::Read => checker
-                .policy
-                .files
-                .read
-                .iter()
-                .chain(checker.policy.files.write.iter()),
-            Access::Write => checker.policy.files.write.iter().chain([].iter()),
-        };
-        roots.clone().any(|root| paths::is_within(&normal, root))
+        roots.iter().any(|root| paths::is_within(&normal, root))
             || (partial
                 && roots
-                    .into_iter()
+                    .iter()
                     .any(|root| paths::is_within(root, &normal) && normal != "/"))
     });
     if !inside {
@@ -390,37 +392,8 @@ fn report_outside(
     }
 }
 
-fn is_url(text: &str) -> bool {
-    let Some((scheme, _)) = text.split_once("://") else {
-        return false;
-    };
-    !scheme.is_empty()
-        && scheme
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic())
-        && scheme
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-}
-
-/// The hint listing the roots.
-pub(crate) fn roots_hint(checker: &Checker<'_>, access: Access) -> String {
-    let roots = match access {
-        Access::Read => {
-            let mut all = checker.policy.files.read.clone();
-            all.extend(checker.policy.files.write.iter().cloned());
-            all.sort();
-            all.dedup();
-            all
-        }
-        Access::Write => checker.policy.files.write.clone(),
-    };
-    let verb = if access == Access::Read {
-        "read"
-    } else {
-        "write"
-    };
+/// The hint listing the roots a program may `verb` (read or write).
+fn roots_hint(verb: &str, roots: &[&str]) -> String {
     format!(
         "{verb} only inside {} (relative paths are inside the work dir {WORKDIR}); input files are in the work dir",
         roots.join(", ")

@@ -1,10 +1,13 @@
 //! FILE701 path-not-readable.
+//!
+//! The readable roots are defined here. Whether a path is inside them is judged in `files/mod.rs`,
+//! with the same normalisation as FILE702's writable roots, after the path has been computed there.
 
 use ruff_text_size::TextRange;
 
-use super::Access;
 use crate::checker::Checker;
 use crate::rules::Rule;
+use crate::settings::Policy;
 
 pub(crate) const DOC: &str = r#"# FILE701 path-not-readable
 
@@ -32,8 +35,22 @@ Read the input files from the work dir with relative paths (`open("data.csv")`).
 - Fully computed paths are FILE704's business; the jail's Landlock ruleset enforces the same roots.
 "#;
 
+/// The roots a program may read: `files.read` and `files.write`, sorted, without repeats.
+pub(crate) fn roots(policy: &Policy) -> Vec<&str> {
+    let mut roots: Vec<&str> = policy
+        .files
+        .read
+        .iter()
+        .chain(policy.files.write.iter())
+        .map(String::as_str)
+        .collect();
+    roots.sort_unstable();
+    roots.dedup();
+    roots
+}
+
 pub(crate) fn report(checker: &mut Checker<'_>, path: &str, api: &str, range: TextRange) {
-    let hint = super::roots_hint(checker, Access::Read);
+    let hint = super::roots_hint("read", &roots(checker.policy));
     checker.report(
         Rule::PathNotReadable,
         range,

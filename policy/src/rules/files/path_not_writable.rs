@@ -1,10 +1,13 @@
 //! FILE702 path-not-writable.
+//!
+//! The writable roots are defined here. Whether a path is inside them is judged in `files/mod.rs`,
+//! with the same normalisation as FILE701's readable roots, after the path has been computed there.
 
 use ruff_text_size::TextRange;
 
-use super::Access;
 use crate::checker::Checker;
 use crate::rules::Rule;
+use crate::settings::Policy;
 
 pub(crate) const DOC: &str = r#"# FILE702 path-not-writable
 
@@ -30,8 +33,13 @@ Write outputs with relative paths (`df.to_csv("result.csv")`): files in the work
 - Fully computed paths are FILE704's business; the jail's Landlock ruleset enforces the same roots.
 "#;
 
+/// The roots a program may write: `files.write`, in the rules file's order.
+pub(crate) fn roots(policy: &Policy) -> Vec<&str> {
+    policy.files.write.iter().map(String::as_str).collect()
+}
+
 pub(crate) fn report(checker: &mut Checker<'_>, path: &str, api: &str, range: TextRange) {
-    let hint = super::roots_hint(checker, Access::Write);
+    let hint = super::roots_hint("write", &roots(checker.policy));
     checker.report(
         Rule::PathNotWritable,
         range,

@@ -1,4 +1,7 @@
 //! FILE703 url-access.
+//!
+//! Which strings are URLs is decided here; `files/mod.rs` finds the strings given to file APIs and
+//! asks.
 
 use ruff_text_size::TextRange;
 
@@ -29,12 +32,31 @@ Pass data as input files; the program cannot use the network.
 - Computed URLs are reported as dynamic paths (FILE704); the network namespace blocks them.
 "#;
 
-pub(crate) fn report(checker: &mut Checker<'_>, url: &str, api: &str, range: TextRange) {
-    let scheme = url.split("://").next().unwrap_or_default();
+/// Reports `text` when it is a URL (`scheme://…`); true when it was, and no path rule applies to it.
+pub(crate) fn check(checker: &mut Checker<'_>, text: &str, api: &str, range: TextRange) -> bool {
+    if !is_url(text) {
+        return false;
+    }
+    let scheme = text.split("://").next().unwrap_or_default();
     checker.report(
         Rule::UrlAccess,
         range,
         format!("`{api}` is given a `{scheme}://` URL: that is network access"),
         "the program has no network; ask for the data to be provided as an input file",
     );
+    true
+}
+
+fn is_url(text: &str) -> bool {
+    let Some((scheme, _)) = text.split_once("://") else {
+        return false;
+    };
+    !scheme.is_empty()
+        && scheme
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
 }

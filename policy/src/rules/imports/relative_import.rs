@@ -1,4 +1,7 @@
 //! IMP103 relative-import.
+//!
+//! There is nothing to check beyond the statement: the checker reports every `from .… import` it
+//! walks (`Checker::import_from`).
 
 use ruff_text_size::Ranged;
 

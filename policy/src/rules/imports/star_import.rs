@@ -1,4 +1,7 @@
 //! IMP102 star-import.
+//!
+//! There is nothing to check beyond the statement: the checker reports every `from m import *` it
+//! walks (`Checker::import_from`).
 
 use ruff_text_size::TextRange;
 

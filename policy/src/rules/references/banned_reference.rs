@@ -64,7 +64,7 @@ pub(crate) fn check_call(
     }
 }
 
-pub(crate) fn check(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
+pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
     let segments = name.segments();
     let Some(pattern) = checker
         .policy

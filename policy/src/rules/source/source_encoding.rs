@@ -1,4 +1,8 @@
 //! SYN003 source-encoding.
+//!
+//! Only the documentation lives here. The check is the decoding in `source.rs` (`source::decode`),
+//! which must run before anything can be parsed, and the finding is made by the crate's entry point
+//! (`lib.rs`, `source_error`).
 
 pub(crate) const DOC: &str = r#"# SYN003 source-encoding
 

@@ -1,4 +1,10 @@
 //! SYN004 source-limits.
+//!
+//! Only the documentation lives here: each bound is checked where it can be, before the work it
+//! protects. The size in `source::decode` (reported by `lib.rs`, `source_error`); nesting in the
+//! token scan before parsing (`parse.rs`, `too_deep`, reported by `lib.rs`, `check_text`); node count
+//! and depth during the walk (`Checker::enter`); and a checker that could not finish (`lib.rs`,
+//! `check_on_worker`).
 
 pub(crate) const DOC: &str = r#"# SYN004 source-limits
 

@@ -1,4 +1,8 @@
 //! SYN001 syntax-error.
+//!
+//! Only the documentation lives here. The check is the parse itself (`parse::parse` answers
+//! `Parsed::Invalid`) and the finding is made by the crate's entry point (`lib.rs`, `check_text`):
+//! a program that does not parse never reaches the checker that calls the other rules.
 
 pub(crate) const DOC: &str = r#"# SYN001 syntax-error
 

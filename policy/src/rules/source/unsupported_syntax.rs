@@ -1,4 +1,8 @@
 //! SYN002 unsupported-syntax.
+//!
+//! Only the documentation lives here. The parser finds the syntax the target Python lacks
+//! (`parse::parse`, `Parsed::Module { unsupported, .. }`) and the crate's entry point (`lib.rs`,
+//! `check_text`) adds a finding for each after the checker has run.
 
 pub(crate) const DOC: &str = r#"# SYN002 unsupported-syntax
 

@@ -1,4 +1,7 @@
 //! STR602 dynamic-string-sink.
+//!
+//! The check itself is in `string_sink.rs` (`check_call`): this rule is the branch of STR601's check
+//! where the expression string is not a literal, and both need the same call recognised.
 
 use ruff_text_size::TextRange;
 
