@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod files;
+pub mod hook_config;
 pub mod jail_config;
 pub mod pipeline;
 mod python_error;

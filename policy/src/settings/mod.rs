@@ -214,6 +214,26 @@ impl Layer {
     }
 }
 
+/// Whether the runtime layer (warden's audit hook in the interpreter) is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hooks {
+    /// Installed, or the run is refused (`setup_failed`).
+    Required,
+    /// Installed when warden's hook library is found.
+    On,
+    Off,
+}
+
+impl Hooks {
+    pub fn name(self) -> &'static str {
+        match self {
+            Hooks::Required => "required",
+            Hooks::On => "on",
+            Hooks::Off => "off",
+        }
+    }
+}
+
 /// Which interpreter runs the program.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Interpreter {
@@ -242,9 +262,13 @@ pub struct Policy {
     pub denied_attribute_names: BTreeSet<String>,
     pub files: FileRules,
     pub network: bool,
+    /// Whether the program may start processes (`[processes] allow`).
+    pub processes: bool,
     /// Actions overridden by the rules file, by rule.
     pub actions: BTreeMap<Rule, Option<Action>>,
     pub interpreter: Interpreter,
+    /// The runtime layer (`[runtime] hooks`).
+    pub hooks: Hooks,
     pub limits: Limits,
     pub required_layers: BTreeSet<Layer>,
     pub read_only_binds: Vec<String>,
@@ -359,7 +383,19 @@ impl Policy {
                 "network access is not supported: the jail always runs the program without a network",
             ));
         }
+        let processes = raw.processes.allow.unwrap_or(false);
         let interpreter = interpreter(&raw.runtime)?;
+        let hooks = match raw.runtime.hooks.as_deref() {
+            None | Some("required") => Hooks::Required,
+            Some("on") => Hooks::On,
+            Some("off") => Hooks::Off,
+            Some(other) => {
+                return Err(RulesError::at_key(
+                    "runtime.hooks",
+                    format!("{other:?}: expected \"required\", \"on\" or \"off\""),
+                ))
+            }
+        };
         let limits = limits(&raw.limits)?;
         let required_layers = required_layers(raw.jail.required.as_deref())?;
         let read_only_binds = absolute_paths(&raw.jail.read_only_binds, "jail.read_only_binds")?;
@@ -393,8 +429,10 @@ impl Policy {
             denied_attribute_names,
             files,
             network,
+            processes,
             actions,
             interpreter,
+            hooks,
             limits,
             required_layers,
             read_only_binds,

@@ -33,6 +33,9 @@ pub struct RawRules {
     /// Network access.
     #[serde(default)]
     pub network: RawNetwork,
+    /// Whether the program may start processes.
+    #[serde(default)]
+    pub processes: RawProcesses,
     /// Per-rule action overrides: rule id (e.g. "FILE704") to "deny", "review", "warn" or "off".
     #[serde(default)]
     pub actions: BTreeMap<String, String>,
@@ -139,11 +142,25 @@ pub struct RawNetwork {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct RawProcesses {
+    /// Whether the program may start processes: subprocess, os.system, exec, spawn, fork (default
+    /// false). When false, the runtime layer denies them with a message and the kernel refuses
+    /// execve and process creation once the interpreter runs.
+    pub allow: Option<bool>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RawRuntime {
     /// Absolute path of the Python interpreter (default "/usr/bin/python3").
     pub interpreter: Option<String>,
     /// Name of a runtime provisioned by `warden runtime` (takes precedence over `interpreter`).
     pub name: Option<String>,
+    /// The runtime layer: warden's native audit hook, installed in the interpreter before the program
+    /// runs, enforcing this file's imports, files, processes, network and deserialisation at the
+    /// sinks. "required" (default: the run is refused when it cannot be installed), "on" (installed
+    /// when warden's hook library is found) or "off".
+    pub hooks: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]

@@ -1,0 +1,274 @@
+//! Maps the validated policy to the runtime layer's settings: the one place where rules-file settings
+//! become the audit hook's (`warden_policy::Policy` → the JSON `_warden_hook.install` reads, see
+//! `hook/src/settings.rs`), next to `jail_config.rs`, which does the same for the jail.
+//!
+//! Owns: which policy settings the hook enforces (imports, file roots, network, processes, pickle,
+//! marshal, ctypes), the lists of library files that may generate code or use ctypes (facts about the
+//! runtime's libraries, each with who needs it), finding warden's hook library, and failing closed
+//! when the policy requires the layer and the library is missing. Does not own: installing the hook
+//! (the jail's bootstrap does), nor the decisions (the hook does).
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use warden_policy::settings::{Hooks, ModuleVerdict};
+use warden_policy::Policy;
+
+/// The hook library's file name, as cargo builds it next to the `warden` binary.
+pub const LIBRARY_NAME: &str = "libwarden_hook.so";
+
+/// What the bootstrap does before the program runs, decided from the policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeLayer {
+    /// warden's native module (host path).
+    pub library: PathBuf,
+    /// The hook's settings (JSON); `None`: no audit hook.
+    pub hook_settings: Option<String>,
+    /// Forbid execve and process creation once the interpreter runs (the policy allows no processes).
+    pub ban_exec: bool,
+}
+
+/// The runtime layer for a run of `policy`. `hooks_off`: the caller turned the audit hook off to
+/// prove the jail alone (`warden run --no-hooks`); the exec ban stays, it belongs to the kernel.
+/// `Err` (a `setup_failed` message) when the policy needs warden's hook library and it is missing.
+pub fn runtime_layer(policy: &Policy, hooks_off: bool) -> Result<Option<RuntimeLayer>, String> {
+    let hooks = !hooks_off && policy.hooks != Hooks::Off;
+    let ban_exec = !policy.processes;
+    if !hooks && !ban_exec {
+        return Ok(None);
+    }
+    let library = match find_library() {
+        Ok(library) => library,
+        Err(looked) if hooks && policy.hooks == Hooks::Required => {
+            return Err(missing("the policy requires the runtime layer ([runtime] hooks = \"required\")", &looked))
+        }
+        Err(looked) if ban_exec => {
+            return Err(missing(
+                "the policy allows no processes ([processes] allow = false), and the kernel's exec ban is installed by warden's hook library",
+                &looked,
+            ))
+        }
+        Err(_) => return Ok(None),
+    };
+    let hook_settings = hooks.then(|| settings_json(policy));
+    Ok(Some(RuntimeLayer {
+        library,
+        hook_settings,
+        ban_exec,
+    }))
+}
+
+fn missing(why: &str, looked: &[PathBuf]) -> String {
+    let looked: Vec<String> = looked.iter().map(|p| p.display().to_string()).collect();
+    format!(
+        "{why}, but warden's hook library was not found (looked for {}); build it with `cargo build -p warden-hook` (scripts/setup.sh does)",
+        looked.join(", ")
+    )
+}
+
+/// warden's hook library: next to the running `warden` binary (`target/<profile>/`), or in
+/// `../lib/warden/` of an installed layout. `Err` lists where it looked.
+pub fn find_library() -> Result<PathBuf, Vec<PathBuf>> {
+    let exe = std::env::current_exe().map_err(|_| Vec::new())?;
+    let dir = exe.parent().unwrap_or(Path::new("/"));
+    let candidates = vec![
+        dir.join(LIBRARY_NAME),
+        dir.join("../lib/warden").join(LIBRARY_NAME),
+    ];
+    candidates
+        .iter()
+        .find(|path| path.is_file())
+        .cloned()
+        .ok_or(candidates)
+}
+
+/// The hook's settings: field for field `hook/src/settings.rs`'s `PolicySettings`.
+#[derive(Debug, Serialize)]
+struct HookSettings<'a> {
+    policy: &'a str,
+    mode: &'static str,
+    import_allow: Vec<String>,
+    import_deny: Vec<String>,
+    allow_processes: bool,
+    allow_network: bool,
+    read_roots: &'a [String],
+    write_roots: &'a [String],
+    runtime_read_roots: Vec<&'static str>,
+    deny_pickle: bool,
+    deny_marshal: bool,
+    deny_native: bool,
+    code_callers: Vec<&'static str>,
+    marshal_callers: Vec<&'static str>,
+    ctypes_callers: Vec<&'static str>,
+    import_machinery: Vec<&'static str>,
+    ctypes_machinery: Vec<&'static str>,
+    introspection_machinery: Vec<&'static str>,
+    program: &'static str,
+}
+
+/// Files the interpreter and its libraries read on their own, besides the interpreter's prefixes
+/// (which the bootstrap adds) — each with who needs it.
+const RUNTIME_READ_ROOTS: [(&str, &str); 9] = [
+    (
+        "/proc/self",
+        "numpy, loky and threadpoolctl read maps, status, stat, cgroup",
+    ),
+    ("/proc/cpuinfo", "numpy's and loky's CPU detection"),
+    ("/proc/meminfo", "psutil-like memory probes (joblib)"),
+    ("/proc/sys/kernel/osrelease", "platform.release"),
+    (
+        "/sys/fs/cgroup",
+        "loky and os.cpu_count wrappers read the CPU quota",
+    ),
+    (
+        "/sys/devices/system/cpu",
+        "numpy and threadpoolctl count CPUs",
+    ),
+    ("/dev/null", "everyone"),
+    ("/dev/urandom", "random, secrets, uuid"),
+    (
+        "/etc/localtime",
+        "time and datetime's local zone (TZ=UTC in the jail)",
+    ),
+];
+
+/// Library files that may call exec/compile themselves (code generators), relative to the
+/// interpreter's import path. Any other library file calling exec is running a callback the
+/// program passed (`map(exec, …)`, `Series.map(eval)`) and is denied. Found with the hook's log
+/// mode over the benign corpus and `warden runtime check`.
+const CODE_CALLERS: [&str; 15] = [
+    "<frozen importlib._bootstrap", // module bodies: every import
+    "<bootstrap>",                  // warden's bootstrap runs the program
+    "dataclasses.py",               // @dataclass generates __init__, __repr__, __eq__
+    "collections/__init__.py",      // namedtuple generates __new__
+    "typing.py",                    // NamedTuple, TypedDict, forward references
+    "enum.py",                      // Enum's functional API
+    "ast.py",                       // ast.literal_eval's parse step
+    "numpy/f2py/auxfuncs.py",
+    "scipy/_lib/_bunch.py", // scipy result types (a namedtuple-like generator)
+    "scipy/_lib/array_api_compat/_internal.py",
+    "scipy/optimize/_nonlin.py",
+    "scipy/stats/_distn_infrastructure.py", // distributions' generated signatures
+    "sklearn/externals/array_api_compat/_internal.py",
+    "scipy/_lib/decorator.py", // scipy's copy of `decorator`: signature-preserving wrappers
+    "matplotlib/rcsetup.py",   // rcParams validators generated per type
+];
+
+/// Library files that may use ctypes: ctypes itself (its module body), numpy's `ndarray.ctypes`
+/// support and threadpoolctl (which finds the BLAS libraries numpy and scipy loaded).
+const CTYPES_CALLERS: [&str; 4] = [
+    "ctypes/",
+    "numpy/core/_internal.py",  // numpy 1.x
+    "numpy/_core/_internal.py", // numpy 2.x
+    "threadpoolctl.py",
+];
+
+/// importlib's pyc loader reads marshalled code.
+const MARSHAL_CALLERS: [&str; 1] = ["<frozen importlib._bootstrap_external>"];
+
+/// Frames skipped when looking for who asked for an import: the import system itself.
+const IMPORT_MACHINERY: [&str; 2] = ["<frozen importlib.", "importlib/"];
+
+/// Frames skipped when looking for who asked for a ctypes call.
+const CTYPES_MACHINERY: [&str; 3] = ["ctypes/", "<frozen importlib.", "importlib/"];
+
+/// Frames skipped when looking for who asked for a frame: `inspect` on someone's behalf.
+const INTROSPECTION_MACHINERY: [&str; 1] = ["inspect.py"];
+
+/// The settings JSON for `policy`.
+pub fn settings_json(policy: &Policy) -> String {
+    let denied = |module: &str| {
+        let segments: Vec<&str> = module.split('.').collect();
+        policy.imports.verdict(&segments) == ModuleVerdict::Denied
+    };
+    let settings = HookSettings {
+        policy: &policy.name,
+        mode: "enforce",
+        import_allow: policy
+            .imports
+            .allow
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        import_deny: policy
+            .imports
+            .deny
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        allow_processes: policy.processes,
+        allow_network: policy.network,
+        read_roots: &policy.files.read,
+        write_roots: &policy.files.write,
+        runtime_read_roots: RUNTIME_READ_ROOTS.iter().map(|(path, _)| *path).collect(),
+        deny_pickle: denied("pickle"),
+        deny_marshal: denied("marshal"),
+        deny_native: denied("ctypes"),
+        code_callers: CODE_CALLERS.to_vec(),
+        marshal_callers: MARSHAL_CALLERS.to_vec(),
+        ctypes_callers: CTYPES_CALLERS.to_vec(),
+        import_machinery: IMPORT_MACHINERY.to_vec(),
+        ctypes_machinery: CTYPES_MACHINERY.to_vec(),
+        introspection_machinery: INTROSPECTION_MACHINERY.to_vec(),
+        program: warden_jail::PROGRAM_PATH,
+    };
+    serde_json::to_string(&settings).unwrap_or_default()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_policy_maps_its_imports_roots_and_sinks() {
+        let policy = Policy::builtin_default().unwrap();
+        let json: serde_json::Value = serde_json::from_str(&settings_json(&policy)).unwrap();
+        assert_eq!(json["policy"], "default");
+        let allow = json["import_allow"].as_array().unwrap();
+        assert!(allow.iter().any(|m| m == "pandas.*"));
+        let deny = json["import_deny"].as_array().unwrap();
+        assert!(deny.iter().any(|m| m == "subprocess"));
+        assert_eq!(json["read_roots"][0], "/work");
+        assert_eq!(json["deny_pickle"], true);
+        assert_eq!(json["deny_marshal"], true);
+        assert_eq!(json["deny_native"], true);
+        assert_eq!(json["allow_processes"], false);
+        assert_eq!(json["allow_network"], false);
+    }
+
+    #[test]
+    fn hooks_off_keeps_the_exec_ban_when_processes_are_denied() {
+        let policy = Policy::builtin_default().unwrap();
+        match runtime_layer(&policy, true) {
+            Ok(Some(layer)) => {
+                assert!(layer.ban_exec);
+                assert!(layer.hook_settings.is_none());
+            }
+            // No library built next to the test binary: the ban still needs it, so the run fails
+            // closed with a message naming the library.
+            Err(message) => assert!(message.contains(LIBRARY_NAME), "{message}"),
+            Ok(None) => panic!("the exec ban was dropped"),
+        }
+    }
+
+    #[test]
+    fn a_policy_without_the_layer_and_with_processes_needs_nothing() {
+        let policy = Policy::from_toml(
+            "[policy]\nname = \"p\"\n[runtime]\nhooks = \"off\"\n[processes]\nallow = true\n",
+            None,
+        )
+        .unwrap();
+        assert_eq!(runtime_layer(&policy, false), Ok(None));
+    }
+
+    #[test]
+    fn unknown_hook_modes_are_rules_file_errors() {
+        let err = Policy::from_toml(
+            "[policy]\nname = \"p\"\n[runtime]\nhooks = \"maybe\"\n",
+            None,
+        )
+        .unwrap_err();
+        assert_eq!(err.key.as_deref(), Some("runtime.hooks"));
+    }
+}

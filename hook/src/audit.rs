@@ -1,0 +1,342 @@
+//! The audit hook: one decision per event, whoever reached the sink and by whatever path.
+//!
+//! Owns: the table of events and what each is checked against ([`decide`]), and the C function
+//! registered with `PySys_AddAuditHook` ([`hook`]). Events are attributed to whoever asked for them
+//! (`python::asker`): library code running its own `import` statements and code generators
+//! (dataclasses, namedtuple) keeps working, while the same sinks reached from the program, or from a
+//! library calling back into something the program passed it (`map(exec, …)`), are denied.
+
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::OnceLock;
+
+use pyo3::ffi;
+
+use crate::python::{arg, asker, int_of, path_arg, text_of};
+use crate::rules::{
+    mode_writes, module_matches, normalise, under, Denial, Rule, FRAME_ATTRIBUTES, WRITE_FLAGS,
+};
+use crate::settings::{Mode, Settings};
+
+/// The settings, set once by `install`.
+pub static SETTINGS: OnceLock<Settings> = OnceLock::new();
+
+/// `warden.PolicyViolation` (one reference, never released), or null before `install`.
+pub static VIOLATION: AtomicPtr<ffi::PyObject> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Sets `warden.PolicyViolation(message)` as the current Python error.
+///
+/// # Safety
+/// GIL held.
+pub unsafe fn raise(message: &str) {
+    let text = CString::new(message.replace('\0', " "))
+        .unwrap_or_else(|_| CString::from(c"warden: denied by the runtime layer"));
+    let class = VIOLATION.load(Ordering::Acquire);
+    // SAFETY: `class` is a live exception type (kept alive forever) or we fall back to a builtin.
+    unsafe {
+        ffi::PyErr_SetString(
+            if class.is_null() {
+                ffi::PyExc_PermissionError
+            } else {
+                class
+            },
+            text.as_ptr(),
+        )
+    };
+}
+
+/// Events the hook never looks at, rejected before anything else (the most frequent ones).
+fn ignored(event: &[u8]) -> bool {
+    matches!(
+        event,
+        b"builtins.id"
+            | b"os.putenv"
+            | b"os.unsetenv"
+            | b"os.walk"
+            | b"sys._getframemodulename"
+            | b"cpython.run_command"
+            | b"cpython.run_file"
+    )
+}
+
+/// The hook registered with `PySys_AddAuditHook`.
+///
+/// # Safety
+/// Called by CPython with the GIL held, a NUL-terminated event name and its argument tuple.
+pub unsafe extern "C" fn hook(
+    event: *const c_char,
+    args: *mut ffi::PyObject,
+    _user_data: *mut c_void,
+) -> c_int {
+    // SAFETY: CPython passes a valid NUL-terminated name.
+    let name = unsafe { CStr::from_ptr(event) }.to_bytes();
+    if ignored(name) {
+        return 0;
+    }
+    let (Some(settings), Ok(name)) = (SETTINGS.get(), std::str::from_utf8(name)) else {
+        return 0;
+    };
+    // An event can be raised while an exception is being handled: keep it, decide, restore it.
+    let (mut kind, mut value, mut traceback) = (
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+    );
+    // SAFETY: GIL held; fetch/restore move the references in and out unchanged.
+    let denial = unsafe {
+        ffi::PyErr_Fetch(&mut kind, &mut value, &mut traceback);
+        let denial = decide(settings, name, args);
+        ffi::PyErr_Restore(kind, value, traceback);
+        denial
+    };
+    let Some(denial) = denial else { return 0 };
+    match settings.policy.mode {
+        Mode::Log => {
+            let line = serde_json::json!({
+                "warden_hook": "would-deny", "rule": denial.rule.id(), "event": name,
+                "what": denial.what,
+            });
+            eprintln!("{line}");
+            0
+        }
+        Mode::Enforce => {
+            // SAFETY: GIL held.
+            unsafe { raise(&denial.message(name, &settings.policy.policy)) };
+            -1
+        }
+    }
+}
+
+/// The decision for one event (`None`: allowed).
+///
+/// # Safety
+/// GIL held; `args` the event's argument tuple.
+unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<Denial> {
+    let p = &s.policy;
+    // SAFETY (whole body): GIL held; every argument is read through the checked helpers.
+    unsafe {
+        match event {
+            // Processes: whoever asks. `_posixsubprocess.fork_exec` raises no event; `install`
+            // replaces it with a stub that raises.
+            "subprocess.Popen" | "os.system" | "os.exec" | "os.spawn" | "os.posix_spawn"
+            | "pty.spawn" | "os.startfile" | "os.fork" | "os.forkpty" | "os.kill" | "os.killpg"
+            | "os.pidfd_open" => {
+                (!p.allow_processes).then(|| Denial::new(Rule::Process, process_words(event, args)))
+            }
+            // Files: whoever asks (a library reading /etc/passwd for the program still reads it).
+            "open" => {
+                let write = match (text_of(arg(args, 1)), int_of(arg(args, 2))) {
+                    (Some(mode), _) => mode_writes(&mode),
+                    (None, Some(flags)) => flags & WRITE_FLAGS != 0,
+                    (None, None) => true,
+                };
+                check_path(s, arg(args, 0), write, "open")
+            }
+            "os.listdir" | "os.scandir" | "glob.glob" | "pathlib.Path.glob"
+            | "pathlib.Path.rglob" | "os.chdir" => {
+                let path = arg(args, 0);
+                if path.is_null() || path == ffi::Py_None() {
+                    return None; // the working directory
+                }
+                check_path(s, path, false, event)
+            }
+            "os.remove" | "os.rmdir" | "os.mkdir" | "os.chmod" | "os.chown" | "os.truncate"
+            | "os.utime" | "shutil.rmtree" | "os.setxattr" | "os.removexattr" => {
+                check_path(s, arg(args, 0), true, event)
+            }
+            "os.symlink" => check_path(s, arg(args, 1), true, event),
+            "os.rename" | "os.link" | "shutil.copyfile" | "shutil.copytree" | "shutil.move"
+            | "shutil.copymode" | "shutil.copystat" => {
+                let source_writes = matches!(event, "os.rename" | "shutil.move");
+                check_path(s, arg(args, 0), source_writes, event)
+                    .or_else(|| check_path(s, arg(args, 1), true, event))
+            }
+            // Deserialisation.
+            "pickle.find_class" if p.deny_pickle => {
+                let module = text_of(arg(args, 0)).unwrap_or_default();
+                let name = text_of(arg(args, 1)).unwrap_or_default();
+                Some(Denial::new(
+                    Rule::Deserialise,
+                    format!("unpickling a reference to {module}.{name}"),
+                ))
+            }
+            "marshal.loads" | "marshal.load" if p.deny_marshal => {
+                let who = asker(s, &[])?;
+                (!(who.library && s.listed(&p.marshal_callers, &who.filename))).then(|| {
+                    Denial::new(
+                        Rule::Deserialise,
+                        format!("marshal data is code (called from {})", who.filename),
+                    )
+                })
+            }
+            // Code from strings.
+            "exec" | "compile" => {
+                let who = asker(s, &[])?;
+                if who.library && s.listed(&p.code_callers, &who.filename) {
+                    return None;
+                }
+                Some(Denial::new(
+                    Rule::DynamicCode,
+                    if who.library {
+                        format!(
+                            "running code from a string through {} (a callback such as map(exec, …)?)",
+                            who.filename
+                        )
+                    } else {
+                        "running code from a string".to_owned()
+                    },
+                ))
+            }
+            "code.__new__" | "function.__new__" => {
+                let who = asker(s, &[])?;
+                (!who.library)
+                    .then(|| Denial::new(Rule::CodeObject, "building code objects by hand"))
+            }
+            "import" => check_import(s, args),
+            _ if event.starts_with("socket.") => {
+                (!p.allow_network).then(|| Denial::new(Rule::Network, "opening or using a socket"))
+            }
+            _ if event.starts_with("ctypes.") && p.deny_native => {
+                let who = asker(s, &p.ctypes_machinery)?;
+                (!(who.library && s.listed(&p.ctypes_callers, &who.filename))).then(|| {
+                    Denial::new(
+                        Rule::Native,
+                        format!("native code through ctypes (from {})", who.filename),
+                    )
+                })
+            }
+            "sys._getframe"
+            | "sys._current_frames"
+            | "sys._current_exceptions"
+            | "sys.settrace"
+            | "sys.setprofile"
+            | "gc.get_objects"
+            | "gc.get_referrers"
+            | "gc.get_referents"
+            | "builtins.breakpoint" => introspection(s, event),
+            "object.__getattr__" => {
+                let name = text_of(arg(args, 1))?;
+                if !FRAME_ATTRIBUTES.contains(&name.as_str()) {
+                    return None;
+                }
+                introspection(s, &format!("reading `.{name}`"))
+            }
+            "object.__setattr__" | "object.__delattr__" => {
+                let name = text_of(arg(args, 1))?;
+                if name != "__code__" {
+                    return None;
+                }
+                let who = asker(s, &[])?;
+                (!who.library)
+                    .then(|| Denial::new(Rule::CodeObject, "replacing a function's `__code__`"))
+            }
+            // CPython drops a hook whose addition another hook refused (and returns None): the
+            // new hook is never called. See docs/enforcement.md.
+            "sys.addaudithook" => Some(Denial::new(Rule::AuditHook, "adding an audit hook")),
+            _ => None,
+        }
+    }
+}
+
+fn process_words(event: &str, _args: *mut ffi::PyObject) -> String {
+    match event {
+        "os.fork" | "os.forkpty" => "forking the interpreter".to_owned(),
+        "os.kill" | "os.killpg" | "os.pidfd_open" => "signalling a process".to_owned(),
+        _ => "starting a process".to_owned(),
+    }
+}
+
+/// Frames and the object graph, from the program (libraries use `sys._getframe` for their own
+/// bookkeeping: typing, enum, logging, namedtuple).
+///
+/// # Safety
+/// GIL held.
+unsafe fn introspection(s: &Settings, what: &str) -> Option<Denial> {
+    // SAFETY: GIL held (caller).
+    let who = unsafe { asker(s, &s.policy.introspection_machinery) }?;
+    (!who.library).then(|| Denial::new(Rule::Introspection, format!("{what} from the program")))
+}
+
+/// An import: the program's are judged by the policy's patterns; a library's own `import`
+/// statements are allowed (pandas imports subprocess, numpy imports ctypes), a library *calling* an
+/// import function for someone (`Series.map(importlib.import_module)`) gets the denylist.
+///
+/// # Safety
+/// GIL held.
+unsafe fn check_import(s: &Settings, args: *mut ffi::PyObject) -> Option<Denial> {
+    let p = &s.policy;
+    // SAFETY: GIL held (caller).
+    let (module, who) = unsafe { (text_of(arg(args, 0))?, asker(s, &p.import_machinery)?) };
+    let denied = module_matches(&p.import_deny, &module, true);
+    if who.library {
+        if who.importing || !denied {
+            return None;
+        }
+        return Some(Denial::new(
+            Rule::Import,
+            format!(
+                "importing the denied module `{module}` through {}",
+                who.filename
+            ),
+        ));
+    }
+    if denied {
+        return Some(Denial::new(
+            Rule::Import,
+            format!("importing the denied module `{module}`"),
+        ));
+    }
+    (!module_matches(&p.import_allow, &module, false)).then(|| {
+        Denial::new(
+            Rule::Import,
+            format!("importing `{module}`, which the policy does not allow"),
+        )
+    })
+}
+
+/// A path read or write against the roots.
+///
+/// # Safety
+/// GIL held; `object` null or a valid reference.
+unsafe fn check_path(
+    s: &Settings,
+    object: *mut ffi::PyObject,
+    write: bool,
+    event: &str,
+) -> Option<Denial> {
+    let p = &s.policy;
+    // SAFETY: GIL held (caller).
+    let path = match unsafe { path_arg(object) } {
+        Ok(Some(path)) => path,
+        Ok(None) => return None,
+        Err(()) => {
+            return Some(Denial::new(
+                Rule::PathType,
+                format!("{event} with a path that is neither str, bytes nor os.PathLike"),
+            ))
+        }
+    };
+    let cwd = std::env::current_dir()
+        .map(|dir| dir.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "/".to_owned());
+    let path = normalise(&path, &cwd);
+    if write {
+        return (!under(&p.write_roots, &path)).then(|| {
+            Denial::new(
+                Rule::Write,
+                format!("writing {path}, outside the write roots"),
+            )
+        });
+    }
+    let readable = under(&p.read_roots, &path)
+        || under(&p.write_roots, &path)
+        || under(&p.runtime_read_roots, &path)
+        || under(&s.interpreter.prefixes, &path)
+        || path == p.program;
+    (!readable).then(|| {
+        Denial::new(
+            Rule::Read,
+            format!("reading {path}, outside the read roots"),
+        )
+    })
+}

@@ -1,0 +1,154 @@
+//! `_warden_hook`: warden's in-interpreter layer, a native PEP 578 audit hook driven by the rules file.
+//!
+//! warden's bootstrap (`jail/src/bootstrap.py`, trusted, run before any untrusted code) imports this
+//! module from `/run/warden/lib`, calls [`install`] once with the policy's settings (JSON written by
+//! `gateway/src/hook_config.rs` from the same validated policy as the static checks and the jail) and,
+//! when the policy allows no processes, [`ban_exec`]; then it runs the program.
+//!
+//! Why native: a hook added with `PySys_AddAuditHook` lives in the runtime's own list. No Python object
+//! represents it, so `gc`, frame walks and `sys.modules` cannot find it, and there is no API to remove
+//! it: it is cleared only when the interpreter finalises. It calls nothing the program can replace
+//! (`sys.audit`, `sys.addaudithook` rebound in Python change nothing), and its state lives in Rust
+//! statics. Once installed, the module removes itself from `sys.modules`, and a second `install`
+//! fails. A Python hook (`sys.addaudithook(f)`) would be an object the program could reach.
+//!
+//! Owns: the module's two functions and the `_posixsubprocess.fork_exec` stub (that function raises
+//! no audit event in 3.11). The decisions are in `audit.rs` (events) and `rules.rs` (pure parts); the
+//! settings in `settings.rs`; the kernel half of the process ban in `kernel.rs`.
+//!
+//! Does not own: the policy (the gateway maps it), nor the jail (the boundary: the hook gives the
+//! policy's intent with a message a model can act on; the jail holds when the hook is bypassed).
+
+mod audit;
+mod kernel;
+mod python;
+mod rules;
+mod settings;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+use crate::rules::{Denial, Rule};
+use crate::settings::{InterpreterFacts, Settings};
+
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+static EXEC_BANNED: AtomicBool = AtomicBool::new(false);
+
+/// Replaces `_posixsubprocess.fork_exec`: raises the process rule's `PolicyViolation`.
+#[pyfunction]
+#[pyo3(signature = (*_args, **_kwargs))]
+fn fork_exec_denied(
+    py: Python<'_>,
+    _args: &Bound<'_, PyTuple>,
+    _kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<()> {
+    let policy = audit::SETTINGS
+        .get()
+        .map_or("?", |settings| settings.policy.policy.as_str());
+    let denial = Denial::new(Rule::Process, "starting a process");
+    // SAFETY: the GIL is held (we hold `py`).
+    unsafe { audit::raise(&denial.message("_posixsubprocess.fork_exec", policy)) };
+    Err(PyErr::fetch(py))
+}
+
+/// Installs the audit hook. `settings`: the policy's JSON; `trusted_roots`: the interpreter's import
+/// path at start-up; `prefixes`: its prefixes; `bootstrap`: the bootstrap's file name. Once per
+/// process.
+#[pyfunction]
+fn install(
+    py: Python<'_>,
+    settings: &str,
+    trusted_roots: Vec<String>,
+    prefixes: Vec<String>,
+    bootstrap: String,
+) -> PyResult<()> {
+    let version: (u8, u8) = py
+        .import("sys")?
+        .getattr("version_info")?
+        .call_method1("__getitem__", (pyo3::types::PySlice::new(py, 0, 2, 1),))?
+        .extract()?;
+    if version != (3, 11) {
+        return Err(PyRuntimeError::new_err(format!(
+            "the runtime layer supports CPython 3.11 (it reads 3.11's opcodes and frames); this is {}.{}",
+            version.0, version.1
+        )));
+    }
+    if INSTALLED.swap(true, Ordering::SeqCst) {
+        return Err(PyRuntimeError::new_err(
+            "the audit hook is already installed",
+        ));
+    }
+    let facts = InterpreterFacts {
+        trusted_roots,
+        prefixes,
+        bootstrap,
+    };
+    let settings = Settings::new(settings, facts).map_err(PyRuntimeError::new_err)?;
+    let allow_processes = settings.policy.allow_processes;
+    audit::SETTINGS
+        .set(settings)
+        .map_err(|_| PyRuntimeError::new_err("the audit hook is already configured"))?;
+
+    // SAFETY: GIL held; the new type is kept (one reference, never released) for every denial.
+    unsafe {
+        let class = ffi::PyErr_NewExceptionWithDoc(
+            c"warden.PolicyViolation".as_ptr(),
+            c"Raised by warden's runtime layer when the policy denies an event.".as_ptr(),
+            ffi::PyExc_PermissionError,
+            std::ptr::null_mut(),
+        );
+        if class.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        audit::VIOLATION.store(class, Ordering::Release);
+    }
+
+    // `_posixsubprocess.fork_exec` raises no audit event in 3.11: replace it, in the shared module
+    // object (a reload keeps the stub: the module is built in) and in `subprocess` if loaded.
+    if !allow_processes {
+        let stub = wrap_pyfunction!(fork_exec_denied, py)?;
+        py.import("_posixsubprocess")?.setattr("fork_exec", &stub)?;
+        if let Ok(subprocess) = py.import("sys")?.getattr("modules")?.get_item("subprocess") {
+            subprocess.setattr("_fork_exec", &stub)?;
+        }
+    }
+
+    // SAFETY: GIL held; `audit::hook` has the signature CPython expects and lives forever.
+    if unsafe { python::PySys_AddAuditHook(audit::hook, std::ptr::null_mut()) } != 0 {
+        return Err(PyErr::fetch(py));
+    }
+    // Not importable again by name: the bootstrap drops its own reference next.
+    let _ = py
+        .import("sys")?
+        .getattr("modules")?
+        .del_item("_warden_hook");
+    Ok(())
+}
+
+/// Forbids executing files and creating processes from now on (seccomp, and Landlock where the kernel
+/// has it). Returns the mechanisms installed, e.g. `("seccomp", "landlock")`.
+#[pyfunction]
+fn ban_exec() -> PyResult<Vec<&'static str>> {
+    if EXEC_BANNED.swap(true, Ordering::SeqCst) {
+        return Err(PyRuntimeError::new_err("the exec ban is already installed"));
+    }
+    let installed = kernel::ban_exec()
+        .map_err(|err| PyRuntimeError::new_err(format!("cannot ban exec: {err}")))?;
+    let mut names = vec!["seccomp"];
+    if installed.landlock {
+        names.push("landlock");
+    }
+    Ok(names)
+}
+
+#[pymodule]
+#[pyo3(name = "_warden_hook")]
+fn warden_hook_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(install, module)?)?;
+    module.add_function(wrap_pyfunction!(ban_exec, module)?)?;
+    Ok(())
+}

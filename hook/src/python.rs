@@ -1,0 +1,246 @@
+//! The raw CPython calls the hook makes, each wrapped once: reading strings and tuple items, finding
+//! who asked for an event by walking frames. All `unsafe` of the audit path lives here.
+//!
+//! Every function requires the GIL (audit hooks are called with it held, and so is `install`).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::c_int;
+use std::rc::Rc;
+
+use pyo3::ffi;
+
+use crate::settings::Settings;
+
+// CPython 3.11 API outside the limited API (pyo3-ffi declares them only for non-abi3 builds). The
+// hook refuses to install on another minor version (`install` checks `sys.version_info`).
+extern "C" {
+    fn PyFrame_GetBack(frame: *mut ffi::PyFrameObject) -> *mut ffi::PyFrameObject;
+    fn PyFrame_GetLasti(frame: *mut ffi::PyFrameObject) -> c_int;
+    fn PyCode_GetCode(code: *mut ffi::PyCodeObject) -> *mut ffi::PyObject;
+    pub(crate) fn PySys_AddAuditHook(
+        hook: unsafe extern "C" fn(
+            *const std::ffi::c_char,
+            *mut ffi::PyObject,
+            *mut std::ffi::c_void,
+        ) -> c_int,
+        user_data: *mut std::ffi::c_void,
+    ) -> c_int;
+}
+
+/// 3.11's import opcodes: a library frame executing one of these is running its own `import`.
+const IMPORT_NAME: u8 = 108;
+const IMPORT_FROM: u8 = 109;
+const IMPORT_STAR: u8 = 84;
+
+/// Deepest frame walk (a deeper stack is judged by its first 256 frames).
+const MAX_DEPTH: usize = 256;
+
+thread_local! {
+    /// Code object address → (library code?, file name). Every cached code object is kept alive
+    /// (one reference, never released), so an address is never reused by another code object.
+    static CODE_INFO: RefCell<HashMap<usize, (bool, Rc<str>)>> = RefCell::new(HashMap::new());
+}
+
+/// A `str` or `bytes` object's text (lossy for bytes), else `None`.
+///
+/// # Safety
+/// GIL held; `object` null or a valid borrowed reference.
+pub unsafe fn text_of(object: *mut ffi::PyObject) -> Option<String> {
+    if object.is_null() {
+        return None;
+    }
+    // SAFETY: `object` is a valid reference (caller), the GIL is held.
+    unsafe {
+        if ffi::PyUnicode_Check(object) != 0 {
+            let mut size: ffi::Py_ssize_t = 0;
+            let data = ffi::PyUnicode_AsUTF8AndSize(object, &mut size);
+            if data.is_null() {
+                // Lone surrogates: not a path or name anything can open or import.
+                ffi::PyErr_Clear();
+                return None;
+            }
+            // SAFETY: CPython returns `size` valid bytes at `data`, alive as long as `object`.
+            let bytes = std::slice::from_raw_parts(data.cast::<u8>(), size as usize);
+            return Some(String::from_utf8_lossy(bytes).into_owned());
+        }
+        if ffi::PyBytes_Check(object) != 0 {
+            let data = ffi::PyBytes_AsString(object);
+            let size = ffi::PyBytes_Size(object);
+            if data.is_null() || size < 0 {
+                ffi::PyErr_Clear();
+                return None;
+            }
+            // SAFETY: a bytes object holds `size` bytes at `data`.
+            let bytes = std::slice::from_raw_parts(data.cast::<u8>(), size as usize);
+            return Some(String::from_utf8_lossy(bytes).into_owned());
+        }
+    }
+    None
+}
+
+/// Item `index` of the event's argument tuple (borrowed), or null.
+///
+/// # Safety
+/// GIL held; `args` null or a valid reference.
+pub unsafe fn arg(args: *mut ffi::PyObject, index: isize) -> *mut ffi::PyObject {
+    // SAFETY: type and bounds are checked before the (borrowed) item is read.
+    unsafe {
+        if args.is_null() || ffi::PyTuple_Check(args) == 0 || ffi::PyTuple_Size(args) <= index {
+            return std::ptr::null_mut();
+        }
+        ffi::PyTuple_GetItem(args, index)
+    }
+}
+
+/// A path argument: `Ok(None)` for descriptors and `None`, the text of `str`/`bytes`, and for any other
+/// object the text its `__fspath__` gives (`Err` when it gives none).
+///
+/// # Safety
+/// GIL held; `object` null or a valid reference. May run the object's `__fspath__`.
+pub unsafe fn path_arg(object: *mut ffi::PyObject) -> Result<Option<String>, ()> {
+    // SAFETY: checks on a valid reference; PyOS_FSPath returns a new reference or null.
+    unsafe {
+        if object.is_null() || object == ffi::Py_None() || ffi::PyLong_Check(object) != 0 {
+            return Ok(None);
+        }
+        if let Some(text) = text_of(object) {
+            return Ok(Some(text));
+        }
+        let path = ffi::PyOS_FSPath(object);
+        if path.is_null() {
+            ffi::PyErr_Clear();
+            return Err(());
+        }
+        let text = text_of(path);
+        ffi::Py_DECREF(path);
+        text.map(Some).ok_or(())
+    }
+}
+
+/// An integer argument, when it is one.
+///
+/// # Safety
+/// GIL held; `object` null or a valid reference.
+pub unsafe fn int_of(object: *mut ffi::PyObject) -> Option<i64> {
+    // SAFETY: checks on a valid reference.
+    unsafe {
+        if object.is_null() || ffi::PyLong_Check(object) == 0 {
+            return None;
+        }
+        let value = ffi::PyLong_AsLongLong(object);
+        if value == -1 && !ffi::PyErr_Occurred().is_null() {
+            ffi::PyErr_Clear();
+            return None;
+        }
+        Some(value)
+    }
+}
+
+/// Who asked for an event: the first frame outside the machinery that carried the request.
+#[derive(Debug, Clone)]
+pub struct Asker {
+    /// Library code (the interpreter's import path, frozen modules, the bootstrap).
+    pub library: bool,
+    pub filename: Rc<str>,
+    /// Whether the frame is executing an `import` statement.
+    pub importing: bool,
+}
+
+/// The asker of the current event: frames whose file is on `machinery` are skipped. `None` when no
+/// Python frame is running (events raised from C during start-up or finalisation).
+///
+/// # Safety
+/// GIL held.
+pub unsafe fn asker(settings: &Settings, machinery: &[String]) -> Option<Asker> {
+    // SAFETY: PyEval_GetFrame returns a borrowed frame of the running thread (or null), which we
+    // own a reference to from here on; every frame and code reference taken is released once.
+    unsafe {
+        let mut frame = ffi::PyEval_GetFrame();
+        if frame.is_null() {
+            return None;
+        }
+        ffi::Py_INCREF(frame.cast());
+        for _ in 0..MAX_DEPTH {
+            let code = ffi::PyFrame_GetCode(frame);
+            let (library, filename) = code_info(settings, code);
+            let skipped = library && settings.listed(machinery, &filename);
+            if !skipped {
+                let importing = library && at_import(frame, code);
+                ffi::Py_DECREF(code.cast());
+                ffi::Py_DECREF(frame.cast());
+                return Some(Asker {
+                    library,
+                    filename,
+                    importing,
+                });
+            }
+            ffi::Py_DECREF(code.cast());
+            let back = PyFrame_GetBack(frame);
+            ffi::Py_DECREF(frame.cast());
+            if back.is_null() {
+                return None;
+            }
+            frame = back;
+        }
+        ffi::Py_DECREF(frame.cast());
+        None
+    }
+}
+
+/// Whether `frame` is executing an import opcode.
+///
+/// # Safety
+/// GIL held; `frame` and `code` valid, `code` the frame's code.
+unsafe fn at_import(frame: *mut ffi::PyFrameObject, code: *mut ffi::PyCodeObject) -> bool {
+    // SAFETY: lasti is a byte offset into the code's bytes, checked against their length.
+    unsafe {
+        let lasti = PyFrame_GetLasti(frame);
+        let bytes = PyCode_GetCode(code);
+        if bytes.is_null() {
+            ffi::PyErr_Clear();
+            return false;
+        }
+        let size = ffi::PyBytes_Size(bytes);
+        let data = ffi::PyBytes_AsString(bytes);
+        let opcode = if lasti >= 0 && (lasti as isize) < size && !data.is_null() {
+            *data.cast::<u8>().add(lasti as usize)
+        } else {
+            0
+        };
+        ffi::Py_DECREF(bytes);
+        matches!(opcode, IMPORT_NAME | IMPORT_FROM | IMPORT_STAR)
+    }
+}
+
+/// (library code?, file name) of a code object, cached by address.
+///
+/// # Safety
+/// GIL held; `code` a valid code object.
+unsafe fn code_info(settings: &Settings, code: *mut ffi::PyCodeObject) -> (bool, Rc<str>) {
+    let key = code as usize;
+    if let Some(info) = CODE_INFO.with(|cache| cache.borrow().get(&key).cloned()) {
+        return info;
+    }
+    // SAFETY: `co_filename` is a plain member read (no audit event, no user code).
+    let filename: Rc<str> = unsafe {
+        let name = ffi::PyObject_GetAttrString(code.cast(), c"co_filename".as_ptr());
+        if name.is_null() {
+            ffi::PyErr_Clear();
+            Rc::from("")
+        } else {
+            let text = text_of(name).unwrap_or_default();
+            ffi::Py_DECREF(name);
+            Rc::from(text)
+        }
+    };
+    let library = settings.is_trusted_file(&filename);
+    // SAFETY: one extra reference, never released: the address stays this code object's.
+    unsafe { ffi::Py_INCREF(code.cast()) };
+    CODE_INFO.with(|cache| {
+        cache
+            .borrow_mut()
+            .insert(key, (library, Rc::clone(&filename)))
+    });
+    (library, filename)
+}

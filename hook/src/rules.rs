@@ -1,0 +1,181 @@
+//! The pure half of the hook's decisions: rule ids, denial messages, module patterns and paths.
+//!
+//! Owns: what a denial says (the message format the gateway parses back into the result record's
+//! `stopped_by`), module-pattern matching with the static layer's semantics, lexical path
+//! normalisation and root checks. Does not own: reading Python objects (`audit.rs`).
+
+/// One of the runtime layer's rules. Where the static layer has a rule for the same thing, the id is
+/// the static rule's, so a model sees one name for one restriction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// An import the policy does not allow (static IMP101).
+    Import,
+    /// Code from strings: exec/eval/compile reached from the program (static DYN401).
+    DynamicCode,
+    /// Code objects and functions built by hand (static DYN401's code-object part).
+    CodeObject,
+    /// Frames, tracebacks' frames, code objects, gc and tracing (static ATTR303).
+    Introspection,
+    /// Reading outside the read roots (static FILE701).
+    Read,
+    /// Writing outside the write roots (static FILE702).
+    Write,
+    /// A path that is not a string (static FILE704's runtime half).
+    PathType,
+    /// Starting or signalling a process.
+    Process,
+    /// Sockets when the network is off.
+    Network,
+    /// ctypes and dlopen.
+    Native,
+    /// Unpickling and marshal.
+    Deserialise,
+    /// Adding audit hooks.
+    AuditHook,
+}
+
+impl Rule {
+    pub fn id(self) -> &'static str {
+        match self {
+            Rule::Import => "IMP101",
+            Rule::DynamicCode | Rule::CodeObject => "DYN401",
+            Rule::Introspection => "ATTR303",
+            Rule::Read => "FILE701",
+            Rule::Write => "FILE702",
+            Rule::PathType => "FILE704",
+            Rule::Process => "PROC801",
+            Rule::Network => "NET802",
+            Rule::Native => "NAT803",
+            Rule::Deserialise => "DES804",
+            Rule::AuditHook => "AUD805",
+        }
+    }
+
+    /// What the program should do instead.
+    pub fn hint(self) -> &'static str {
+        match self {
+            Rule::Import => "import only the modules the policy allows",
+            Rule::DynamicCode => "write the code directly instead of running strings",
+            Rule::CodeObject => "define functions with def",
+            Rule::Introspection => "programs cannot inspect the interpreter's frames or objects",
+            Rule::Read => "read only the input files in the work dir",
+            Rule::Write => "write only inside the work dir (relative paths)",
+            Rule::PathType => "pass paths as plain strings",
+            Rule::Process => "compute in Python; programs cannot start processes",
+            Rule::Network => "the network is off; read the input files instead",
+            Rule::Native => "native code is not available; use numpy",
+            Rule::Deserialise => "exchange data as CSV, JSON or Parquet; unpickling runs code",
+            Rule::AuditHook => "programs cannot add audit hooks",
+        }
+    }
+}
+
+/// A denied event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denial {
+    pub rule: Rule,
+    /// What was attempted, in words (`reading /etc/passwd, outside the read roots`).
+    pub what: String,
+}
+
+impl Denial {
+    pub fn new(rule: Rule, what: impl Into<String>) -> Self {
+        Denial {
+            rule,
+            what: what.into(),
+        }
+    }
+
+    /// The exception's message. Its start, `warden[RULE] EVENT: `, is what the gateway parses
+    /// (`gateway/src/python_error.rs`); the rest is for the model.
+    pub fn message(&self, event: &str, policy: &str) -> String {
+        format!(
+            "warden[{}] {event}: {} (policy {policy}, runtime layer) — hint: {}",
+            self.rule.id(),
+            self.what,
+            self.rule.hint()
+        )
+    }
+}
+
+/// Whether `module` matches one of `patterns` (`pkg` exactly, `pkg.*` any submodule). With
+/// `submodules`, `pkg` also matches `pkg.sub` (deny patterns cover a package's submodules).
+pub fn module_matches(patterns: &[String], module: &str, submodules: bool) -> bool {
+    patterns.iter().any(|pattern| {
+        if let Some(base) = pattern.strip_suffix(".*") {
+            is_submodule(module, base)
+        } else {
+            module == pattern || (submodules && is_submodule(module, pattern))
+        }
+    })
+}
+
+fn is_submodule(module: &str, package: &str) -> bool {
+    module
+        .strip_prefix(package)
+        .is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// `path` made absolute against `cwd` and normalised lexically (`.`, `..`, repeated `/`). Symlinks
+/// are not followed: Landlock judges the real tree.
+pub fn normalise(path: &str, cwd: &str) -> String {
+    let joined;
+    let full = if path.starts_with('/') {
+        path
+    } else {
+        joined = format!("{cwd}/{path}");
+        &joined
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for part in full.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            part => parts.push(part),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+/// Whether the normalised `path` is one of `roots` or below one.
+pub fn under(roots: &[String], path: &str) -> bool {
+    roots.iter().any(|root| {
+        let root = root.trim_end_matches('/');
+        root.is_empty()
+            || path == root
+            || path
+                .strip_prefix(root)
+                .is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
+/// Open flags that make an `open` a write.
+pub const WRITE_FLAGS: i64 = (libc_flags::O_WRONLY
+    | libc_flags::O_RDWR
+    | libc_flags::O_CREAT
+    | libc_flags::O_TRUNC
+    | libc_flags::O_APPEND) as i64;
+
+/// Whether an `open` mode string writes.
+pub fn mode_writes(mode: &str) -> bool {
+    mode.contains(['w', 'a', 'x', '+'])
+}
+
+/// Linux's open flags (the same on every architecture warden supports).
+mod libc_flags {
+    pub const O_WRONLY: i32 = 0o1;
+    pub const O_RDWR: i32 = 0o2;
+    pub const O_CREAT: i32 = 0o100;
+    pub const O_TRUNC: i32 = 0o1000;
+    pub const O_APPEND: i32 = 0o2000;
+}
+
+/// Attributes whose reads CPython audits (`object.__getattr__`) and that lead to frames or code.
+/// In 3.11, `f_back`, `f_globals`, `f_locals` and `f_builtins` raise no event: the choke points are
+/// where frames are obtained.
+pub const FRAME_ATTRIBUTES: [&str; 9] = [
+    "tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_code", "gi_code", "cr_code", "ag_code",
+    "__code__",
+];

@@ -1,0 +1,141 @@
+//! The hook's settings: the policy half comes from the rules file (warden's gateway writes it as JSON,
+//! `gateway/src/hook_config.rs`), the interpreter half from the bootstrap (the interpreter's own import
+//! path and prefixes, read inside the jail before any untrusted code runs).
+//!
+//! Owns: parsing and checking both halves, and the matching of file names against caller lists.
+//! Pure: no Python, so `tests/pure.rs` covers it.
+
+use serde::Deserialize;
+
+/// What the hook does with a denial.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Raise `warden.PolicyViolation` (a `PermissionError`).
+    Enforce,
+    /// Print a JSON line to stderr and allow: for finding which library files generate code.
+    Log,
+}
+
+/// The policy half, as warden's gateway writes it. Unknown keys are errors.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicySettings {
+    /// The policy's name, quoted in every message.
+    pub policy: String,
+    pub mode: Mode,
+    /// Import patterns for the program: `pkg` exactly, `pkg.*` any submodule. A deny wins.
+    pub import_allow: Vec<String>,
+    pub import_deny: Vec<String>,
+    /// Whether the program may start processes (subprocess, os.system, exec, spawn, fork).
+    pub allow_processes: bool,
+    pub allow_network: bool,
+    /// Roots the program may read and write (absolute, the jail's view).
+    pub read_roots: Vec<String>,
+    pub write_roots: Vec<String>,
+    /// Files the interpreter and its libraries read on their own (besides the interpreter's
+    /// prefixes, which the bootstrap adds).
+    pub runtime_read_roots: Vec<String>,
+    /// Deny `pickle.find_class` (every unpickling of a reference) and `marshal.loads`.
+    pub deny_pickle: bool,
+    pub deny_marshal: bool,
+    /// Deny ctypes (dlopen, dlsym, calls, raw memory) outside `ctypes_callers`.
+    pub deny_native: bool,
+    /// Library files that may call `exec`/`compile` themselves (code generators), relative to a
+    /// trusted root, or `<frozen …` names.
+    pub code_callers: Vec<String>,
+    /// Library files that may call `marshal.loads` (importlib's pyc loader).
+    pub marshal_callers: Vec<String>,
+    /// Library files that may use ctypes.
+    pub ctypes_callers: Vec<String>,
+    /// Frames skipped when looking for who asked for an import, a ctypes call, a frame.
+    pub import_machinery: Vec<String>,
+    pub ctypes_machinery: Vec<String>,
+    pub introspection_machinery: Vec<String>,
+    /// The name of the program's file: tracebacks read it back.
+    pub program: String,
+}
+
+/// The interpreter half, from the bootstrap.
+#[derive(Debug, Clone, Default)]
+pub struct InterpreterFacts {
+    /// The interpreter's import path at start-up (stdlib, lib-dynload, site-packages): code loaded
+    /// from there is library code. Read-only in the jail.
+    pub trusted_roots: Vec<String>,
+    /// `sys.prefix`, `sys.base_prefix`, `sys.exec_prefix`: readable.
+    pub prefixes: Vec<String>,
+    /// The bootstrap's own file: library code, and an allowed code caller (it runs the program).
+    pub bootstrap: String,
+}
+
+/// Everything the hook decides with.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub policy: PolicySettings,
+    pub interpreter: InterpreterFacts,
+}
+
+impl Settings {
+    /// Parses the policy half and joins the interpreter's facts; every path must be absolute.
+    pub fn new(policy_json: &str, interpreter: InterpreterFacts) -> Result<Settings, String> {
+        let policy: PolicySettings =
+            serde_json::from_str(policy_json).map_err(|err| format!("bad settings: {err}"))?;
+        let absolute = policy
+            .read_roots
+            .iter()
+            .chain(&policy.write_roots)
+            .chain(&policy.runtime_read_roots)
+            .chain(&interpreter.trusted_roots)
+            .chain(&interpreter.prefixes)
+            .chain([&interpreter.bootstrap, &policy.program])
+            .find(|path| !path.starts_with('/'));
+        if let Some(path) = absolute {
+            return Err(format!("bad settings: {path:?} is not an absolute path"));
+        }
+        if interpreter.trusted_roots.is_empty() {
+            return Err("bad settings: no trusted roots (the interpreter's import path)".into());
+        }
+        Ok(Settings {
+            policy,
+            interpreter,
+        })
+    }
+
+    /// Whether code from `filename` is library code: under the interpreter's import path, frozen,
+    /// or the bootstrap. Everything else (the program, `<string>`, `<stdin>`) is the program's.
+    pub fn is_trusted_file(&self, filename: &str) -> bool {
+        filename.starts_with("<frozen ")
+            || filename == self.interpreter.bootstrap
+            || self
+                .interpreter
+                .trusted_roots
+                .iter()
+                .any(|root| relative_to(filename, root).is_some())
+    }
+
+    /// Whether a trusted `filename` is on `list`: `<frozen …` entries match by prefix, the bootstrap
+    /// by name, others are paths relative to a trusted root (`dataclasses.py`, `ctypes/` for a
+    /// whole package).
+    pub fn listed(&self, list: &[String], filename: &str) -> bool {
+        if filename == self.interpreter.bootstrap {
+            return list.iter().any(|entry| entry == "<bootstrap>");
+        }
+        list.iter().any(|entry| {
+            if entry.starts_with('<') {
+                filename.starts_with(entry.as_str())
+            } else {
+                self.interpreter.trusted_roots.iter().any(|root| {
+                    relative_to(filename, root).is_some_and(|rel| {
+                        rel == entry || (entry.ends_with('/') && rel.starts_with(entry.as_str()))
+                    })
+                })
+            }
+        })
+    }
+}
+
+/// `path` relative to the directory `root`, when it is below it.
+pub fn relative_to<'a>(path: &'a str, root: &str) -> Option<&'a str> {
+    let root = root.trim_end_matches('/');
+    path.strip_prefix(root)?.strip_prefix('/')
+}

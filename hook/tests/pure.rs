@@ -1,0 +1,185 @@
+//! The hook's pure parts (settings, rules and the exec-ban filter program), compiled on their own: the
+//! library itself is a Python extension that needs the interpreter to run. The real hook in the real
+//! jail is tested by `tests/jail/hook.rs`.
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+
+#[path = "../src/rules.rs"]
+mod rules;
+#[path = "../src/settings.rs"]
+mod settings;
+
+use rules::{module_matches, normalise, under, Denial, Rule};
+use settings::{InterpreterFacts, Settings};
+
+fn settings() -> Settings {
+    let json = serde_json::json!({
+        "policy": "test", "mode": "enforce",
+        "import_allow": ["pandas", "pandas.*", "os"], "import_deny": ["subprocess", "numpy.ctypeslib"],
+        "allow_processes": false, "allow_network": false,
+        "read_roots": ["/work", "/tmp"], "write_roots": ["/work"], "runtime_read_roots": ["/proc/self"],
+        "deny_pickle": true, "deny_marshal": true, "deny_native": true,
+        "code_callers": ["<frozen importlib._bootstrap", "<bootstrap>", "dataclasses.py", "scipy/_lib/"],
+        "marshal_callers": [], "ctypes_callers": ["ctypes/"],
+        "import_machinery": ["<frozen importlib.", "importlib/"], "ctypes_machinery": [],
+        "introspection_machinery": ["inspect.py"], "program": "/run/warden/main.py",
+    });
+    Settings::new(
+        &json.to_string(),
+        InterpreterFacts {
+            trusted_roots: vec![
+                "/usr/lib/python3.11".into(),
+                "/venv/lib/python3.11/site-packages".into(),
+            ],
+            prefixes: vec!["/usr".into()],
+            bootstrap: "/run/warden/bootstrap.py".into(),
+        },
+    )
+    .unwrap()
+}
+
+#[test]
+fn library_code_is_the_interpreters_import_path_frozen_modules_and_the_bootstrap() {
+    let s = settings();
+    assert!(s.is_trusted_file("/usr/lib/python3.11/dataclasses.py"));
+    assert!(s.is_trusted_file("/venv/lib/python3.11/site-packages/pandas/core/frame.py"));
+    assert!(s.is_trusted_file("<frozen importlib._bootstrap>"));
+    assert!(s.is_trusted_file("/run/warden/bootstrap.py"));
+    assert!(!s.is_trusted_file("/run/warden/main.py"));
+    assert!(!s.is_trusted_file("<string>"));
+    // A look-alike directory is not the root.
+    assert!(!s.is_trusted_file("/usr/lib/python3.11x/evil.py"));
+}
+
+#[test]
+fn caller_lists_match_relative_files_packages_and_frozen_names() {
+    let s = settings();
+    let callers = &s.policy.code_callers;
+    assert!(s.listed(callers, "/usr/lib/python3.11/dataclasses.py"));
+    assert!(s.listed(
+        callers,
+        "/venv/lib/python3.11/site-packages/scipy/_lib/_bunch.py"
+    ));
+    assert!(s.listed(callers, "<frozen importlib._bootstrap_external>"));
+    assert!(s.listed(callers, "/run/warden/bootstrap.py"));
+    assert!(!s.listed(callers, "/usr/lib/python3.11/threading.py"));
+    assert!(!s.listed(
+        callers,
+        "/venv/lib/python3.11/site-packages/pandas/dataclasses.py"
+    ));
+    assert!(!s.listed(&s.policy.ctypes_callers, "/run/warden/bootstrap.py"));
+}
+
+#[test]
+fn settings_refuse_unknown_keys_and_relative_paths() {
+    let facts = InterpreterFacts {
+        trusted_roots: vec!["/usr/lib/python3.11".into()],
+        prefixes: vec![],
+        bootstrap: "/b.py".into(),
+    };
+    assert!(Settings::new("{\"policy\": \"x\", \"extra\": 1}", facts.clone()).is_err());
+    let mut json: serde_json::Value = serde_json::json!({
+        "policy": "test", "mode": "enforce", "import_allow": [], "import_deny": [],
+        "allow_processes": false, "allow_network": false, "read_roots": ["work"], "write_roots": [],
+        "runtime_read_roots": [], "deny_pickle": true, "deny_marshal": true, "deny_native": true,
+        "code_callers": [], "marshal_callers": [], "ctypes_callers": [], "import_machinery": [],
+        "ctypes_machinery": [], "introspection_machinery": [], "program": "/run/warden/main.py",
+    });
+    let err = Settings::new(&json.to_string(), facts.clone()).unwrap_err();
+    assert!(err.contains("\"work\""), "{err}");
+    json["read_roots"] = serde_json::json!(["/work"]);
+    assert!(Settings::new(&json.to_string(), facts).is_ok());
+}
+
+#[test]
+fn module_patterns_follow_the_static_layers_semantics() {
+    let allow = vec!["pandas".to_owned(), "numpy.*".to_owned()];
+    assert!(module_matches(&allow, "pandas", false));
+    assert!(!module_matches(&allow, "pandas.io", false));
+    assert!(module_matches(&allow, "numpy.linalg", false));
+    assert!(!module_matches(&allow, "numpy", false));
+    assert!(!module_matches(&allow, "numpyx.linalg", false));
+    // Deny patterns cover submodules.
+    let deny = vec!["subprocess".to_owned()];
+    assert!(module_matches(&deny, "subprocess", true));
+    assert!(module_matches(&deny, "subprocess.x", true));
+    assert!(!module_matches(&deny, "subprocessx", true));
+}
+
+#[test]
+fn paths_are_normalised_lexically_against_the_working_directory() {
+    assert_eq!(normalise("data.csv", "/work"), "/work/data.csv");
+    assert_eq!(normalise("../../../../etc/passwd", "/work"), "/etc/passwd");
+    assert_eq!(normalise("/work/./a//b/../c", "/"), "/work/a/c");
+    assert_eq!(normalise("/", "/work"), "/");
+    let roots = vec!["/work".to_owned(), "/tmp/".to_owned()];
+    assert!(under(&roots, "/work"));
+    assert!(under(&roots, "/work/a/b"));
+    assert!(under(&roots, "/tmp/x"));
+    assert!(!under(&roots, "/workshop"));
+    assert!(!under(&roots, "/etc/passwd"));
+}
+
+#[test]
+fn denial_messages_start_with_the_rule_and_the_event() {
+    let denial = Denial::new(Rule::Process, "starting a process");
+    let message = denial.message("os.system", "default");
+    assert!(
+        message.starts_with("warden[PROC801] os.system: starting a process (policy default, runtime layer) — hint: "),
+        "{message}"
+    );
+}
+
+#[path = "../src/kernel.rs"]
+mod kernel;
+
+/// Runs the classic-BPF subset the exec ban uses on one `seccomp_data`.
+fn evaluate(program: &[libc::sock_filter], arch: u32, nr: u32, arg0: u64) -> u32 {
+    let mut data = [0u8; 64];
+    data[0..4].copy_from_slice(&nr.to_le_bytes());
+    data[4..8].copy_from_slice(&arch.to_le_bytes());
+    data[16..24].copy_from_slice(&arg0.to_le_bytes());
+    let (mut pc, mut acc) = (0usize, 0u32);
+    loop {
+        let insn = program[pc];
+        match insn.code {
+            0x20 => {
+                let k = insn.k as usize;
+                acc = u32::from_le_bytes(data[k..k + 4].try_into().unwrap());
+                pc += 1;
+            }
+            0x15 => pc += 1 + usize::from(if acc == insn.k { insn.jt } else { insn.jf }),
+            0x45 => pc += 1 + usize::from(if acc & insn.k != 0 { insn.jt } else { insn.jf }),
+            0x06 => return insn.k,
+            other => panic!("unexpected BPF code {other:#x}"),
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn the_exec_ban_refuses_exec_and_process_creation_but_not_threads() {
+    const X86_64: u32 = 0xc000_003e;
+    const ALLOW: u32 = 0x7fff_0000;
+    const EPERM: u32 = 0x0005_0000 | 1;
+    let program = kernel::exec_ban_program();
+    assert_eq!(evaluate(&program, X86_64, 59, 0), EPERM, "execve");
+    assert_eq!(evaluate(&program, X86_64, 322, 0), EPERM, "execveat");
+    assert_eq!(evaluate(&program, X86_64, 57, 0), EPERM, "fork");
+    assert_eq!(evaluate(&program, X86_64, 58, 0), EPERM, "vfork");
+    // clone as fork (SIGCHLD) and as posix_spawn (CLONE_VM | CLONE_VFORK): refused.
+    assert_eq!(evaluate(&program, X86_64, 56, 17), EPERM);
+    assert_eq!(evaluate(&program, X86_64, 56, 0x4100 | 17), EPERM);
+    // pthread_create's clone (CLONE_THREAD among its flags): allowed.
+    assert_eq!(evaluate(&program, X86_64, 56, 0x003d_0f00), ALLOW);
+    assert_eq!(evaluate(&program, X86_64, 0, 0), ALLOW, "read");
+    assert_eq!(
+        evaluate(&program, X86_64, 435, 0),
+        ALLOW,
+        "clone3 is the jail's (ENOSYS)"
+    );
+    assert_eq!(
+        evaluate(&program, 0x4000_0003, 11, 0),
+        ALLOW,
+        "i386: the jail's filter"
+    );
+}
