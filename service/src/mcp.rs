@@ -30,7 +30,11 @@ use serde_json::{json, Value};
 use super::job::InputFile;
 
 use super::{Caller, CheckBody, RunBody, Service, ServiceError};
-use warden_gateway::pipeline::CallerLimits;
+use warden_gateway::files::OutputFile;
+use warden_gateway::pipeline::{CallerLimits, RunRecord, RunStatus};
+use warden_jail::LimitHit;
+use warden_policy::settings::Limits;
+use warden_policy::{Action, CheckRecord, Decision, Finding};
 
 /// Files up to this size that are UTF-8 are shown to the model in full.
 const TEXT_FILE_MAX: usize = 64 * 1024;
@@ -203,12 +207,16 @@ impl Warden {
             return_files: true,
         };
         let limits = body.limits;
-        match self.service.run(&self.caller, body, "run_python").await {
+        match self
+            .service
+            .run_record(&self.caller, body, "run_python")
+            .await
+        {
             Ok(record) => {
                 let applied = self.service.config.policies.get(&policy).map(|registered| {
                     warden_gateway::pipeline::effective_limits(&registered.policy, &limits)
                 });
-                run_result(record, applied.as_ref())
+                run_result(&record, applied.as_ref())
             }
             Err(err) => service_error(&err),
         }
@@ -219,8 +227,12 @@ impl Warden {
             code: args.code,
             policy: args.policy,
         };
-        match self.service.check(&self.caller, body, "check_python").await {
-            Ok(report) => check_result(&report),
+        match self
+            .service
+            .check_record(&self.caller, body, "check_python")
+            .await
+        {
+            Ok(record) => check_result(&record),
             Err(err) => service_error(&err),
         }
     }
@@ -388,50 +400,55 @@ fn schema_object(value: Value) -> Arc<JsonObject> {
 }
 
 /// A result record as a tool result.
-fn run_result(record: Value, limits: Option<&warden_policy::settings::Limits>) -> CallToolResult {
-    let status = text_at(&record, "/status");
-    let mut content = Vec::new();
-    let ok = status == "ok";
-    let headline = match status {
-        "ok" => ok_text(&record),
-        "denied" => format!(
+fn run_result(record: &RunRecord, limits: Option<&Limits>) -> CallToolResult {
+    let compact = match compact_record(record) {
+        Ok(compact) => compact,
+        Err(err) => {
+            return service_error(&ServiceError::Internal(format!(
+                "cannot serialise the record: {err}"
+            )))
+        }
+    };
+    let headline = match record.status {
+        RunStatus::Ok => ok_text(record),
+        RunStatus::Denied => format!(
             "{}\n{}\nThe program did not run. Change it so that none of the findings above applies \
              (only the modules describe_policy lists can be imported), or use check_python to test \
              a change, then call run_python again.",
-            message_line(&record, "The policy denied this program."),
-            findings_text(&record)
+            message_line(record, "The policy denied this program."),
+            findings_text(&record.check.findings)
         ),
-        "review_required" => format!(
+        RunStatus::ReviewRequired => format!(
             "The policy requires a person to approve this program before it runs, and this server \
              cannot approve it. The program did not run.\n{}\nRewrite it so that none of the \
              findings above applies.",
-            findings_text(&record)
+            findings_text(&record.check.findings)
         ),
-        "error" => error_text(&record),
-        "timeout" | "memory_limit" | "output_limit" => limit_text(&record, limits),
-        "output_invalid" => invalid_text(&record),
-        "setup_failed" => format!(
+        RunStatus::Error => error_text(record),
+        RunStatus::Timeout | RunStatus::MemoryLimit | RunStatus::OutputLimit => {
+            limit_text(record, limits)
+        }
+        RunStatus::OutputInvalid => invalid_text(record),
+        RunStatus::SetupFailed => format!(
             "warden could not set up the jail, so the program did not run (not a fault of the \
              program): {}",
-            text_at(&record, "/message")
-        ),
-        other => format!(
-            "The run ended with status {other}. {}",
-            text_at(&record, "/message")
+            message(record)
         ),
     };
-    content.push(ContentBlock::text(format!(
+    let mut content = vec![ContentBlock::text(format!(
         "{headline}\n\n{}",
-        summary_line(&record)
-    )));
-    if ok || status == "output_invalid" || status == "error" {
-        file_blocks(&record, &mut content);
+        summary_line(record)
+    ))];
+    if matches!(
+        record.status,
+        RunStatus::Ok | RunStatus::OutputInvalid | RunStatus::Error
+    ) {
+        file_blocks(&record.files, &mut content);
     }
-    let compact = compact_record(&record);
     content.push(ContentBlock::text(format!(
         "result record (stdout, stderr and file contents are shown above): {compact}"
     )));
-    let mut result = if ok {
+    let mut result = if record.status == RunStatus::Ok {
         CallToolResult::success(content)
     } else {
         CallToolResult::error(content)
@@ -440,48 +457,43 @@ fn run_result(record: Value, limits: Option<&warden_policy::settings::Limits>) -
     result
 }
 
-fn ok_text(record: &Value) -> String {
-    let stdout = text_at(record, "/stdout");
-    let mut text = if stdout.is_empty() {
+fn ok_text(record: &RunRecord) -> String {
+    let mut text = if record.stdout.is_empty() {
         "The program ran and printed nothing on stdout.".to_owned()
     } else {
-        format!("stdout:\n{}", stdout.trim_end())
+        format!("stdout:\n{}", record.stdout.trim_end())
     };
-    if flag(record, "/stdout_truncated") {
+    if record.stdout_truncated {
         text.push_str("\n[stdout was truncated at the policy's cap]");
     }
-    let stderr = text_at(record, "/stderr");
-    if !stderr.is_empty() {
-        let _ = write!(text, "\nstderr:\n{}", tail(stderr));
+    if !record.stderr.is_empty() {
+        let _ = write!(text, "\nstderr:\n{}", tail(&record.stderr));
     }
     text
 }
 
-fn error_text(record: &Value) -> String {
-    let mut text = match record.get("error").filter(|e| !e.is_null()) {
+fn error_text(record: &RunRecord) -> String {
+    let mut text = match &record.error {
         Some(error) => format!(
             "The program raised {}: {}\ntraceback (end):\n{}",
-            text_at(error, "/name"),
-            text_at(error, "/value"),
-            tail(text_at(error, "/traceback"))
+            error.name,
+            error.value,
+            tail(&error.traceback)
         ),
         None => format!(
             "The program exited with code {}.",
             record
-                .get("exit_code")
-                .filter(|c| !c.is_null())
-                .map_or_else(|| "?".to_owned(), Value::to_string)
+                .exit_code
+                .map_or_else(|| "?".to_owned(), |code| code.to_string())
         ),
     };
-    let traceback = record
-        .pointer("/error/traceback")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let stderr = text_at(record, "/stderr");
-    let other = if traceback.is_empty() {
-        stderr.trim().to_owned()
-    } else {
-        stderr.replace(traceback, "").trim().to_owned()
+    let other = match &record.error {
+        Some(error) if !error.traceback.is_empty() => record
+            .stderr
+            .replace(&error.traceback, "")
+            .trim()
+            .to_owned(),
+        _ => record.stderr.trim().to_owned(),
     };
     if !other.is_empty() {
         let _ = write!(text, "\nstderr (end):\n{}", tail(&other));
@@ -490,20 +502,17 @@ fn error_text(record: &Value) -> String {
     text
 }
 
-fn limit_text(record: &Value, limits: Option<&warden_policy::settings::Limits>) -> String {
+fn limit_text(record: &RunRecord, limits: Option<&Limits>) -> String {
     let hits: Vec<String> = record
-        .get("limits_hit")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(|hit| describe_limit(hit, limits))
+        .limits_hit
+        .iter()
+        .map(|hit| describe_limit(*hit, limits))
         .collect();
     let mut text = if hits.is_empty() {
         format!(
             "The run hit a limit ({}). {}",
-            text_at(record, "/status"),
-            text_at(record, "/message")
+            record.status.as_str(),
+            message(record)
         )
     } else {
         format!(
@@ -511,165 +520,153 @@ fn limit_text(record: &Value, limits: Option<&warden_policy::settings::Limits>) 
             hits.join(" and the ")
         )
     };
-    let advice = match text_at(record, "/status") {
-        "timeout" => "Make it do less work or use faster (vectorised) code.",
-        "memory_limit" => "Make it use less memory (smaller data, chunks, fewer copies).",
+    let advice = match record.status {
+        RunStatus::Timeout => "Make it do less work or use faster (vectorised) code.",
+        RunStatus::MemoryLimit => "Make it use less memory (smaller data, chunks, fewer copies).",
         _ => "Make it print less; write large results to files in the work dir instead.",
     };
     let _ = write!(text, " {advice}");
-    let stderr = text_at(record, "/stderr");
-    if !stderr.is_empty() {
-        let _ = write!(text, "\nstderr (end):\n{}", tail(stderr));
+    if !record.stderr.is_empty() {
+        let _ = write!(text, "\nstderr (end):\n{}", tail(&record.stderr));
     }
     append_stdout(record, &mut text);
     text
 }
 
-fn describe_limit(hit: &str, limits: Option<&warden_policy::settings::Limits>) -> String {
+fn describe_limit(hit: LimitHit, limits: Option<&Limits>) -> String {
     let Some(l) = limits else {
-        return format!("{hit} limit");
+        return format!("{} limit", limit_name(hit));
     };
     match hit {
-        "wall_time" => format!("wall-clock limit of {} ms", l.wall_time_ms),
-        "cpu_time" => format!("CPU-time limit of {} ms", l.cpu_time_ms),
-        "memory" => format!("memory limit of {} MiB", l.memory_bytes / (1024 * 1024)),
-        "pids" => format!("limit of {} processes and threads", l.pids),
-        "stdout" => format!("stdout cap of {} bytes", l.stdout_bytes),
-        "stderr" => format!("stderr cap of {} bytes", l.stderr_bytes),
-        other => format!("{other} limit"),
+        LimitHit::WallTime => format!("wall-clock limit of {} ms", l.wall_time_ms),
+        LimitHit::CpuTime => format!("CPU-time limit of {} ms", l.cpu_time_ms),
+        LimitHit::Memory => format!("memory limit of {} MiB", l.memory_bytes / (1024 * 1024)),
+        LimitHit::Pids => format!("limit of {} processes and threads", l.pids),
+        LimitHit::Stdout => format!("stdout cap of {} bytes", l.stdout_bytes),
+        LimitHit::Stderr => format!("stderr cap of {} bytes", l.stderr_bytes),
     }
 }
 
-fn invalid_text(record: &Value) -> String {
+/// A limit as the record's `limits_hit` names it.
+fn limit_name(hit: LimitHit) -> &'static str {
+    match hit {
+        LimitHit::WallTime => "wall_time",
+        LimitHit::CpuTime => "cpu_time",
+        LimitHit::Memory => "memory",
+        LimitHit::Pids => "pids",
+        LimitHit::Stdout => "stdout",
+        LimitHit::Stderr => "stderr",
+    }
+}
+
+fn invalid_text(record: &RunRecord) -> String {
     let mut text = "The program ran, but its stdout does not satisfy the output schema:".to_owned();
-    for error in record
-        .pointer("/validation/errors")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let path = text_at(error, "/instance_path");
-        let _ = write!(
-            text,
-            "\n- at {}: {}",
-            if path.is_empty() { "/" } else { path },
-            text_at(error, "/message")
-        );
+    for error in &record.validation.errors {
+        let path = if error.instance_path.is_empty() {
+            "/"
+        } else {
+            &error.instance_path
+        };
+        let _ = write!(text, "\n- at {path}: {}", error.message);
     }
     text.push_str("\nPrint exactly one JSON value that matches the schema.");
     append_stdout(record, &mut text);
     text
 }
 
-fn append_stdout(record: &Value, text: &mut String) {
-    let stdout = text_at(record, "/stdout");
-    if !stdout.is_empty() {
-        let _ = write!(text, "\nstdout (end):\n{}", tail(stdout));
+fn append_stdout(record: &RunRecord, text: &mut String) {
+    if !record.stdout.is_empty() {
+        let _ = write!(text, "\nstdout (end):\n{}", tail(&record.stdout));
     }
 }
 
-fn message_line(record: &Value, default: &str) -> String {
-    match record.get("message").and_then(Value::as_str) {
+/// The record's `message`, empty when it has none.
+fn message(record: &RunRecord) -> &str {
+    record.message.as_deref().unwrap_or("")
+}
+
+fn message_line(record: &RunRecord, default: &str) -> String {
+    match &record.message {
         Some(message) => format!("{default} {message}."),
         None => default.to_owned(),
     }
 }
 
 /// One line per finding: `RULE line:col: message (hint: ...)`.
-fn findings_text(report: &Value) -> String {
-    let findings = report
-        .pointer("/check/findings")
-        .or_else(|| report.get("findings"))
-        .and_then(Value::as_array);
-    let mut lines = Vec::new();
-    for finding in findings.into_iter().flatten() {
-        let mut line = format!(
-            "{} line {}:{}: {}",
-            text_at(finding, "/rule"),
-            number_at(finding, "/span/line"),
-            number_at(finding, "/span/column"),
-            text_at(finding, "/message"),
-        );
-        let hint = text_at(finding, "/hint");
-        if !hint.is_empty() {
-            let _ = write!(line, " (hint: {hint})");
-        }
-        let action = text_at(finding, "/action");
-        if action != "deny" && !action.is_empty() {
-            let _ = write!(line, " [{action}]");
-        }
-        lines.push(line);
+fn findings_text(findings: &[Finding]) -> String {
+    if findings.is_empty() {
+        return "(no findings)".to_owned();
     }
-    if lines.is_empty() {
-        "(no findings)".to_owned()
-    } else {
-        lines.join("\n")
-    }
+    let lines: Vec<String> = findings
+        .iter()
+        .map(|finding| {
+            let mut line = format!(
+                "{} line {}:{}: {}",
+                finding.rule, finding.span.line, finding.span.column, finding.message,
+            );
+            if !finding.hint.is_empty() {
+                let _ = write!(line, " (hint: {})", finding.hint);
+            }
+            if finding.action != Action::Deny {
+                let _ = write!(line, " [{}]", finding.action.as_str());
+            }
+            line
+        })
+        .collect();
+    lines.join("\n")
 }
 
-fn check_result(report: &Value) -> CallToolResult {
-    let policy = text_at(report, "/policy/name");
-    let findings = report
-        .get("findings")
-        .and_then(Value::as_array)
-        .is_some_and(|f| !f.is_empty());
-    match text_at(report, "/decision") {
-        "allow" => {
+fn check_result(report: &CheckRecord) -> CallToolResult {
+    let policy = &report.policy.name;
+    let findings = findings_text(&report.findings);
+    match report.decision {
+        Decision::Allow => {
             let mut text = format!("allowed: policy {policy:?} lets this program run.");
-            if findings {
-                let _ = write!(text, " Warnings:\n{}", findings_text(report));
+            if !report.findings.is_empty() {
+                let _ = write!(text, " Warnings:\n{findings}");
             }
             CallToolResult::success(vec![ContentBlock::text(text)])
         }
-        "review" => CallToolResult::success(vec![ContentBlock::text(format!(
+        Decision::Review => CallToolResult::success(vec![ContentBlock::text(format!(
             "review: policy {policy:?} requires a person to approve this program before it runs \
-             (this server cannot approve it):\n{}",
-            findings_text(report)
+             (this server cannot approve it):\n{findings}"
         ))]),
-        decision => CallToolResult::error(vec![ContentBlock::text(format!(
-            "{decision}: policy {policy:?} does not let this program run:\n{}\nChange the program \
+        Decision::Deny => CallToolResult::error(vec![ContentBlock::text(format!(
+            "{}: policy {policy:?} does not let this program run:\n{findings}\nChange the program \
              so that none of these findings applies.",
-            findings_text(report)
+            report.decision.as_str()
         ))]),
     }
 }
 
 /// `status: ok · exit 0 · wall 12 ms · cpu 10 ms · peak memory 3.2 MiB`.
-fn summary_line(record: &Value) -> String {
-    let mut line = format!("status: {}", text_at(record, "/status"));
-    if let Some(code) = record.get("exit_code").and_then(Value::as_i64) {
+fn summary_line(record: &RunRecord) -> String {
+    let mut line = format!("status: {}", record.status.as_str());
+    if let Some(code) = record.exit_code {
         let _ = write!(line, " · exit {code}");
     }
-    if let Some(usage) = record.get("usage") {
-        let wall = number_at(usage, "/wall_ms");
-        let cpu = number_at(usage, "/cpu_ms");
-        let memory = usage
-            .get("memory_peak_bytes")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
-        if wall > 0 || memory > 0 {
-            #[allow(clippy::cast_precision_loss)]
-            let mib = memory as f64 / (1024.0 * 1024.0);
-            let _ = write!(
-                line,
-                " · wall {wall} ms · cpu {cpu} ms · peak memory {mib:.1} MiB"
-            );
-        }
+    let usage = &record.usage;
+    if usage.wall_ms > 0 || usage.memory_peak_bytes > 0 {
+        #[allow(clippy::cast_precision_loss)]
+        let mib = usage.memory_peak_bytes as f64 / (1024.0 * 1024.0);
+        let _ = write!(
+            line,
+            " · wall {} ms · cpu {} ms · peak memory {mib:.1} MiB",
+            usage.wall_ms, usage.cpu_ms
+        );
     }
     line
 }
 
 /// The files the program wrote: images as image content, others as a note (with the text of small
 /// UTF-8 files).
-fn file_blocks(record: &Value, content: &mut Vec<ContentBlock>) {
-    let files = record.get("files").and_then(Value::as_array);
-    for file in files.into_iter().flatten() {
-        let path = text_at(file, "/path");
-        let bytes = number_at(file, "/bytes");
-        let sha256 = text_at(file, "/sha256");
-        let encoded = file.get("content_base64").and_then(Value::as_str);
-        let note = format!("file {path} ({bytes} bytes, sha256 {sha256})");
-        match (image_mime(path), encoded) {
+fn file_blocks(files: &[OutputFile], content: &mut Vec<ContentBlock>) {
+    for file in files {
+        let note = format!(
+            "file {} ({} bytes, sha256 {})",
+            file.path, file.bytes, file.sha256
+        );
+        match (image_mime(&file.path), &file.content_base64) {
             (Some(mime), Some(encoded)) => {
                 content.push(ContentBlock::text(format!("{note}: image below")));
                 content.push(ContentBlock::image(encoded, mime));
@@ -702,10 +699,10 @@ fn image_mime(path: &str) -> Option<&'static str> {
     })
 }
 
-/// The record without what the text blocks already show (stdout, stderr, file contents, the long
-/// hints).
-fn compact_record(record: &Value) -> Value {
-    let mut compact = record.clone();
+/// The record as JSON without what the text blocks already show (stdout, stderr, file contents,
+/// the long hints).
+fn compact_record(record: &RunRecord) -> Result<Value, serde_json::Error> {
+    let mut compact = serde_json::to_value(record)?;
     if let Some(object) = compact.as_object_mut() {
         object.remove("stdout");
         object.remove("stderr");
@@ -726,7 +723,7 @@ fn compact_record(record: &Value) -> Value {
             finding.remove("hint");
         }
     }
-    compact
+    Ok(compact)
 }
 
 /// The last lines of a long text, marked as cut.
@@ -747,25 +744,44 @@ fn tail(text: &str) -> Cow<'_, str> {
     Cow::Owned(format!("[…]\n{kept}"))
 }
 
-fn text_at<'a>(value: &'a Value, pointer: &str) -> &'a str {
-    value.pointer(pointer).and_then(Value::as_str).unwrap_or("")
-}
-
-fn number_at(value: &Value, pointer: &str) -> u64 {
-    value.pointer(pointer).and_then(Value::as_u64).unwrap_or(0)
-}
-
-fn flag(value: &Value, pointer: &str) -> bool {
-    value
-        .pointer(pointer)
-        .and_then(Value::as_bool)
-        .unwrap_or(false)
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use warden_gateway::pipeline::CheckSummary;
+    use warden_gateway::validate::Validation;
+    use warden_policy::{PolicyRef, Rule, Severity, Span};
+
+    /// A record of a program that did not run, with `status`.
+    fn record(status: RunStatus) -> RunRecord {
+        RunRecord {
+            status,
+            exit_code: None,
+            signal: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            check: CheckSummary {
+                decision: "allow".to_owned(),
+                findings: Vec::new(),
+            },
+            validation: Validation::not_required(),
+            usage: warden_jail::Usage::default(),
+            files: Vec::new(),
+            layers: None,
+            error: None,
+            message: None,
+            limits_hit: Vec::new(),
+            approval: None,
+            policy: PolicyRef {
+                name: "default".to_owned(),
+                sha256: "00".to_owned(),
+                registered_as: None,
+            },
+            program_sha256: "00".to_owned(),
+        }
+    }
 
     fn texts(result: &CallToolResult) -> String {
         result
@@ -778,15 +794,30 @@ mod tests {
 
     #[test]
     fn a_denied_record_lists_each_finding_and_is_an_error() {
-        let record = json!({
-            "status": "denied", "exit_code": null, "stdout": "", "stderr": "",
-            "check": {"decision": "deny", "findings": [{
-                "rule": "IMP101", "action": "deny", "message": "module `subprocess` is denied",
-                "hint": "use only allowed modules", "span": {"line": 1, "column": 8}
-            }]},
-            "usage": {"wall_ms": 0, "cpu_ms": 0, "memory_peak_bytes": 0}, "files": []
-        });
-        let result = run_result(record, None);
+        let rule = Rule::ImportNotAllowed;
+        let record = RunRecord {
+            check: CheckSummary {
+                decision: "deny".to_owned(),
+                findings: vec![Finding {
+                    rule,
+                    name: rule.name(),
+                    severity: Severity::High,
+                    action: Action::Deny,
+                    message: "module `subprocess` is denied".to_owned(),
+                    hint: "use only allowed modules".to_owned(),
+                    span: Span {
+                        line: 1,
+                        column: 8,
+                        end_line: 1,
+                        end_column: 18,
+                        start_byte: 7,
+                        end_byte: 17,
+                    },
+                }],
+            },
+            ..record(RunStatus::Denied)
+        };
+        let result = run_result(&record, None);
         assert_eq!(result.is_error, Some(true));
         let text = texts(&result);
         assert!(text.contains(
@@ -799,15 +830,31 @@ mod tests {
     fn an_ok_record_returns_images_as_images_and_small_text_files_inline() {
         let png = base64::engine::general_purpose::STANDARD.encode(b"\x89PNG\r\n\x1a\n");
         let csv = base64::engine::general_purpose::STANDARD.encode(b"a,b\n1,2\n");
-        let record = json!({
-            "status": "ok", "exit_code": 0, "stdout": "{\"x\": 1}\n", "stderr": "",
-            "usage": {"wall_ms": 10, "cpu_ms": 8, "memory_peak_bytes": 1048576},
-            "files": [
-                {"path": "plot.png", "bytes": 8, "sha256": "ab", "content_base64": png},
-                {"path": "t.csv", "bytes": 8, "sha256": "cd", "content_base64": csv}
-            ]
-        });
-        let result = run_result(record, None);
+        let record = RunRecord {
+            exit_code: Some(0),
+            stdout: "{\"x\": 1}\n".to_owned(),
+            usage: warden_jail::Usage {
+                wall_ms: 10,
+                cpu_ms: 8,
+                memory_peak_bytes: 1_048_576,
+            },
+            files: vec![
+                OutputFile {
+                    path: "plot.png".to_owned(),
+                    bytes: 8,
+                    sha256: "ab".to_owned(),
+                    content_base64: Some(png.clone()),
+                },
+                OutputFile {
+                    path: "t.csv".to_owned(),
+                    bytes: 8,
+                    sha256: "cd".to_owned(),
+                    content_base64: Some(csv),
+                },
+            ],
+            ..record(RunStatus::Ok)
+        };
+        let result = run_result(&record, None);
         assert_eq!(result.is_error, Some(false));
         let image = result
             .content
@@ -826,7 +873,7 @@ mod tests {
 
     #[test]
     fn a_timeout_names_the_limit_and_its_value() {
-        let limits = warden_policy::settings::Limits {
+        let limits = Limits {
             wall_time_ms: 500,
             cpu_time_ms: 1000,
             memory_bytes: 1 << 30,
@@ -839,10 +886,26 @@ mod tests {
             output_files: 16,
             output_bytes: 1 << 20,
         };
-        let record =
-            json!({"status": "timeout", "limits_hit": ["wall_time"], "stdout": "", "stderr": ""});
-        let text = texts(&run_result(record, Some(&limits)));
+        let record = RunRecord {
+            limits_hit: vec![LimitHit::WallTime],
+            ..record(RunStatus::Timeout)
+        };
+        let text = texts(&run_result(&record, Some(&limits)));
         assert!(text.contains("wall-clock limit of 500 ms"), "{text}");
+    }
+
+    #[test]
+    fn a_limit_is_named_as_the_record_names_it() {
+        for hit in [
+            LimitHit::WallTime,
+            LimitHit::CpuTime,
+            LimitHit::Memory,
+            LimitHit::Pids,
+            LimitHit::Stdout,
+            LimitHit::Stderr,
+        ] {
+            assert_eq!(json!(hit), json!(limit_name(hit)));
+        }
     }
 
     #[test]
