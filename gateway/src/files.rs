@@ -10,16 +10,19 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// One collected output file, as the result record lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutputFile {
     /// Path relative to the work dir.
     pub path: String,
     pub bytes: u64,
     pub sha256: String,
+    /// The file's bytes, base64, when the caller asked for them (the server's `return_files`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_base64: Option<String>,
 }
 
 /// The inputs placed in the work dir, relative paths, so they are not collected back as outputs.
@@ -203,6 +206,7 @@ pub fn collect_outputs(
             path: relative.display().to_string(),
             bytes,
             sha256,
+            content_base64: None,
         });
     }
     Ok(out)

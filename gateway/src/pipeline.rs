@@ -7,15 +7,15 @@
 
 use std::path::PathBuf;
 
-use serde::Serialize;
-use warden_policy::{Decision, Finding, Policy};
+use serde::{Deserialize, Serialize};
+use warden_policy::{Decision, Finding, Policy, PolicyRef};
 
 use crate::files::{self, OutputFile, WorkDir};
 use crate::python_error::{self, PythonError};
 use crate::validate::{OutputSchema, Validation};
 
 /// How a run ended, as the result record names it (docs/architecture.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     Ok,
@@ -56,7 +56,7 @@ pub struct CallerLimits {
 }
 
 /// A review approval: who approved and how.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Approval {
     /// `flag` (`--approve`), `terminal` (interactive prompt) or `token`.
     pub method: String,
@@ -83,21 +83,15 @@ pub struct RunRequest {
 }
 
 /// The `check` part of the record.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CheckSummary {
     /// `allow`, `review` or `deny`; `skipped` when `--no-policy`.
     pub decision: String,
     pub findings: Vec<Finding>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct PolicyRef {
-    pub name: String,
-    pub sha256: String,
-}
-
 /// The result record (docs/architecture.md), with warden's additions after the contract's fields.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunRecord {
     pub status: RunStatus,
     pub exit_code: Option<i32>,
@@ -141,10 +135,7 @@ impl RunRecord {
             message: None,
             limits_hit: Vec::new(),
             approval: None,
-            policy: PolicyRef {
-                name: policy.name.clone(),
-                sha256: policy.sha256.clone(),
-            },
+            policy: PolicyRef::of(policy),
             program_sha256: warden_policy::settings::hex(&Sha256::digest(source)),
         }
     }

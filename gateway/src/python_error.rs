@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// An uncaught Python exception.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct PythonError {
     /// Exception class, e.g. `ZeroDivisionError` or `json.decoder.JSONDecodeError`.
     pub name: String,

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 /// One way the output fails the schema.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct OutputError {
     /// JSON Pointer into the output (`/revenue_by_region/north`); empty for the document itself.
     pub instance_path: String,
@@ -16,7 +16,7 @@ pub struct OutputError {
 }
 
 /// The `validation` part of the result record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Validation {
     pub valid: bool,
     pub errors: Vec<OutputError>,

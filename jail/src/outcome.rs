@@ -5,10 +5,10 @@
 //! own: the classification itself (`supervise.rs`) or the statuses of other layers (`denied`,
 //! `output_invalid`: the pipeline adds those).
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 /// The end of a run, as the result record names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Exit code 0 within every limit.
@@ -37,7 +37,7 @@ impl Status {
 }
 
 /// A limit that was hit during the run (several may be).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LimitHit {
     WallTime,
@@ -49,7 +49,7 @@ pub enum LimitHit {
 }
 
 /// Resources used.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     pub wall_ms: u64,
     pub cpu_ms: u64,
@@ -58,14 +58,14 @@ pub struct Usage {
 }
 
 /// The layers that were actually in force.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Layers {
-    pub namespaces: Vec<&'static str>,
+    pub namespaces: Vec<String>,
     /// `abi-N` or `none`.
     pub landlock: String,
     pub seccomp: bool,
     /// `v1`, `v2` or `none`.
-    pub cgroup: &'static str,
+    pub cgroup: String,
     pub rlimits: bool,
 }
 

@@ -452,10 +452,14 @@ fn ends_with_memory_error(stderr: &[u8]) -> bool {
 /// The layers of `plan`, as the result record reports them.
 pub fn layers(plan: &Plan) -> Layers {
     Layers {
-        namespaces: plan.namespaces.clone(),
+        namespaces: plan.namespaces.iter().map(|ns| (*ns).to_owned()).collect(),
         landlock: plan.landlock.report(),
         seccomp: plan.seccomp.is_some(),
-        cgroup: plan.cgroup.as_ref().map_or("none", |c| c.version.name()),
+        cgroup: plan
+            .cgroup
+            .as_ref()
+            .map_or("none", |c| c.version.name())
+            .to_owned(),
         rlimits: !plan.rlimits.is_empty(),
     }
 }

@@ -1,11 +1,11 @@
 //! Findings and decisions: what the checker says about a program.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::rules::Rule;
 
 /// What a finding does to the program's fate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
     /// Reported; the program still runs.
@@ -27,7 +27,7 @@ impl Action {
 }
 
 /// How dangerous the construct is, independent of the action the policy takes on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Low,
@@ -48,7 +48,7 @@ impl Severity {
 }
 
 /// The program's fate: the strictest action among its findings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Decision {
     Allow,
@@ -78,16 +78,16 @@ impl Decision {
 }
 
 /// A located region of the source: 1-based lines, 1-based columns counted in characters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Span {
     pub line: usize,
     pub column: usize,
     pub end_line: usize,
     pub end_column: usize,
     /// Byte offsets into the decoded source (not part of the JSON contract).
-    #[serde(skip)]
+    #[serde(skip, default)]
     pub start_byte: usize,
-    #[serde(skip)]
+    #[serde(skip, default)]
     pub end_byte: usize,
 }
 
@@ -101,4 +101,35 @@ pub struct Finding {
     pub message: String,
     pub hint: String,
     pub span: Span,
+}
+
+/// A finding read back from a record (a worker's reply): the rule id decides the name.
+#[derive(Deserialize)]
+struct FindingRecord {
+    rule: Rule,
+    severity: Severity,
+    action: Action,
+    message: String,
+    hint: String,
+    span: Span,
+}
+
+impl<'de> Deserialize<'de> for Finding {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        FindingRecord::deserialize(deserializer).map(Finding::from)
+    }
+}
+
+impl From<FindingRecord> for Finding {
+    fn from(record: FindingRecord) -> Self {
+        Finding {
+            rule: record.rule,
+            name: record.rule.name(),
+            severity: record.severity,
+            action: record.action,
+            message: record.message,
+            hint: record.hint,
+            span: record.span,
+        }
+    }
 }

@@ -19,6 +19,7 @@ pub mod settings;
 pub mod source;
 
 pub use finding::{Action, Decision, Finding, Severity, Span};
+pub use render::json::{CheckRecord, PolicyRef};
 pub use rules::Rule;
 pub use settings::{Policy, RulesError};
 pub use source::Decoded;

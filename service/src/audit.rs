@@ -9,7 +9,8 @@ use std::io::Write;
 use std::sync::Mutex;
 
 use serde::Serialize;
-use serde_json::Value;
+use warden_gateway::pipeline::RunRecord;
+use warden_policy::CheckRecord;
 
 use super::config::AuditTarget;
 
@@ -55,38 +56,14 @@ impl AuditRecord {
     }
 
     /// Fills decision, rules, status and usage from a result record.
-    pub fn from_record(&mut self, record: &Value) {
-        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
-        self.status = text(record.get("status")).unwrap_or_default();
-        self.decision = text(record.pointer("/check/decision"));
-        self.rules = rule_ids(record, false);
-        self.wall_ms = record.pointer("/usage/wall_ms").and_then(Value::as_u64);
-        self.cpu_ms = record.pointer("/usage/cpu_ms").and_then(Value::as_u64);
-        self.memory_peak_bytes = record
-            .pointer("/usage/memory_peak_bytes")
-            .and_then(Value::as_u64);
+    pub fn from_record(&mut self, record: &RunRecord) {
+        self.status = record.status.as_str().to_owned();
+        self.decision = Some(record.check.decision.clone());
+        self.rules = CheckRecord::rule_ids(&record.check.findings, false);
+        self.wall_ms = Some(record.usage.wall_ms);
+        self.cpu_ms = Some(record.usage.cpu_ms);
+        self.memory_peak_bytes = Some(record.usage.memory_peak_bytes);
     }
-}
-
-/// The rule ids of a record's (or check result's) findings, each once, in order; with
-/// `denying_only`, only those of findings whose action is `deny`.
-pub fn rule_ids(record: &Value, denying_only: bool) -> Vec<String> {
-    let findings = record
-        .pointer("/check/findings")
-        .or_else(|| record.get("findings"))
-        .and_then(Value::as_array);
-    let mut ids: Vec<String> = Vec::new();
-    for finding in findings.into_iter().flatten() {
-        if denying_only && finding.get("action").and_then(Value::as_str) != Some("deny") {
-            continue;
-        }
-        if let Some(id) = finding.get("rule").and_then(Value::as_str) {
-            if !ids.iter().any(|known| known == id) {
-                ids.push(id.to_owned());
-            }
-        }
-    }
-    ids
 }
 
 pub struct AuditLog {
@@ -183,15 +160,5 @@ mod tests {
             format_utc(1_795_305_600 + 3_723, 999),
             "2026-11-22T01:02:03.999Z"
         );
-    }
-
-    #[test]
-    fn rule_ids_come_once_each() {
-        let record = serde_json::json!({"check": {"findings": [
-            {"rule": "IMP101", "action": "deny"}, {"rule": "REF201", "action": "warn"},
-            {"rule": "IMP101", "action": "deny"}
-        ]}});
-        assert_eq!(rule_ids(&record, true), ["IMP101"]);
-        assert_eq!(rule_ids(&record, false), ["IMP101", "REF201"]);
     }
 }

@@ -19,7 +19,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::Context;
-use serde_json::Value;
+use warden_gateway::pipeline::RunRecord;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::job::{Job, WorkerReply, PARENT_PID_ENV};
@@ -121,7 +121,7 @@ impl Executor {
         job: &Job,
         guard: Duration,
         reply_cap: u64,
-    ) -> Result<Value, ExecError> {
+    ) -> Result<RunRecord, ExecError> {
         if self.shutting_down.load(Ordering::SeqCst) {
             return Err(ExecError::ShuttingDown);
         }
@@ -184,7 +184,7 @@ impl Executor {
             )));
         }
         match serde_json::from_slice::<WorkerReply>(&out) {
-            Ok(WorkerReply::Record(record)) => Ok(record),
+            Ok(WorkerReply::Record(record)) => Ok(*record),
             Ok(WorkerReply::Error(message)) => Err(ExecError::Job(message)),
             Err(_) => {
                 let status = status.map_or_else(|e| e.to_string(), |s| s.to_string());

@@ -17,7 +17,7 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use warden_gateway::pipeline::{self, CallerLimits, RunRequest};
+use warden_gateway::pipeline::{self, CallerLimits, RunRecord, RunRequest};
 
 /// The environment variable that names the server's pid for a worker: the worker dies with it.
 pub const PARENT_PID_ENV: &str = "WARDEN_SERVER_PID";
@@ -59,7 +59,7 @@ pub struct Job {
 #[serde(rename_all = "snake_case")]
 pub enum WorkerReply {
     /// The result record (with file contents when asked for).
-    Record(Value),
+    Record(Box<RunRecord>),
     /// Nothing ran: the job was wrong or the host could not run it.
     Error(String),
 }
@@ -109,7 +109,7 @@ pub fn serve_one(dir: &Path) -> anyhow::Result<()> {
     let job: Job = serde_json::from_reader(std::io::stdin().lock())
         .context("the job on standard input is not valid")?;
     let reply = match run(&job, dir) {
-        Ok(record) => WorkerReply::Record(record),
+        Ok(record) => WorkerReply::Record(Box::new(record)),
         Err(err) => WorkerReply::Error(format!("{err:#}")),
     };
     let mut out = std::io::stdout().lock();
@@ -137,7 +137,7 @@ fn arm_parent_death() -> anyhow::Result<()> {
     Ok(())
 }
 
-fn run(job: &Job, dir: &Path) -> anyhow::Result<Value> {
+fn run(job: &Job, dir: &Path) -> anyhow::Result<RunRecord> {
     let policy = warden_policy::Policy::from_toml(&job.policy_text, job.policy_base_dir.as_deref())
         .map_err(|err| anyhow::anyhow!("invalid policy: {err}"))?;
     // `Policy::sha256` is the digest of the text it was parsed from.
@@ -165,28 +165,18 @@ fn run(job: &Job, dir: &Path) -> anyhow::Result<Value> {
         approval: None,
         limits: job.limits,
     };
-    let record = pipeline::execute(&policy, &request)?;
-    let mut value = serde_json::to_value(&record)?;
+    let mut record = pipeline::execute(&policy, &request)?;
     if job.return_files {
-        attach_contents(&mut value, &output_dir);
+        attach_contents(&mut record, &output_dir);
     }
-    Ok(value)
+    Ok(record)
 }
 
 /// Adds `content_base64` to each collected file (the pipeline already capped their number and size).
-fn attach_contents(record: &mut Value, output_dir: &Path) {
-    let Some(files) = record.get_mut("files").and_then(Value::as_array_mut) else {
-        return;
-    };
-    for file in files {
-        let Some(path) = file.get("path").and_then(Value::as_str) else {
-            continue;
-        };
-        if let Ok(bytes) = std::fs::read(output_dir.join(path)) {
-            let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
-            if let Some(object) = file.as_object_mut() {
-                object.insert("content_base64".to_owned(), Value::String(encoded));
-            }
+fn attach_contents(record: &mut RunRecord, output_dir: &Path) {
+    for file in &mut record.files {
+        if let Ok(bytes) = std::fs::read(output_dir.join(&file.path)) {
+            file.content_base64 = Some(base64::engine::general_purpose::STANDARD.encode(bytes));
         }
     }
 }

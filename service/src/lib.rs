@@ -31,7 +31,8 @@ use config::{RegisteredPolicy, ServerConfig};
 use executor::{ExecError, Executor};
 use job::{InputFile, Job};
 use metrics::{Gauges, Metrics};
-use warden_gateway::pipeline::{self, CallerLimits};
+use warden_gateway::pipeline::{self, CallerLimits, RunRecord};
+use warden_policy::{CheckRecord, PolicyRef};
 
 /// Slack on top of a run's wall-clock limit before the server gives up on its worker (jail set-up,
 /// copying files in and out, validation).
@@ -180,23 +181,32 @@ impl Service {
         Ok((name, registered))
     }
 
-    /// Judges a program without running it.
+    /// Judges a program without running it: the record as JSON.
     pub async fn check(
         self: &Arc<Self>,
         caller: &Caller,
         body: CheckBody,
         endpoint: &str,
     ) -> Result<Value, ServiceError> {
+        self.check_record(caller, body, endpoint)
+            .await
+            .and_then(|record| to_json(&record))
+    }
+
+    /// Judges a program without running it.
+    pub async fn check_record(
+        self: &Arc<Self>,
+        caller: &Caller,
+        body: CheckBody,
+        endpoint: &str,
+    ) -> Result<CheckRecord, ServiceError> {
         let mut audit = PendingAudit::new(&self.audit, caller, endpoint, &body.code);
         let result = self.check_inner(caller, body, &mut audit.record).await;
         match &result {
-            Ok(value) => {
+            Ok(record) => {
                 audit.record.status = "checked".to_owned();
-                audit.record.decision = value
-                    .get("decision")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned);
-                audit.record.rules = audit::rule_ids(value, false);
+                audit.record.decision = Some(record.decision.as_str().to_owned());
+                audit.record.rules = CheckRecord::rule_ids(&record.findings, false);
             }
             Err(err) => audit.record.status = err.code().to_owned(),
         }
@@ -209,7 +219,7 @@ impl Service {
         caller: &Caller,
         body: CheckBody,
         audit: &mut AuditRecord,
-    ) -> Result<Value, ServiceError> {
+    ) -> Result<CheckRecord, ServiceError> {
         let (name, registered) = self.policy(caller, body.policy.as_deref())?;
         audit.policy = Some(name.to_owned());
         audit.policy_sha256 = Some(registered.policy.sha256.clone());
@@ -221,33 +231,50 @@ impl Service {
         let service = Arc::clone(self);
         let policy_name = name.to_owned();
         let code = body.code.into_bytes();
-        let value = tokio::task::spawn_blocking(move || {
-            let Some(registered) = service.config.policies.get(&policy_name) else {
-                return Value::Null;
-            };
+        let record = tokio::task::spawn_blocking(move || {
+            let registered = service.config.policies.get(&policy_name)?;
             let report = pipeline::check(&registered.policy, &code);
-            json!({
-                "decision": report.decision.as_str(),
-                "findings": report.findings,
-                "policy": {"name": policy_name, "sha256": registered.policy.sha256},
-                "program_sha256": sha256(&code),
+            Some(CheckRecord {
+                // The name the client picked the policy by.
+                policy: PolicyRef {
+                    name: policy_name,
+                    sha256: registered.policy.sha256.clone(),
+                    registered_as: None,
+                },
+                program_sha256: Some(sha256(&code)),
+                ..CheckRecord::new(&report, &registered.policy)
             })
         })
         .await
-        .map_err(|err| ServiceError::Internal(format!("the check failed: {err}")))?;
-        let decision = value.get("decision").and_then(Value::as_str).unwrap_or("");
-        self.metrics.check(decision, &denying_rules(&value));
-        Ok(value)
+        .map_err(|err| ServiceError::Internal(format!("the check failed: {err}")))?
+        .ok_or_else(|| ServiceError::Internal("the policy disappeared".to_owned()))?;
+        self.metrics.check(
+            record.decision.as_str(),
+            &CheckRecord::rule_ids(&record.findings, true),
+        );
+        Ok(record)
     }
 
-    /// Checks, runs in the jail and validates a program; every judged or executed program is `Ok`
-    /// with a result record, whatever its status.
+    /// [`Service::run_record`], the record as JSON.
     pub async fn run(
         &self,
         caller: &Caller,
         body: RunBody,
         endpoint: &str,
     ) -> Result<Value, ServiceError> {
+        self.run_record(caller, body, endpoint)
+            .await
+            .and_then(|record| to_json(&record))
+    }
+
+    /// Checks, runs in the jail and validates a program; every judged or executed program is `Ok`
+    /// with a result record, whatever its status.
+    pub async fn run_record(
+        &self,
+        caller: &Caller,
+        body: RunBody,
+        endpoint: &str,
+    ) -> Result<RunRecord, ServiceError> {
         let mut audit = PendingAudit::new(&self.audit, caller, endpoint, &body.code);
         let result = self.run_inner(caller, body, &mut audit.record).await;
         match &result {
@@ -268,7 +295,7 @@ impl Service {
         caller: &Caller,
         body: RunBody,
         audit: &mut AuditRecord,
-    ) -> Result<Value, ServiceError> {
+    ) -> Result<RunRecord, ServiceError> {
         let (name, registered) = self.policy(caller, body.policy.as_deref())?;
         audit.policy = Some(name.to_owned());
         audit.policy_sha256 = Some(registered.policy.sha256.clone());
@@ -307,16 +334,13 @@ impl Service {
         let seconds = admitted.elapsed().as_secs_f64();
         match result {
             Ok(mut record) => {
-                let status = record
-                    .get("status")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned();
-                self.metrics.run(&status, seconds, &denying_rules(&record));
-                if let Some(policy) = record.get_mut("policy").and_then(Value::as_object_mut) {
-                    // The name the client used to pick it (the rules file's own name may differ).
-                    policy.insert("registered_as".to_owned(), Value::from(name));
-                }
+                self.metrics.run(
+                    record.status.as_str(),
+                    seconds,
+                    &CheckRecord::rule_ids(&record.check.findings, true),
+                );
+                // The name the client used to pick it (the rules file's own name may differ).
+                record.policy.registered_as = Some(name.to_owned());
                 Ok(record)
             }
             Err(ExecError::ShuttingDown) => Err(self.rejected(Rejection::ShuttingDown)),
@@ -499,8 +523,10 @@ pub fn describe_policy(name: &str, registered: &RegisteredPolicy, is_default: bo
 }
 
 /// The ids of the findings that denied (action `deny`), each once.
-fn denying_rules(record: &Value) -> Vec<String> {
-    audit::rule_ids(record, true)
+/// A record as the JSON the front ends send.
+fn to_json(record: &impl serde::Serialize) -> Result<Value, ServiceError> {
+    serde_json::to_value(record)
+        .map_err(|err| ServiceError::Internal(format!("cannot serialise the record: {err}")))
 }
 
 pub fn sha256(bytes: &[u8]) -> String {

@@ -9,7 +9,8 @@
 
 use std::fmt;
 
-use serde::{Serialize, Serializer};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::finding::{Action, Severity};
 
@@ -116,6 +117,14 @@ impl fmt::Display for Rule {
 impl Serialize for Rule {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.id())
+    }
+}
+
+/// A rule id read back from a record (a worker's reply, a stored report).
+impl<'de> Deserialize<'de> for Rule {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let id = String::deserialize(deserializer)?;
+        Rule::from_id(&id).ok_or_else(|| D::Error::custom(format!("unknown rule id {id:?}")))
     }
 }
 
