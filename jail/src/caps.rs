@@ -7,8 +7,7 @@
 //!
 //! Does not own: `no_new_privs` (set in `child.rs` right after) or uid changes (`child.rs`).
 
-use nix::errno::Errno;
-
+use crate::error::SysError;
 use crate::sys;
 
 /// The highest capability number the kernel knows (parent side, read before cloning).
@@ -19,15 +18,13 @@ pub fn last_cap() -> u32 {
         .unwrap_or(63)
 }
 
-/// Empties the bounding and ambient sets. On failure: the call and the capability it was at.
-pub fn drop_bounding_and_ambient(last_cap: u32) -> Result<(), (&'static str, String, Errno)> {
-    sys::drop_bounding_set(last_cap)
-        .map_err(|(errno, cap)| ("prctl(PR_CAPBSET_DROP)", cap.to_string(), errno))?;
-    sys::clear_ambient_caps()
-        .map_err(|errno| ("prctl(PR_CAP_AMBIENT_CLEAR_ALL)", String::new(), errno))
+/// Empties the bounding and ambient sets. A failure in the bounding set names the capability.
+pub fn drop_bounding_and_ambient(last_cap: u32) -> Result<(), SysError> {
+    sys::drop_bounding_set(last_cap)?;
+    sys::clear_ambient_caps().map_err(SysError::at("prctl(PR_CAP_AMBIENT_CLEAR_ALL)", ""))
 }
 
 /// Empties the effective, permitted and inheritable sets.
-pub fn clear() -> Result<(), Errno> {
-    sys::clear_capabilities()
+pub fn clear() -> Result<(), SysError> {
+    sys::clear_capabilities().map_err(SysError::at("capset", "all empty"))
 }

@@ -1,10 +1,11 @@
 //! cgroups: memory, pids and CPU caps for the whole process tree, on cgroup v1 and v2.
 //!
-//! Owns: finding the hierarchies (pure parsing of `/proc/self/mountinfo` and `/proc/self/cgroup`),
-//! the run's cgroup as data ([`CgroupPlan`]), and its life on the host: create, set limits, attach,
-//! read counters (CPU, peak memory, OOM kills, pids-limit hits), kill, remove, and reaping run cgroups
-//! left behind by a warden that crashed. Every function takes its directories from the plan, so tests
-//! point it at a temporary directory.
+//! Owns: finding the hierarchies (pure parsing of `/proc/self/mountinfo` and `/proc/self/cgroup`)
+//! and whether they are usable ([`CgroupHost`], with the reason when they are not), the run's cgroup
+//! as data ([`CgroupPlan`]), and its life on the host: create, set limits, open the descriptors the
+//! attach uses (the v2 directory, the v1 `tasks` files), read counters (CPU, peak memory, OOM kills,
+//! pids-limit hits), kill, remove, and reaping run cgroups left behind by a warden that crashed.
+//! Every function takes its directories from the plan, so tests point it at a temporary directory.
 //!
 //! Layout: one directory per run, `run-<warden pid>-<its start time>-<n>`, under
 //! `<hierarchy root>/<parent name>` (parent name `warden`, or `warden-<uid>` for an ordinary user, who
@@ -18,8 +19,9 @@
 //! files per version, exact errors naming the file, `clone3(CLONE_INTO_CGROUP)` on v2, and no extra
 //! dependency tree.
 //!
-//! Does not own: when attaching happens (the parent, overlapped with the interpreter's start-up on v1:
-//! see `parent.rs`) or how counters become a status (`supervise.rs`).
+//! Does not own: the attach itself (on v1 the jail's init moves itself by writing `0` to the `tasks`
+//! files, `child.rs`; on v2 it is cloned into the directory, `parent.rs`) or how counters become a
+//! status (`supervise.rs`).
 
 use std::fs;
 use std::io::ErrorKind;
@@ -473,7 +475,7 @@ impl CgroupPlan {
                         removed: false,
                         remove_parents: false,
                     };
-                    let _ = stale.kill_all();
+                    stale.kill_all();
                     let _ = stale.remove_dirs();
                 }
             }
@@ -610,12 +612,13 @@ impl Cgroup {
         stats
     }
 
-    /// Kills every process still in the cgroup.
-    pub fn kill_all(&self) -> Result<(), JailError> {
+    /// Kills every process still in the cgroup (best effort: a process that is already gone is
+    /// nothing to kill).
+    pub fn kill_all(&self) {
         if self.version == Version::V2 {
             if let Some((_, dir)) = self.dirs.first() {
                 if fs::write(dir.join("cgroup.kill"), "1").is_ok() {
-                    return Ok(());
+                    return;
                 }
             }
         }
@@ -626,7 +629,6 @@ impl Cgroup {
                     nix::sys::signal::kill(Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
             }
         }
-        Ok(())
     }
 
     /// Removes the run's directories, waiting briefly for exiting processes to leave.
@@ -646,7 +648,7 @@ impl Cgroup {
                         if err.raw_os_error() == Some(Errno::EBUSY as i32) && attempt < 200 =>
                     {
                         if attempt % 20 == 0 {
-                            let _ = self.kill_all();
+                            self.kill_all();
                         }
                         attempt += 1;
                         std::thread::sleep(Duration::from_millis(5));
@@ -672,7 +674,7 @@ impl Cgroup {
 impl Drop for Cgroup {
     fn drop(&mut self) {
         if !self.removed {
-            let _ = self.kill_all();
+            self.kill_all();
             let _ = self.remove_dirs();
         }
     }

@@ -3,14 +3,16 @@
 //! Owns: what the jail's init (pid 1 of the new namespaces) and the program's process do between
 //! `clone3` and `execve`, each step with the reason it sits where it does. Everything here was
 //! prepared by the parent before cloning ([`Prepared`]); a failing step is reported to warden as a
-//! [`StageError`] and the process exits — nothing here panics (a panic is caught at the entry points
-//! and turned into an exit code).
+//! [`StageError`] (its stage and the failed call) and the process exits. Nothing here panics: a
+//! panic is caught at the entry points and turned into an exit code (125), which warden sees as the
+//! program's exit code, or as an init that ended without reporting (`JailError::InitLost`).
 //!
 //! Does not own: what each layer contains (`mounts.rs`, `landlock.rs`, `seccomp.rs`, `rlimits.rs`,
 //! `caps.rs`) or the parent's side of the handshake (`parent.rs`).
 
 use std::convert::Infallible;
 use std::ffi::CString;
+use std::fmt::Display;
 use std::os::fd::{AsFd, OwnedFd};
 use std::panic::AssertUnwindSafe;
 
@@ -22,6 +24,7 @@ use nix::unistd::{Gid, Pid, Uid};
 use seccompiler::BpfProgram;
 
 use crate::caps;
+use crate::error::SysError;
 use crate::landlock::{self, LandlockPlan};
 use crate::message::{self, Stage, StageError, ToChild, ToParent};
 use crate::mounts::Op;
@@ -69,13 +72,17 @@ pub fn init_main(prepared: &Prepared, control: OwnedFd, pipes: Pipes) -> ! {
     sys::exit_now(code)
 }
 
-fn at(
-    stage: Stage,
-    call: &'static str,
-    arg: impl Into<String>,
-) -> impl FnOnce(Errno) -> StageError {
-    let arg = arg.into();
-    move |errno| StageError::new(stage, call, arg, errno)
+/// For `map_err` on a call made here: `call(arg)` failed in `stage`.
+fn at(stage: Stage, call: &'static str, arg: impl Display) -> impl FnOnce(Errno) -> StageError {
+    move |errno| StageError {
+        stage,
+        error: SysError::new(call, arg, errno),
+    }
+}
+
+/// For `map_err` on a layer's step, which names its failed call itself.
+fn in_stage(stage: Stage) -> impl FnOnce(SysError) -> StageError {
+    move |error| StageError { stage, error }
 }
 
 /// The jail's init: builds the root, starts the program, reaps, reports.
@@ -109,14 +116,13 @@ fn init(p: &Prepared, control_fd: &OwnedFd, pipes: Pipes) -> Result<i32, StageEr
     //    pivot_root, read-only root. Here, before the program exists, while we hold CAP_SYS_ADMIN in
     //    the namespace, and as pid 1 so that the new /proc belongs to our pid namespace.
     for op in &p.mounts {
-        op.run()
-            .map_err(|e| StageError::new(Stage::Mounts, e.call, e.arg, e.errno))?;
+        op.run().map_err(in_stage(Stage::Mounts))?;
     }
     crate::trace("init: mounts done");
     // 6. Our own stdio no longer points at warden's terminal or pipes.
     let null = open_null().map_err(at(Stage::Stdio, "open", "/dev/null"))?;
     for fd in 0..3 {
-        sys::dup_onto(null.as_fd(), fd).map_err(at(Stage::Stdio, "dup2", fd.to_string()))?;
+        sys::dup_onto(null.as_fd(), fd).map_err(at(Stage::Stdio, "dup2", fd))?;
     }
     drop(null);
     // 7. The program runs in a child: pid 1 must stay to reap orphans, and when pid 1 exits the kernel
@@ -189,12 +195,10 @@ fn confine_and_exec(p: &Prepared, side: Pipes) -> Result<Infallible, StageError>
     sys::reset_signals().map_err(at(Stage::Signals, "sigprocmask", ""))?;
     // 4. rlimits, while nothing has been dropped yet (lowering needs no privilege, but the fallback
     //    NPROC must be in place before the uid changes so it counts the program's processes).
-    rlimits::apply(&p.rlimits)
-        .map_err(|(name, errno)| StageError::new(Stage::Rlimits, "setrlimit", name, errno))?;
+    rlimits::apply(&p.rlimits).map_err(in_stage(Stage::Rlimits))?;
     // 5. Empty the capability bounding and ambient sets now: it takes CAP_SETPCAP, which the uid change
     //    below takes away.
-    caps::drop_bounding_and_ambient(p.last_cap)
-        .map_err(|(call, arg, errno)| StageError::new(Stage::Capabilities, call, arg, errno))?;
+    caps::drop_bounding_and_ambient(p.last_cap).map_err(in_stage(Stage::Capabilities))?;
     // 6. The program's ids: no supplementary groups (when setgroups is not denied), then gid before
     //    uid (after setuid we could no longer change the gid).
     let id = p.run_as;
@@ -204,16 +208,16 @@ fn confine_and_exec(p: &Prepared, side: Pipes) -> Result<Infallible, StageError>
     nix::unistd::setresgid(Gid::from_raw(id), Gid::from_raw(id), Gid::from_raw(id)).map_err(at(
         Stage::Ids,
         "setresgid",
-        id.to_string(),
+        id,
     ))?;
     nix::unistd::setresuid(Uid::from_raw(id), Uid::from_raw(id), Uid::from_raw(id)).map_err(at(
         Stage::Ids,
         "setresuid",
-        id.to_string(),
+        id,
     ))?;
     // 7. Clear every remaining capability explicitly: an unprivileged spawn keeps the same uid, so the
     //    kernel would not clear them on the change above.
-    caps::clear().map_err(at(Stage::Capabilities, "capset", "all empty"))?;
+    caps::clear().map_err(in_stage(Stage::Capabilities))?;
     // 8. no_new_privs: execve can never grant privileges again (setuid binaries, file caps); it is also
     //    what lets an unprivileged process install Landlock and seccomp.
     nix::sys::prctl::set_no_new_privs().map_err(at(
@@ -228,26 +232,16 @@ fn confine_and_exec(p: &Prepared, side: Pipes) -> Result<Infallible, StageError>
     nix::unistd::chdir(c"/work").map_err(at(Stage::Workdir, "chdir", "/work"))?;
     // 11. Landlock, now that the mounts are final (a Landlock-restricted process can no longer change
     //     them) and before seccomp (which does not admit the Landlock calls).
-    landlock::apply(&p.landlock)
-        .map_err(|e| StageError::new(Stage::Landlock, e.call, e.arg, e.errno))?;
+    landlock::apply(&p.landlock).map_err(in_stage(Stage::Landlock))?;
     // 12. seccomp last: from here on the only call we make is execve.
     if let Some(filters) = &p.seccomp {
-        seccomp::apply(filters).map_err(at(
-            Stage::Seccomp,
-            "seccomp(SECCOMP_SET_MODE_FILTER)",
-            "",
-        ))?;
+        seccomp::apply(filters).map_err(in_stage(Stage::Seccomp))?;
     }
     crate::trace("program: exec");
     // 13. The interpreter, with the absolute path it was configured as in argv[0].
-    let errno = match nix::unistd::execve(&p.exec_path, &p.argv, &p.envp) {
-        Ok(never) => match never {},
-        Err(errno) => errno,
-    };
-    Err(StageError::new(
-        Stage::Exec,
-        "execve",
-        p.exec_path.to_string_lossy().into_owned(),
-        errno,
-    ))
+    let Err(errno) = nix::unistd::execve(&p.exec_path, &p.argv, &p.envp);
+    Err(StageError {
+        stage: Stage::Exec,
+        error: SysError::new("execve", p.exec_path.to_string_lossy(), errno),
+    })
 }

@@ -18,6 +18,8 @@ use ::landlock::{
 use nix::errno::Errno;
 use serde::Serialize;
 
+use crate::error::SysError;
+
 /// The newest ABI whose rights this module was written and tested against. Newer kernels still
 /// enforce these; an older kernel enforces the subset it knows.
 const TARGET_ABI: ABI = ABI::V6;
@@ -95,14 +97,6 @@ impl LandlockPlan {
     }
 }
 
-/// Why applying the ruleset failed.
-#[derive(Debug)]
-pub struct LandlockError {
-    pub call: &'static str,
-    pub arg: String,
-    pub errno: Errno,
-}
-
 fn errno_of(err: &(dyn std::error::Error + 'static)) -> Errno {
     let mut current = Some(err);
     while let Some(err) = current {
@@ -116,16 +110,12 @@ fn errno_of(err: &(dyn std::error::Error + 'static)) -> Errno {
 
 /// Restricts the calling process (jail side: after pivot_root and no_new_privs, before seccomp).
 /// Paths that do not exist in the jail are skipped: there is nothing beneath them to grant.
-pub fn apply(plan: &LandlockPlan) -> Result<(), LandlockError> {
+pub fn apply(plan: &LandlockPlan) -> Result<(), SysError> {
     if plan.abi.is_none() {
         return Ok(());
     }
     let fail = |call: &'static str, arg: String| {
-        move |err: ::landlock::RulesetError| LandlockError {
-            call,
-            arg,
-            errno: errno_of(&err),
-        }
+        move |err: ::landlock::RulesetError| SysError::new(call, arg, errno_of(&err))
     };
     let mut ruleset = Ruleset::default()
         .handle_access(AccessFs::from_all(TARGET_ABI))
@@ -138,11 +128,11 @@ pub fn apply(plan: &LandlockPlan) -> Result<(), LandlockError> {
             Ok(fd) => fd,
             Err(err) if errno_of(&err) == Errno::ENOENT => continue,
             Err(err) => {
-                return Err(LandlockError {
-                    call: "open(O_PATH)",
-                    arg: rule.path.display().to_string(),
-                    errno: errno_of(&err),
-                })
+                return Err(SysError::new(
+                    "open(O_PATH)",
+                    rule.path.display(),
+                    errno_of(&err),
+                ))
             }
         };
         ruleset = ruleset
@@ -153,11 +143,11 @@ pub fn apply(plan: &LandlockPlan) -> Result<(), LandlockError> {
         .restrict_self()
         .map_err(fail("landlock_restrict_self", String::new()))?;
     if plan.required && status.ruleset == RulesetStatus::NotEnforced {
-        return Err(LandlockError {
-            call: "landlock_restrict_self",
-            arg: "not enforced".into(),
-            errno: Errno::EOPNOTSUPP,
-        });
+        return Err(SysError::new(
+            "landlock_restrict_self",
+            "not enforced",
+            Errno::EOPNOTSUPP,
+        ));
     }
     Ok(())
 }

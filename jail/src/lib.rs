@@ -12,9 +12,14 @@
 //! ```
 //!
 //! One file per layer: `userns.rs` (id maps), `mounts.rs`, `landlock.rs`, `seccomp.rs`, `cgroup.rs`,
-//! `rlimits.rs`, `caps.rs`; the ordered confinement sequence is in `child.rs`, the parent's side in
-//! `parent.rs` and `supervise.rs`, the messages between them in `message.rs`, and every raw system
-//! call in `sys.rs`.
+//! `rlimits.rs`, `caps.rs`; the work dir's copy-in and copy-back is `workdir.rs`, the interpreter's
+//! resolution `interpreter.rs`. The ordered confinement sequence is in `child.rs`, the parent's side
+//! in `parent.rs` and `supervise.rs`, the messages between them in `message.rs`; every `unsafe`
+//! block, and every raw call `nix` does not wrap, is in `sys.rs`. A failed call is a [`SysError`]
+//! wherever it happens; a run that could not be set up is a [`JailError`].
+//!
+//! Which layers a host can enforce, and why not, is [`Host::layer`] (what a plan fails closed with,
+//! and what `warden doctor` reports).
 //!
 //! [`run`] must be called from a single-threaded process (it clones with fork semantics); a
 //! multi-threaded server should run `warden run` as a subprocess.
@@ -47,12 +52,12 @@ use nix::sys::signalfd::{SfdFlags, SignalFd};
 
 pub use cgroup::{CgroupHost, Version as CgroupVersion};
 pub use config::{Config, Input, Layer, Limits, PROGRAM_PATH, WORKDIR};
-pub use error::JailError;
+pub use error::{JailError, SysError};
 pub use interpreter::{resolve as resolve_interpreter, Interpreter};
 pub use landlock::LandlockPlan;
 pub use message::Stage;
 pub use outcome::{Layers, LimitHit, Outcome, Status, Usage};
-pub use plan::{Host, Plan, BOOTSTRAP, NAMESPACES};
+pub use plan::{Availability, Host, Plan, BOOTSTRAP, NAMESPACES};
 pub use seccomp::SeccompPlan;
 pub use userns::Mode;
 
@@ -91,9 +96,10 @@ pub fn trace(phase: &str) {
 /// copied back into it afterwards (symlinks and special files never cross, in either direction).
 ///
 /// `Err` means the jail could not be set up and nothing of the program ran (the result record's
-/// `setup_failed`); every way the program itself can end is an [`Outcome`]. SIGINT, SIGTERM and
-/// SIGHUP are held during the run: one of them kills the jail, cleans up and returns
-/// [`JailError::Interrupted`].
+/// `setup_failed`) — except [`JailError::InitLost`]: the jail's init ended without reporting how the
+/// program ended, so whether it ran is unknown. Every way the program itself can end is an
+/// [`Outcome`]. SIGINT, SIGTERM and SIGHUP are held during the run: one of them kills the jail,
+/// cleans up and returns [`JailError::Interrupted`].
 pub fn run(plan: &Plan, program: &str, workdir: Option<&Path>) -> Result<Outcome, JailError> {
     trace("run");
     let program = program.strip_prefix('\u{feff}').unwrap_or(program);

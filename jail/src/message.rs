@@ -1,15 +1,20 @@
 //! Typed messages between warden (the parent) and the jail's init and program processes.
 //!
 //! Owns: the messages and their wire format over a `SOCK_SEQPACKET` socket pair (one datagram per
-//! message, so no framing). A confinement step that fails inside the jail reports itself as
-//! [`ToParent::StageFailed`] (stage, call, argument, errno) instead of panicking.
+//! message, so no framing), and the names of the confinement stages. A confinement step that fails
+//! inside the jail reports itself as [`ToParent::StageFailed`] — its [`Stage`] and the failed call as
+//! a [`SysError`] — instead of panicking; the init reports the program's end as [`ToParent::Exited`].
 //!
 //! Does not own: what the parent does with a message (`parent.rs`, `supervise.rs`).
 
+use std::borrow::Cow;
+use std::fmt;
 use std::os::fd::{AsRawFd, BorrowedFd};
 
 use nix::errno::Errno;
 use nix::sys::socket::{recv, send, MsgFlags};
+
+use crate::error::{JailError, SysError};
 
 /// A step of the confinement sequence, as reported when it fails.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,22 +85,24 @@ impl Stage {
     }
 }
 
-/// A failed step: which stage, which call, on what, and the errno.
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A failed step: which stage, and the call that failed in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StageError {
     pub stage: Stage,
-    pub call: String,
-    pub arg: String,
-    pub errno: Errno,
+    pub error: SysError,
 }
 
-impl StageError {
-    pub fn new(stage: Stage, call: &str, arg: impl Into<String>, errno: Errno) -> Self {
-        StageError {
-            stage,
-            call: call.to_owned(),
-            arg: arg.into(),
-            errno,
+impl From<StageError> for JailError {
+    fn from(failed: StageError) -> Self {
+        JailError::Stage {
+            stage: failed.stage,
+            error: failed.error,
         }
     }
 }
@@ -132,9 +139,9 @@ fn encode(msg: &ToParent, buf: &mut [u8; MAX]) -> usize {
             buf[1..5].copy_from_slice(&status.to_le_bytes());
             5
         }
-        ToParent::StageFailed(err) => {
+        ToParent::StageFailed(StageError { stage, error: err }) => {
             buf[0] = TAG_FAILED;
-            buf[1] = err.stage as u8;
+            buf[1] = *stage as u8;
             buf[2..6].copy_from_slice(&(err.errno as i32).to_le_bytes());
             let call = &err.call.as_bytes()[..err.call.len().min(64)];
             buf[6] = call.len() as u8;
@@ -163,9 +170,11 @@ fn decode(buf: &[u8]) -> Option<ToParent> {
             let arg = String::from_utf8_lossy(buf.get(at + 2..at + 2 + arg_len)?).into_owned();
             Some(ToParent::StageFailed(StageError {
                 stage,
-                call,
-                arg,
-                errno,
+                error: SysError {
+                    call: Cow::Owned(call),
+                    arg,
+                    errno,
+                },
             }))
         }
         _ => None,
@@ -230,12 +239,10 @@ mod tests {
 
     #[test]
     fn stage_failures_round_trip() {
-        let msg = ToParent::StageFailed(StageError::new(
-            Stage::Mounts,
-            "pivot_root",
-            "/run/warden/root",
-            Errno::EINVAL,
-        ));
+        let msg = ToParent::StageFailed(StageError {
+            stage: Stage::Mounts,
+            error: SysError::new("pivot_root", "/run/warden/root", Errno::EINVAL),
+        });
         let mut buf = [0u8; MAX];
         let len = encode(&msg, &mut buf);
         assert_eq!(decode(&buf[..len]), Some(msg));
@@ -243,20 +250,22 @@ mod tests {
 
     #[test]
     fn long_arguments_are_truncated_not_overflowed() {
-        let msg = ToParent::StageFailed(StageError::new(
-            Stage::Landlock,
-            &"c".repeat(300),
-            "a".repeat(5000),
-            Errno::EPERM,
-        ));
+        let msg = ToParent::StageFailed(StageError {
+            stage: Stage::Landlock,
+            error: SysError {
+                call: Cow::Owned("c".repeat(300)),
+                arg: "a".repeat(5000),
+                errno: Errno::EPERM,
+            },
+        });
         let mut buf = [0u8; MAX];
         let len = encode(&msg, &mut buf);
         assert!(len <= MAX);
         let Some(ToParent::StageFailed(decoded)) = decode(&buf[..len]) else {
             panic!("not decoded")
         };
-        assert_eq!(decoded.call.len(), 64);
-        assert!(decoded.arg.len() < 1024);
+        assert_eq!(decoded.error.call.len(), 64);
+        assert!(decoded.error.arg.len() < 1024);
     }
 
     #[test]

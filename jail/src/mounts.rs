@@ -2,17 +2,21 @@
 //!
 //! Owns: the ordered list of mount steps (pure data, [`plan`]), their translation into raw
 //! operations with host paths (parent side, [`prepare`]) and running those operations inside the
-//! jail's mount namespace ([`Op::run`]). Every step says who needs it.
+//! jail's mount namespace ([`Op::run`], whose failures are [`SysError`]s naming the call and path).
+//! Every step says who needs it.
 //!
-//! Does not own: Landlock (which restricts access *within* this tree, `landlock.rs`), nor deciding the
-//! order relative to other layers (`child.rs`).
+//! Does not own: Landlock (which restricts access *within* this tree, `landlock.rs`), copying the
+//! host work dir into `/work` (`workdir.rs`, run as one of the operations), nor deciding the order
+//! relative to other layers (`child.rs`).
 //!
 //! The tree, in the jail's view:
 //! - `/usr` (and the interpreter's prefixes, and any configured binds): read-only binds of the host;
 //! - `/bin`, `/lib`, `/lib64`, `/sbin`: the host's merged-usr symlinks (or binds on older layouts);
 //! - `/etc`: only `passwd`, `group`, `hosts`, written by warden;
-//! - `/work`, `/tmp`: size-capped, `noexec` tmpfs of their own, gone with the run;
-//! - `/dev`: a small tmpfs with `null`, `zero`, `random`, `urandom` bound from the host;
+//! - `/work`, `/tmp`: size-capped, `noexec` tmpfs of their own, gone with the run; the run's input
+//!   files are bound read-only into `/work`;
+//! - `/dev`: a small tmpfs with `null`, `zero`, `random`, `urandom` bound from the host, and the
+//!   `fd`, `stdin`, `stdout`, `stderr` and `shm` (→ `/tmp`) symlinks;
 //! - `/proc`: a fresh proc of the jail's pid namespace (`subset=pid`);
 //! - `/run/warden/main.py`: the program text, read-only.
 //!
@@ -29,7 +33,7 @@ use nix::sys::stat::Mode as FileMode;
 use serde::Serialize;
 
 use crate::config::{Input, PROGRAM_PATH, WORKDIR};
-use crate::error::JailError;
+use crate::error::{JailError, SysError};
 use crate::userns::PROGRAM_ID;
 
 /// Device nodes bound from the host into the jail's `/dev`.
@@ -301,14 +305,6 @@ pub enum Op {
     },
 }
 
-/// A failed raw operation: which call, on what.
-#[derive(Debug)]
-pub struct OpError {
-    pub call: &'static str,
-    pub arg: String,
-    pub errno: Errno,
-}
-
 fn cstring(path: &Path) -> Result<CString, JailError> {
     CString::new(path.as_os_str().as_bytes())
         .map_err(|_| JailError::Config(format!("path {} contains a NUL byte", path.display())))
@@ -531,17 +527,13 @@ fn display(path: &CStr) -> String {
         .to_string()
 }
 
-fn fail<'a>(call: &'static str, arg: &'a CStr) -> impl FnOnce(Errno) -> OpError + 'a {
-    move |errno| OpError {
-        call,
-        arg: display(arg),
-        errno,
-    }
+fn fail<'a>(call: &'static str, arg: &'a CStr) -> impl FnOnce(Errno) -> SysError + 'a {
+    move |errno| SysError::new(call, display(arg), errno)
 }
 
 impl Op {
     /// Runs the operation (inside the jail's mount namespace, as its init).
-    pub fn run(&self) -> Result<(), OpError> {
+    pub fn run(&self) -> Result<(), SysError> {
         match self {
             Op::MakePrivate => nix::mount::mount(
                 None::<&CStr>,
@@ -625,7 +617,7 @@ impl Op {
     }
 }
 
-fn write_file(path: &CStr, mode: u32, contents: &[u8]) -> Result<(), OpError> {
+fn write_file(path: &CStr, mode: u32, contents: &[u8]) -> Result<(), SysError> {
     let flags =
         OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_WRONLY | OFlag::O_CLOEXEC | OFlag::O_NOFOLLOW;
     let fd = nix::fcntl::open(path, flags, FileMode::from_bits_truncate(mode))

@@ -1,9 +1,10 @@
 //! How a run ended: status, exit, captured output, usage and the layers that were in force.
 //!
-//! Owns: [`Outcome`] and its parts, serialisable so warden's result record can embed them with the
-//! names DESIGN.md gives (`status`, `exit_code`, `signal`, `stdout`, …, `usage`, `layers`). Does not
-//! own: the classification itself (`supervise.rs`) or the statuses of other layers (`denied`,
-//! `output_invalid`: the pipeline adds those).
+//! Owns: [`Outcome`] and its parts, serialisable with the names the result record gives them
+//! (`status`, `exit_code`, `signal`, `stdout`, …, `usage`, `layers`, `limits_hit`). Does not own: the
+//! classification itself (`supervise.rs`), a run that could not be set up or whose end is unknown
+//! (that is a [`crate::JailError`]), or the statuses of other layers (`denied`, `output_invalid`: the
+//! pipeline adds those).
 
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -83,9 +84,6 @@ pub struct Outcome {
     pub stderr: Vec<u8>,
     pub stdout_truncated: bool,
     pub stderr_truncated: bool,
-    /// Total bytes the program wrote to each stream (captured or not).
-    pub stdout_total_bytes: u64,
-    pub stderr_total_bytes: u64,
     pub limits_hit: Vec<LimitHit>,
     pub usage: Usage,
     pub layers: Layers,

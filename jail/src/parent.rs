@@ -2,7 +2,8 @@
 //!
 //! Owns: everything warden does from a [`Plan`] to a running, confined program: creating the run's
 //! cgroup, preparing every string, filter and descriptor *before* cloning (the jail side then only
-//! runs prepared steps), `clone3` into new namespaces, writing the id maps, and the cgroup attach.
+//! runs prepared steps), `clone3` into new namespaces, writing the id maps, and setting up the cgroup
+//! attach.
 //!
 //! The cgroup attach is designed around its cost. warden writing a pid into `cgroup.procs` (v1) makes
 //! the kernel wait for an RCU grace period (~10 ms, the largest setup cost by far). Instead, on v1

@@ -1,9 +1,11 @@
 //! The plan: everything a run will do, as plain data, decided before anything touches the kernel.
 //!
-//! Owns: probing the host once ([`Host`]), and turning a validated [`Config`] plus host facts into a
-//! [`Plan`]: namespaces, id maps, mounts, Landlock rules, seccomp profile, rlimits, cgroup limits,
-//! argv and environment. Refusing a run whose required layers the host cannot enforce (fail closed)
-//! happens here. [`Plan::build`] is pure, so tests and snapshots cover it without privileges.
+//! Owns: probing the host once ([`Host`]); which layers that host can enforce and, when it cannot,
+//! why, in words — reasoned once, in [`Host::layer`], for the plan and for `warden doctor` alike; and
+//! turning a validated [`Config`] plus host facts into a [`Plan`]: namespaces, id maps, mounts,
+//! Landlock rules, seccomp profile, rlimits, cgroup limits, argv and environment. Refusing a run
+//! whose required layers the host cannot enforce (fail closed) happens here. [`Plan::build`] is pure,
+//! so tests and snapshots cover it without privileges.
 //!
 //! Does not own: any effect. `parent.rs` and `child.rs` carry the plan out.
 
@@ -75,6 +77,68 @@ impl Host {
                     .max(1)
             }),
         }
+    }
+}
+
+/// Whether a host can enforce one layer, and what is there or why not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Availability {
+    pub layer: Layer,
+    pub available: bool,
+    /// When available, what the host offers (`abi-7`, `v1 (cpu, memory, pids) under …`); otherwise
+    /// why not, in the words a plan refuses a run with ([`JailError::LayerUnavailable`]).
+    pub detail: String,
+}
+
+impl Host {
+    /// Whether this host can enforce `layer`. The one place that reasons about it: a plan that
+    /// requires an unavailable layer fails closed with this `detail` as its reason.
+    pub fn layer(&self, layer: Layer) -> Availability {
+        let state: Result<String, String> = match layer {
+            Layer::Namespaces => self
+                .user_namespaces
+                .clone()
+                .map(|()| NAMESPACES.join(", ")),
+            Layer::Landlock => self.landlock_abi.map(|abi| format!("abi-{abi}")).ok_or_else(|| {
+                "the kernel offers no Landlock ABI (built without it, or not in the `lsm=` boot list)"
+                    .into()
+            }),
+            Layer::Seccomp if self.seccomp => Ok("filters available".into()),
+            Layer::Seccomp => Err("the kernel does not support seccomp filters".into()),
+            Layer::Cgroup => match self.cgroup.version {
+                Some(version) => Ok(format!(
+                    "{} ({}) under {}",
+                    version.name(),
+                    self.cgroup.controllers.join(", "),
+                    self.cgroup
+                        .hierarchies
+                        .iter()
+                        .map(|h| h.parent.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                None => Err(self
+                    .cgroup
+                    .reason
+                    .clone()
+                    .unwrap_or_else(|| "no usable cgroup hierarchy".into())),
+            },
+            Layer::Rlimits => Ok("always available".into()),
+        };
+        let available = state.is_ok();
+        Availability {
+            layer,
+            available,
+            detail: state.unwrap_or_else(|reason| reason),
+        }
+    }
+
+    /// Every layer's availability, in the order of [`Layer::ALL`].
+    pub fn layers(&self) -> Vec<Availability> {
+        Layer::ALL
+            .into_iter()
+            .map(|layer| self.layer(layer))
+            .collect()
     }
 }
 
@@ -152,7 +216,6 @@ impl Plan {
 
     /// Probes the host, resolves the interpreter and builds the plan.
     pub fn new(config: &Config) -> Result<Plan, JailError> {
-        config.validate()?;
         let host = Host::probe(config.cgroup_parent.as_deref());
         let interpreter = interpreter::resolve(&config.interpreter)?;
         Plan::build(config, &host, interpreter)
@@ -166,33 +229,24 @@ impl Plan {
     ) -> Result<Plan, JailError> {
         config.validate()?;
         let required = |layer: Layer| config.required_layers.contains(&layer);
-        let unavailable =
-            |layer: Layer, reason: String| Err(JailError::LayerUnavailable { layer, reason });
-        if let Err(reason) = &host.user_namespaces {
-            // The jail is built on namespaces; there is no running without them.
-            return unavailable(Layer::Namespaces, reason.clone());
+        // Fail closed. Namespaces are always required: the jail is built on them. (Rlimits are
+        // always available.)
+        for layer in [
+            Layer::Namespaces,
+            Layer::Landlock,
+            Layer::Seccomp,
+            Layer::Cgroup,
+        ] {
+            let state = host.layer(layer);
+            if !state.available && (layer == Layer::Namespaces || required(layer)) {
+                return Err(JailError::LayerUnavailable {
+                    layer,
+                    reason: state.detail,
+                });
+            }
         }
-        if required(Layer::Landlock) && host.landlock_abi.is_none() {
-            return unavailable(
-                Layer::Landlock,
-                "the kernel offers no Landlock ABI (built without it, or not in the `lsm=` boot list)".into(),
-            );
-        }
-        if required(Layer::Seccomp) && !host.seccomp {
-            return unavailable(
-                Layer::Seccomp,
-                "the kernel does not support seccomp filters".into(),
-            );
-        }
+        // `None` exactly when the cgroup layer is unavailable (checked above when required).
         let cgroup = cgroup_plan(config, host);
-        if required(Layer::Cgroup) && cgroup.is_none() {
-            let reason = host
-                .cgroup
-                .reason
-                .clone()
-                .unwrap_or_else(|| "no usable cgroup hierarchy".into());
-            return unavailable(Layer::Cgroup, reason);
-        }
         let has = |controller: &str| {
             cgroup.as_ref().is_some_and(|c| {
                 c.hierarchies
@@ -494,6 +548,67 @@ mod tests {
         assert!(
             err.contains("required layer `cgroup`") && err.contains("not delegated"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_plan_fails_closed_with_the_hosts_own_reason() {
+        let mut bare = host(Mode::Root);
+        bare.user_namespaces = Err("user.max_user_namespaces is 0".into());
+        bare.landlock_abi = None;
+        bare.seccomp = false;
+        bare.cgroup.version = None;
+        bare.cgroup.reason = None;
+        let config = Config {
+            required_layers: Layer::ALL.into(),
+            ..Config::default()
+        };
+        for (missing, fixed) in [
+            (Layer::Namespaces, None),
+            (Layer::Landlock, Some(Layer::Namespaces)),
+            (Layer::Seccomp, Some(Layer::Landlock)),
+            (Layer::Cgroup, Some(Layer::Seccomp)),
+        ] {
+            match fixed {
+                Some(Layer::Namespaces) => bare.user_namespaces = Ok(()),
+                Some(Layer::Landlock) => bare.landlock_abi = Some(7),
+                Some(Layer::Seccomp) => bare.seccomp = true,
+                _ => {}
+            }
+            let state = bare.layer(missing);
+            assert!(!state.available, "{state:?}");
+            match Plan::build(&config, &bare, python()) {
+                Err(JailError::LayerUnavailable { layer, reason }) => {
+                    assert_eq!((layer, reason), (missing, state.detail));
+                }
+                other => panic!("{missing}: {other:?}"),
+            }
+        }
+        assert_eq!(
+            bare.layer(Layer::Cgroup).detail,
+            "no usable cgroup hierarchy"
+        );
+    }
+
+    #[test]
+    fn every_layer_of_a_capable_host_is_available_with_what_it_offers() {
+        let host = host(Mode::Root);
+        let layers = host.layers();
+        assert_eq!(
+            layers.iter().map(|a| a.layer).collect::<Vec<_>>(),
+            Layer::ALL
+        );
+        assert!(layers.iter().all(|a| a.available), "{layers:?}");
+        assert_eq!(
+            host.layer(Layer::Namespaces).detail,
+            "user, mount, pid, net, ipc, uts, cgroup"
+        );
+        assert_eq!(host.layer(Layer::Landlock).detail, "abi-7");
+        assert!(
+            host.layer(Layer::Cgroup)
+                .detail
+                .starts_with("v1 (cpu, cpuacct, memory, pids) under "),
+            "{layers:?}"
         );
     }
 

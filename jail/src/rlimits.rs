@@ -12,6 +12,7 @@ use nix::sys::resource::{setrlimit, Resource};
 use serde::Serialize;
 
 use crate::config::Limits;
+use crate::error::SysError;
 
 /// One rlimit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -79,10 +80,11 @@ pub fn plan(limits: &Limits, cgroup_memory: bool, cgroup_pids: bool) -> Vec<Rlim
     list
 }
 
-/// Sets every limit on the calling process; on failure returns the limit's name and the errno.
-pub fn apply(list: &[Rlimit]) -> Result<(), (&'static str, nix::errno::Errno)> {
+/// Sets every limit on the calling process; a failure names the limit.
+pub fn apply(list: &[Rlimit]) -> Result<(), SysError> {
     for limit in list {
-        setrlimit(limit.resource, limit.soft, limit.hard).map_err(|errno| (limit.name, errno))?;
+        setrlimit(limit.resource, limit.soft, limit.hard)
+            .map_err(SysError::at("setrlimit", limit.name))?;
     }
     Ok(())
 }

@@ -29,7 +29,7 @@ use seccompiler::{
 };
 use serde::Serialize;
 
-use crate::error::JailError;
+use crate::error::{JailError, SysError};
 
 /// A system call by name and number, with who needs it (allow) or why it is refused (deny).
 #[derive(Debug, Clone, Copy)]
@@ -785,13 +785,16 @@ fn number_filter(
 }
 
 /// Installs the filters on the calling thread (jail side, last step before `execve`).
-pub fn apply(filters: &[BpfProgram]) -> Result<(), nix::errno::Errno> {
+pub fn apply(filters: &[BpfProgram]) -> Result<(), SysError> {
     for filter in filters {
-        seccompiler::apply_filter(filter).map_err(|err| match err {
-            seccompiler::Error::Seccomp(io) => {
-                nix::errno::Errno::from_raw(io.raw_os_error().unwrap_or(libc::EINVAL))
-            }
-            _ => nix::errno::Errno::EINVAL,
+        seccompiler::apply_filter(filter).map_err(|err| {
+            let errno = match err {
+                seccompiler::Error::Seccomp(io) => {
+                    nix::errno::Errno::from_raw(io.raw_os_error().unwrap_or(libc::EINVAL))
+                }
+                _ => nix::errno::Errno::EINVAL,
+            };
+            SysError::new("seccomp(SECCOMP_SET_MODE_FILTER)", "", errno)
         })?;
     }
     Ok(())

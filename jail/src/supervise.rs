@@ -4,10 +4,12 @@
 //! signalfd; bounded capture (bytes past a cap are counted and discarded, so warden's memory stays
 //! bounded under a flood, and a flood far past the cap ends the run); the wall-clock deadline and the
 //! tree-wide CPU budget (read from the cgroup); killing the tree (SIGKILL to the jail's init: the kernel
-//! then kills every process of its pid namespace); classifying the end into a [`Status`]; reading usage;
-//! removing the cgroup.
+//! then kills every process of its pid namespace); copying the work dir back once the program has
+//! ended (through `workdir.rs`); classifying the end into a [`Status`] — or into an error when a
+//! stage failed, warden was interrupted, or the init ended without reporting the program's end
+//! ([`JailError::InitLost`]); reading usage; removing the cgroup.
 //!
-//! Does not own: starting the run (`parent.rs`).
+//! Does not own: starting the run (`parent.rs`) or what the jail reports (`message.rs`).
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
@@ -112,7 +114,10 @@ struct Watch<'a> {
     /// the drain grace counts from here.
     winding_since: Option<Instant>,
     stage_error: Option<JailError>,
+    /// The init's resource usage, once it has been reaped.
     init_exit: Option<ChildUsage>,
+    /// The init's raw wait status, once it has been reaped.
+    init_status: Option<i32>,
     finish_sent: bool,
     /// The host work dir and what was copied in from it.
     workdir: Option<(&'a Path, Manifest)>,
@@ -142,6 +147,7 @@ pub fn supervise<'a>(
         winding_since: None,
         stage_error: None,
         init_exit: None,
+        init_status: None,
         finish_sent: false,
         workdir,
     };
@@ -304,32 +310,41 @@ impl Watch<'_> {
         Ok(())
     }
 
-    fn read_control(&mut self) {
+    /// Reads one message from the jail, if one is waiting; returns whether one was.
+    fn read_control(&mut self) -> bool {
         match message::recv_from_child(self.run.control.as_fd()) {
             Ok(Some(ToParent::Exited { status })) => {
                 crate::trace("exited");
                 self.program_status = Some(status);
                 self.program_ended = Some(Instant::now());
+                true
             }
-            Ok(Some(ToParent::StageFailed(err))) => {
-                self.stage_error = Some(JailError::Stage {
-                    stage: err.stage.name(),
-                    call: err.call,
-                    arg: err.arg,
-                    errno: err.errno,
-                });
+            Ok(Some(ToParent::StageFailed(failed))) => {
+                self.stage_error = Some(failed.into());
+                true
             }
-            Ok(None) => self.control_open = false,
-            Err(Errno::EAGAIN) => {}
-            Err(_) => self.control_open = false,
+            Ok(None) => {
+                self.control_open = false;
+                false
+            }
+            Err(Errno::EAGAIN) => false,
+            Err(_) => {
+                self.control_open = false;
+                false
+            }
         }
     }
 
     fn reap_init(&mut self) -> Result<(), JailError> {
         match sys::wait4(self.run.init, true) {
-            Ok(Some((_, _, usage))) => {
+            Ok(Some((_, status, usage))) => {
                 self.init_exit = Some(usage);
+                self.init_status = Some(status);
                 self.run.disarm();
+                // Everything the jail sent is queued by now (the init, and with it every process of
+                // its namespace, has exited): read it before the end is classified, even when poll
+                // saw the exit before the message.
+                while self.control_open && self.read_control() {}
                 if self.program_ended.is_none() {
                     self.program_ended = Some(Instant::now());
                 }
@@ -358,6 +373,12 @@ impl Watch<'_> {
         }
         if let Some(Kill::Signal(signal)) = self.killed {
             return Err(JailError::Interrupted(signal));
+        }
+        // The init reports the program's end before it exits. Without that report, and with neither
+        // warden nor the OOM killer (which takes the whole group on cgroup v2) to explain the end,
+        // the init was lost: nothing is known of how the program ended.
+        if self.program_status.is_none() && self.killed.is_none() && stats.oom_kills == 0 {
+            return Err(JailError::InitLost(describe_exit(self.init_status)));
         }
         let rusage = self.init_exit.unwrap_or_default();
         let mut limits = Vec::new();
@@ -425,8 +446,6 @@ impl Watch<'_> {
             signal,
             stdout_truncated: self.stdout.truncated(),
             stderr_truncated: self.stderr.truncated(),
-            stdout_total_bytes: self.stdout.total,
-            stderr_total_bytes: self.stderr.total,
             stdout: std::mem::take(&mut self.stdout.data),
             stderr: std::mem::take(&mut self.stderr.data),
             limits_hit: limits,
@@ -437,6 +456,15 @@ impl Watch<'_> {
             },
             layers: layers(self.plan),
         })
+    }
+}
+
+/// How a process ended, from its raw wait status, in words.
+fn describe_exit(status: Option<i32>) -> String {
+    match status.map(|raw| WaitStatus::from_raw(Pid::from_raw(1), raw)) {
+        Some(Ok(WaitStatus::Exited(_, code))) => format!("it exited with status {code}"),
+        Some(Ok(WaitStatus::Signaled(_, signal, _))) => format!("it was killed by {signal}"),
+        _ => "its wait status is unknown".into(),
     }
 }
 
@@ -461,5 +489,26 @@ pub fn layers(plan: &Plan) -> Layers {
             .map_or("none", |c| c.version.name())
             .to_owned(),
         rlimits: !plan.rlimits.is_empty(),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lost_init_is_described_by_its_wait_status() {
+        assert_eq!(describe_exit(Some(9)), "it was killed by SIGKILL");
+        assert_eq!(describe_exit(Some(125 << 8)), "it exited with status 125");
+        assert_eq!(describe_exit(None), "its wait status is unknown");
+    }
+
+    #[test]
+    fn a_memory_error_is_recognised_by_pythons_last_line() {
+        assert!(ends_with_memory_error(
+            b"Traceback (most recent call last):\n  File \"x\", line 1\nMemoryError\n"
+        ));
+        assert!(!ends_with_memory_error(b"MemoryError\nValueError: x\n"));
     }
 }

@@ -1,9 +1,12 @@
 //! Every raw system call and every `unsafe` block of the jail, each behind a small safe wrapper.
 //!
-//! Owns: the calls `nix` does not wrap (`clone3`, `wait4` with resource usage, capability sets,
-//! `close_range`, Landlock's version query, signal dispositions) and the process-duplicating calls
-//! whose soundness depends on the process being single-threaded. Each wrapper states the invariant it
-//! relies on in a `// SAFETY:` comment.
+//! Owns: the calls `nix` does not wrap or wraps differently from what the jail needs (`clone3`,
+//! `wait4` with resource usage, the capability sets and the bounding set, `close_range`, descriptor
+//! duplication above or onto a given number, the Landlock ABI and seccomp probes, signal
+//! dispositions, `_exit`) and the process-duplicating calls whose soundness depends on the process
+//! being single-threaded. Each wrapper states the invariant it relies on in a `// SAFETY:` comment,
+//! and returns the bare errno: its caller names the call in its [`SysError`] — except where only the
+//! wrapper knows the argument (the capability [`drop_bounding_set`] stopped at).
 //!
 //! Does not own: *which* calls are made or in what order (that is `child.rs` and `parent.rs`), nor any
 //! policy. Calls that `nix` wraps safely (mount, pivot_root, setresuid, …) are used directly by the
@@ -14,8 +17,10 @@ use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use nix::errno::Errno;
 use nix::unistd::Pid;
 
+use crate::error::SysError;
+
 /// `CLONE_INTO_CGROUP` (Linux 5.7), not exported by the `libc` crate.
-pub const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
+const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
 
 /// Which side of a process duplication we are on.
 pub enum Forked {
@@ -195,8 +200,8 @@ pub fn seccomp_available() -> bool {
 }
 
 /// Removes capabilities `0..=last_cap` from the bounding set (needs CAP_SETPCAP in the user
-/// namespace). On failure, returns the capability that could not be dropped.
-pub fn drop_bounding_set(last_cap: u32) -> Result<(), (Errno, u32)> {
+/// namespace). A failure names the capability that could not be dropped.
+pub fn drop_bounding_set(last_cap: u32) -> Result<(), SysError> {
     for cap in 0..=last_cap {
         // SAFETY: PR_CAPBSET_DROP takes an integer capability number, no pointers.
         let ret = unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) };
@@ -204,7 +209,7 @@ pub fn drop_bounding_set(last_cap: u32) -> Result<(), (Errno, u32)> {
             let errno = Errno::last();
             // EINVAL: the kernel does not know this capability (older than our table); nothing to drop.
             if errno != Errno::EINVAL {
-                return Err((errno, cap));
+                return Err(SysError::new("prctl(PR_CAPBSET_DROP)", cap, errno));
             }
         }
     }

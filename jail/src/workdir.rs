@@ -25,8 +25,7 @@ use nix::fcntl::{AtFlags, OFlag};
 use nix::sys::stat::{fstatat, Mode as FileMode, SFlag};
 use nix::unistd::Pid;
 
-use crate::error::JailError;
-use crate::mounts::OpError;
+use crate::error::{JailError, SysError};
 
 /// Deepest directory nesting copied in either direction.
 const MAX_DEPTH: usize = 32;
@@ -62,19 +61,18 @@ fn list(dir: &Path, relative: &Path, depth: usize, out: &mut Manifest) -> std::i
 /// Copies the host tree `host` into `jail_work` (jail side, as its init, before pivot_root). Files the
 /// host marks writable by their owner become the program's (`program_id`); the rest stay the init's,
 /// so read-only inputs stay read-only for the program.
-pub fn copy_in(host: &Path, jail_work: &Path, program_id: u32) -> Result<(), OpError> {
+pub fn copy_in(host: &Path, jail_work: &Path, program_id: u32) -> Result<(), SysError> {
     copy_dir_in(host, jail_work, program_id, 0)
 }
 
-fn op_error<'a>(call: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> OpError + 'a {
-    move |err| OpError {
-        call,
-        arg: path.display().to_string(),
-        errno: Errno::from_raw(err.raw_os_error().unwrap_or(libc::EIO)),
-    }
+fn op_error<'a>(
+    call: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> SysError + 'a {
+    move |err| SysError::io(call, path.display(), &err)
 }
 
-fn copy_dir_in(host: &Path, jail: &Path, program_id: u32, depth: usize) -> Result<(), OpError> {
+fn copy_dir_in(host: &Path, jail: &Path, program_id: u32, depth: usize) -> Result<(), SysError> {
     if depth > MAX_DEPTH {
         return Ok(());
     }
@@ -113,23 +111,16 @@ fn copy_dir_in(host: &Path, jail: &Path, program_id: u32, depth: usize) -> Resul
             .map_err(op_error("futimens", &target))?;
             if owned {
                 nix::unistd::fchown(to.as_fd(), Some(program_id.into()), Some(program_id.into()))
-                    .map_err(|errno| OpError {
-                    call: "fchown",
-                    arg: target.display().to_string(),
-                    errno,
-                })?;
+                    .map_err(SysError::at("fchown", target.display()))?;
             }
         }
     }
     Ok(())
 }
 
-fn chown(path: &Path, id: u32) -> Result<(), OpError> {
-    nix::unistd::chown(path, Some(id.into()), Some(id.into())).map_err(|errno| OpError {
-        call: "chown",
-        arg: path.display().to_string(),
-        errno,
-    })
+fn chown(path: &Path, id: u32) -> Result<(), SysError> {
+    nix::unistd::chown(path, Some(id.into()), Some(id.into()))
+        .map_err(SysError::at("chown", path.display()))
 }
 
 /// Copies back every regular file the program created or changed under the jail's `/work` into

@@ -84,6 +84,46 @@ fn a_failing_stage_names_its_call_and_argument() {
     assert!(text.contains("/nonexistent-warden-bind"), "{text}");
 }
 
+/// Kills the jail's init from outside once the program runs in it: finds a `python*` process whose
+/// parent (the init) is a child of the test process (argv[1]). Exits 1 when none turns up.
+const KILL_INIT: &str = r#"
+import os, signal, sys, time
+test = int(sys.argv[1])
+def stat(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            text = f.read()
+    except OSError:
+        return None
+    return text[text.index("(") + 1:text.rindex(")")], int(text[text.rindex(")") + 2:].split()[1])
+end = time.monotonic() + 12
+while time.monotonic() < end:
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        found = stat(pid)
+        if found and found[0].startswith("python") and (stat(found[1]) or ("", 0))[1] == test:
+            os.kill(found[1], signal.SIGKILL)
+            sys.exit(0)
+    time.sleep(0.01)
+sys.exit(1)
+"#;
+
+/// An init that ends without reporting how the program ended — here killed from outside while the
+/// program runs — is an error that says how the init ended, not a run that ended with no exit code.
+fn an_init_killed_from_outside_is_reported_lost() {
+    let plan = plan();
+    let mut killer = std::process::Command::new("/usr/bin/python3")
+        .args(["-I", "-c", KILL_INIT, &std::process::id().to_string()])
+        .spawn()
+        .unwrap();
+    let result = warden_jail::run(&plan, "import time\ntime.sleep(20)\n", None);
+    let helper = killer.wait().unwrap();
+    assert!(helper.success(), "the helper found no jail to kill");
+    match result {
+        Err(JailError::InitLost(how)) => assert_eq!(how, "it was killed by SIGKILL"),
+        other => panic!("expected InitLost, got {other:?}"),
+    }
+}
+
 /// Spawning from a multi-threaded process is refused, not attempted.
 fn a_multithreaded_caller_is_refused() {
     let plan = plan();
@@ -108,7 +148,7 @@ fn main() {
         eprintln!("skipped: no /usr/bin/python3");
         return;
     }
-    let tests: [(&str, fn()); 5] = [
+    let tests: [(&str, fn()); 6] = [
         (
             "a_coding_declaration_cannot_change_what_runs",
             a_coding_declaration_cannot_change_what_runs,
@@ -121,6 +161,10 @@ fn main() {
         (
             "a_failing_stage_names_its_call_and_argument",
             a_failing_stage_names_its_call_and_argument,
+        ),
+        (
+            "an_init_killed_from_outside_is_reported_lost",
+            an_init_killed_from_outside_is_reported_lost,
         ),
         (
             "a_multithreaded_caller_is_refused",
