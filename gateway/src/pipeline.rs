@@ -12,6 +12,7 @@ use warden_policy::{Decision, Finding, Policy, PolicyRef};
 
 use crate::files::{self, OutputFile, WorkDir};
 use crate::python_error::{self, PythonError};
+use crate::stopped_by::{self, StoppedBy};
 use crate::validate::{OutputSchema, Validation};
 
 /// How a run ended, as the result record names it (docs/architecture.md).
@@ -113,6 +114,9 @@ pub struct RunRecord {
     pub approval: Option<Approval>,
     pub policy: PolicyRef,
     pub program_sha256: String,
+    /// The depth that stopped the program (static, runtime, kernel), when one did.
+    #[serde(default)]
+    pub stopped_by: Option<StoppedBy>,
 }
 
 impl RunRecord {
@@ -137,6 +141,7 @@ impl RunRecord {
             approval: None,
             policy: PolicyRef::of(policy),
             program_sha256: warden_policy::settings::hex(&Sha256::digest(source)),
+            stopped_by: None,
         }
     }
 }
@@ -195,6 +200,15 @@ pub fn execute(policy: &Policy, request: &RunRequest) -> anyhow::Result<RunRecor
     let mut record = RunRecord::new(policy, &request.source, summary);
     let end = gate_and_run(policy, request, report, schema.as_ref(), &mut record)?;
     record.status = status_of(end);
+    record.stopped_by = match end {
+        End::Denied | End::ReviewRequired => {
+            Some(stopped_by::from_findings(&record.check.findings))
+        }
+        End::Ran(_) => {
+            stopped_by::from_run(record.error.as_ref(), &record.stderr, record.signal)
+        }
+        End::SetupFailed => None,
+    };
     Ok(record)
 }
 

@@ -780,6 +780,7 @@ mod tests {
                 registered_as: None,
             },
             program_sha256: "00".to_owned(),
+            stopped_by: None,
         }
     }
 
