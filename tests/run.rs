@@ -439,3 +439,104 @@ fn a_program_that_ended_in_time_is_not_a_timeout_however_long_the_copy_back() {
         .expect("message")
         .contains("files"));
 }
+
+/// "Allowed means importable" (issue 12): every module the shipped policies allow imports inside the
+/// jail with the policy's runtime. `warden runtime check` imports them there and exits 1 when one does
+/// not; this is what CI runs for rules/default.toml and rules/strict.toml.
+#[test]
+fn every_module_the_shipped_policies_allow_imports_in_the_jail() {
+    for policy in ["rules/default.toml", "rules/strict.toml"] {
+        let output = warden()
+            .args(["runtime", "check", "--json", "--rules"])
+            .arg(repo().join(policy))
+            .output()
+            .expect("run warden runtime check");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let facts: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|err| {
+            panic!(
+                "{policy}: no JSON ({err}): {stdout}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+        let imports = facts["imports"].as_object().expect("imports");
+        let failed: Vec<String> = imports
+            .iter()
+            .filter(|(_, result)| *result != "ok")
+            .map(|(name, result)| format!("{name}: {result}"))
+            .collect();
+        assert!(
+            failed.is_empty(),
+            "{policy} allows modules its runtime cannot import:\n{}",
+            failed.join("\n")
+        );
+        assert!(output.status.success(), "{policy}: {stdout}");
+        assert!(
+            imports.len() >= 20,
+            "{policy}: only {} modules",
+            imports.len()
+        );
+    }
+}
+
+/// A policy that allows a module its runtime does not have: `warden doctor` reports it and exits 1,
+/// `warden serve --check-config` refuses it (exit 2) and names the module.
+#[test]
+fn doctor_and_serve_check_config_refuse_a_policy_whose_allowed_modules_do_not_import() {
+    let dir = tempdir();
+    let strict = std::fs::read_to_string(repo().join("rules/strict.toml")).expect("strict.toml");
+    let rules = strict.replacen(
+        "allow = [\n",
+        "allow = [\n    \"warden_no_such_module\", \"warden_no_such_package.*\",\n",
+        1,
+    );
+    assert_ne!(rules, strict, "strict.toml's allow list moved");
+    let rules_path = dir.path().join("missing.toml");
+    std::fs::write(&rules_path, rules).expect("write rules");
+
+    let doctor = warden()
+        .args(["doctor", "--json", "--rules"])
+        .arg(&rules_path)
+        .output()
+        .expect("run warden doctor");
+    let report: Value = serde_json::from_slice(&doctor.stdout).expect("doctor JSON");
+    assert_eq!(doctor.status.code(), Some(1), "{report}");
+    let error = report["allowed_imports"]["error"].as_str().expect("error");
+    assert!(
+        error.contains("warden_no_such_module") && error.contains("warden_no_such_package"),
+        "{error}"
+    );
+
+    let config = dir.path().join("serve.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[server]\ndefault_policy = \"missing\"\n[policies]\nmissing = {:?}\n",
+            rules_path.display().to_string()
+        ),
+    )
+    .expect("write config");
+    let check = warden()
+        .args(["serve", "--check-config", "--config"])
+        .arg(&config)
+        .output()
+        .expect("run warden serve --check-config");
+    let stderr = String::from_utf8_lossy(&check.stderr);
+    assert_eq!(check.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("policy missing") && stderr.contains("warden_no_such_module"),
+        "{stderr}"
+    );
+
+    // The shipped strict policy passes both.
+    let doctor = warden()
+        .args(["doctor", "--json", "--rules"])
+        .arg(repo().join("rules/strict.toml"))
+        .output()
+        .expect("run warden doctor");
+    let report: Value = serde_json::from_slice(&doctor.stdout).expect("doctor JSON");
+    assert_eq!(
+        report["allowed_imports"]["ok"],
+        Value::Bool(true),
+        "{report}"
+    );
+}

@@ -11,6 +11,24 @@ pub struct PythonError {
     pub value: String,
     /// The last traceback block, as printed.
     pub traceback: String,
+    /// What warden knows about this error that the message does not say (e.g. that nltk's data is not
+    /// installed and cannot be downloaded); absent when it knows nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// nltk raises `LookupError: Resource punkt_tab not found. Please use the NLTK Downloader…` for every
+/// tokenizer, corpus and model that needs its data files.
+pub const NLTK_DATA_HINT: &str = "nltk's data files (punkt, punkt_tab, stopwords, wordnet, vader_lexicon, taggers) are not \
+installed in this runtime and cannot be downloaded: the jail has no network and no vetted package ships them. \
+Use nltk tools that need no data (RegexpTokenizer, TreebankWordTokenizer, PorterStemmer, SnowballStemmer, ngrams, \
+FreqDist), str.split or re, and a stopword list written in the program.";
+
+/// A hint for errors warden can explain better than their message.
+fn hint_for(name: &str, value: &str, traceback: &str) -> Option<String> {
+    let nltk_data = name.ends_with("LookupError")
+        && (value.contains("nltk") || value.contains("NLTK") || traceback.contains("/nltk/"));
+    nltk_data.then(|| NLTK_DATA_HINT.to_owned())
 }
 
 /// Finds the last traceback in `stderr` and its final `Name: value` line.
@@ -30,6 +48,7 @@ pub fn parse(stderr: &str) -> Option<PythonError> {
         name: name.to_owned(),
         value: value.to_owned(),
         traceback: block.to_owned(),
+        hint: hint_for(name, value, block),
     })
 }
 
@@ -54,6 +73,18 @@ mod tests {
         assert_eq!(error.name, "ZeroDivisionError");
         assert_eq!(error.value, "division by zero");
         assert!(error.traceback.starts_with("Traceback"));
+    }
+
+    #[test]
+    fn nltk_data_errors_get_a_hint_and_others_none() {
+        let traceback = "Traceback (most recent call last):\n  File \"/v/site-packages/nltk/data.py\", line 1636, in find\n    raise exc\nLookupError: Resource 'punkt_tab' not found.";
+        let hint = super::hint_for("LookupError", "Resource 'punkt_tab' not found.", traceback);
+        assert_eq!(hint.as_deref(), Some(super::NLTK_DATA_HINT));
+        assert_eq!(super::hint_for("KeyError", "'a'", "Traceback"), None);
+        assert_eq!(
+            super::hint_for("LookupError", "unknown encoding: x", "Traceback"),
+            None
+        );
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! module objects that allowed packages expose as attributes (re-exports) which the policy's name
 //! guards would not catch.
 //!
-//! The probe is warden's own program; it runs through the normal pipeline with the static layer off
-//! (it uses `importlib`), in the same jail and runtime as user programs.
+//! The probe is warden's own program; it runs through the normal pipeline with the static layer and the
+//! audit hook off (it uses `importlib`), in the same jail and runtime as user programs.
 
 use serde::{Deserialize, Serialize};
 use warden_policy::Policy;
@@ -80,12 +80,19 @@ pub fn probe(policy: &Policy) -> anyhow::Result<RuntimeFacts> {
         &format!("json.loads({:?})", serde_json::to_string(&names)?),
     );
     let mut generous = policy.clone();
+    // The probe is warden's own program and imports what it needs (`importlib`, `sys`), which the
+    // runtime layer would judge as the program's imports: it runs without the audit hook. What it
+    // measures is whether the runtime's libraries import, as they do under the hook (which judges only
+    // the program's own imports, by the same allow list).
+    generous.hooks = warden_policy::settings::Hooks::Off;
     generous.limits.wall_time_ms = generous.limits.wall_time_ms.max(120_000);
     generous.limits.cpu_time_ms = generous.limits.cpu_time_ms.max(120_000);
     generous.limits.stdout_bytes = generous.limits.stdout_bytes.max(8 * 1024 * 1024);
     let request = RunRequest {
         source: source.into_bytes(),
         no_policy: true,
+        // warden's own probe walks the packages by introspection: the audit hook would refuse it.
+        no_hooks: true,
         ..RunRequest::default()
     };
     let record = pipeline::execute(&generous, &request)?;
@@ -120,4 +127,31 @@ pub fn unguarded_reexports(policy: &Policy, facts: &RuntimeFacts) -> Vec<(String
         })
         .cloned()
         .collect()
+}
+
+/// "Allowed means importable": imports every module the policy allows inside the jail, with the
+/// policy's runtime, and returns the number that imported; an error lists the ones that did not (and
+/// how to fix it). Runs a jail from this process: call it while the process has one thread.
+pub fn require_importable(policy: &Policy) -> anyhow::Result<usize> {
+    let facts = probe(policy)?;
+    let failed: Vec<String> = facts
+        .imports
+        .iter()
+        .filter(|(_, result)| *result != "ok")
+        .map(|(name, result)| format!("  {name}: {result}"))
+        .collect();
+    if failed.is_empty() {
+        return Ok(facts.imports.len());
+    }
+    let runtime = match &policy.interpreter {
+        warden_policy::settings::Interpreter::Runtime(name) => format!("runtime `{name}`"),
+        warden_policy::settings::Interpreter::Path(path) => format!("interpreter {path}"),
+    };
+    anyhow::bail!(
+        "policy `{}` allows {} module(s) that do not import in the jail with {runtime}:\n{}\n\
+         install them in the runtime (`warden runtime install`) or remove them from `imports.allow`",
+        policy.name,
+        failed.len(),
+        failed.join("\n")
+    )
 }

@@ -34,3 +34,12 @@ fn every_rule_has_a_fixture_that_passes() {
         failures.join("\n")
     );
 }
+
+/// STR601/STR602 on model formulas and sympy strings (issue 12): the fixture beside the rules' own.
+#[test]
+fn formula_and_sympy_string_fixture_passes() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/STR601-formulas.py");
+    let bytes = std::fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    let problems = fixtures::run_fixture(&bytes, &default_policy());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

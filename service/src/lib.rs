@@ -440,6 +440,20 @@ pub fn plan_policies(config: &ServerConfig) -> anyhow::Result<BTreeMap<String, w
     Ok(plans)
 }
 
+/// "Allowed means importable": imports, in the jail, every module each policy allows, with the
+/// policy's runtime; a policy whose allowed modules do not all import is an error. Returns the number
+/// of modules checked per policy. Runs jails from this process, so it is for `serve --check-config`
+/// (single-threaded), not for a running server.
+pub fn check_policy_imports(config: &ServerConfig) -> anyhow::Result<BTreeMap<String, usize>> {
+    let mut counts = BTreeMap::new();
+    for (name, registered) in &config.policies {
+        let count = warden_gateway::runtime_check::require_importable(&registered.policy)
+            .map_err(|err| anyhow::anyhow!("policy {name}: {err:#}"))?;
+        counts.insert(name.clone(), count);
+    }
+    Ok(counts)
+}
+
 /// An audit line being filled in: written by [`PendingAudit::finish`], or as `cancelled` when the
 /// request's future is dropped first (the client hung up or cancelled; its worker is killed then).
 struct PendingAudit<'a> {

@@ -14,8 +14,10 @@ use super::RulesArg;
 /// Report which confinement layers this host can enforce.
 ///
 /// Probes user namespaces, Landlock, seccomp, cgroups (version, controllers, delegation) and the
-/// interpreter, then runs a one-line program in the jail. Exit status: 0 when every layer the policy
-/// requires is available and the smoke run succeeded, 1 when one is missing, 2 on configuration errors.
+/// interpreter, then runs a one-line program in the jail and imports, in the jail, every module the
+/// policy allows (allowed means importable). Exit status: 0 when every layer the policy requires is
+/// available, the smoke run succeeded and every allowed module imports; 1 otherwise; 2 on
+/// configuration errors.
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
     #[command(flatten)]
@@ -30,44 +32,19 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let config = jail_config::from_policy(&policy)?;
     let host = Host::probe(config.cgroup_parent.as_deref());
     let interpreter = warden_jail::resolve_interpreter(&config.interpreter);
-    let available = |layer: Layer| -> Result<String, String> {
-        match layer {
-            Layer::Namespaces => host.user_namespaces.clone().map(|()| "user, mount, pid, net, ipc, uts, cgroup".into()),
-            Layer::Landlock => host.landlock_abi.map(|abi| format!("abi-{abi}")).ok_or_else(|| {
-                "the kernel offers no Landlock ABI (not built in, or missing from the `lsm=` boot list)".into()
-            }),
-            Layer::Seccomp => {
-                if host.seccomp {
-                    Ok("filters available".into())
-                } else {
-                    Err("the kernel does not support seccomp filters".into())
-                }
-            }
-            Layer::Cgroup => match host.cgroup.version {
-                Some(version) => Ok(format!(
-                    "{} ({}) under {}",
-                    version.name(),
-                    host.cgroup.controllers.join(", "),
-                    host.cgroup.hierarchies.iter().map(|h| h.parent.display().to_string()).collect::<Vec<_>>().join(", ")
-                )),
-                None => Err(host.cgroup.reason.clone().unwrap_or_else(|| "no usable hierarchy".into())),
-            },
-            Layer::Rlimits => Ok("always available".into()),
-        }
-    };
+    // The plan's own reasoning and words (`Host::layer`): doctor says what a run would say.
     let mut missing = Vec::new();
     let mut layers = Vec::new();
-    for layer in Layer::ALL {
-        let required = config.required_layers.contains(&layer);
-        let state = available(layer);
-        if required && state.is_err() {
-            missing.push(layer);
+    for state in host.layers() {
+        let required = config.required_layers.contains(&state.layer);
+        if required && !state.available {
+            missing.push(state.layer);
         }
         layers.push(json!({
-            "layer": layer.name(),
+            "layer": state.layer.name(),
             "required": required,
-            "available": state.is_ok(),
-            "detail": match &state { Ok(detail) | Err(detail) => detail },
+            "available": state.available,
+            "detail": state.detail,
         }));
     }
     let interpreter_report = match &interpreter {
@@ -84,6 +61,16 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         Err(_) => json!({ "ok": false, "error": "skipped: no usable interpreter" }),
     };
     let smoke_ok = smoke["ok"] == Value::Bool(true);
+    // "Allowed means importable": every module the policy allows must import in the jail.
+    let imports = if smoke_ok {
+        match warden_gateway::runtime_check::require_importable(&policy) {
+            Ok(count) => json!({ "ok": true, "modules": count }),
+            Err(err) => json!({ "ok": false, "error": format!("{err:#}") }),
+        }
+    } else {
+        json!({ "ok": false, "error": "skipped: the smoke run failed" })
+    };
+    let imports_ok = imports["ok"] == Value::Bool(true);
     let report = json!({
         "policy": policy.name,
         "mode": host.mode,
@@ -91,6 +78,7 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         "cgroup": host.cgroup,
         "interpreter": interpreter_report,
         "smoke_run": smoke,
+        "allowed_imports": imports,
         "missing_required_layers": missing.iter().map(|l| l.name()).collect::<Vec<_>>(),
     });
     if args.json {
@@ -98,11 +86,13 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     } else {
         print_human(&report);
     }
-    Ok(ExitCode::from(if !missing.is_empty() || !smoke_ok {
-        exit::FAILED
-    } else {
-        exit::OK
-    }))
+    Ok(ExitCode::from(
+        if !missing.is_empty() || !smoke_ok || !imports_ok {
+            exit::FAILED
+        } else {
+            exit::OK
+        },
+    ))
 }
 
 fn smoke_run(
@@ -171,6 +161,15 @@ fn print_human(report: &Value) {
         );
     } else {
         println!("  FAILED  smoke run: {}", text(&smoke["error"]));
+    }
+    let imports = &report["allowed_imports"];
+    if imports["ok"] == Value::Bool(true) {
+        println!(
+            "  ok      allowed modules: all {} import in the jail",
+            imports["modules"]
+        );
+    } else {
+        println!("  FAILED  allowed modules: {}", text(&imports["error"]));
     }
 }
 

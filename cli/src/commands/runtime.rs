@@ -11,8 +11,12 @@ use warden_gateway::runtime;
 pub enum RuntimeCommand {
     /// Create (or replace) a runtime: a virtual environment from the system interpreter with pinned packages.
     ///
-    /// Runtimes live under $WARDEN_DATA_DIR (default /var/lib/warden as root, else
-    /// ~/.local/share/warden) in runtimes/NAME; the jail binds them read-only.
+    /// pip resolves the requirements with their dependencies (binary wheels only; a conflict or a
+    /// missing version is an error and nothing is installed), warden writes the result as a lock with
+    /// the sha256 of every wheel (runtimes/NAME/requirements.lock, shown by `warden runtime show`), and
+    /// pip installs exactly that lock with `--require-hashes`. Runtimes live under $WARDEN_DATA_DIR
+    /// (default /var/lib/warden as root, else ~/.local/share/warden) in runtimes/NAME; the jail binds
+    /// them read-only.
     Install {
         /// Runtime name, as rules files refer to it (`[runtime] name = "..."`).
         #[arg(long, default_value = "default")]
@@ -20,16 +24,22 @@ pub enum RuntimeCommand {
         /// Base interpreter (must be a real binary, not a shell shim).
         #[arg(long, default_value = "/usr/bin/python3")]
         python: PathBuf,
-        /// Pinned requirements (default: the built-in list, rules/runtime/default.txt).
+        /// Requirements file, pip format (a lock written by a previous installation works too). Default:
+        /// the built-in set named like the runtime: `default` (rules/runtime/default.txt), `current`
+        /// (rules/runtime/current.txt) or `ds1000`.
         #[arg(long, value_name = "FILE")]
         requirements: Option<PathBuf>,
     },
     /// List installed runtimes.
     List,
-    /// Print a runtime's manifest (interpreter, packages and versions) as JSON.
+    /// Print a runtime's manifest (interpreter, packages and versions, the lock with hashes, disk size
+    /// and install time) as JSON.
     Show {
         #[arg(default_value = "default")]
         name: String,
+        /// Print the lock instead (pip requirements format with hashes: `install --requirements` takes it).
+        #[arg(long)]
+        lock: bool,
     },
     /// Remove a runtime.
     Remove { name: String },
@@ -54,18 +64,29 @@ pub fn run(command: RuntimeCommand) -> anyhow::Result<ExitCode> {
             let requirements = match requirements {
                 Some(path) => std::fs::read_to_string(&path)
                     .with_context(|| format!("cannot read requirements {}", path.display()))?,
-                None => runtime::DEFAULT_REQUIREMENTS.to_owned(),
+                None => runtime::profile(&name)
+                    .with_context(|| {
+                        let names: Vec<&str> = runtime::PROFILES.iter().map(|(n, _)| *n).collect();
+                        format!(
+                            "warden ships no package set named `{name}` (built-in: {}); give --requirements FILE",
+                            names.join(", ")
+                        )
+                    })?
+                    .to_owned(),
             };
             let manifest = runtime::install(&name, &python, &requirements, &mut |step| {
                 eprintln!("warden: {step}")
             })?;
             let root = runtime::Runtime::named(&name)?.root;
             println!(
-                "runtime `{}` installed at {} (Python {}, {} packages)",
+                "runtime `{}` installed at {} (Python {}, {} packages, {} MB, {} s); lock: {}",
                 manifest.name,
                 root.display(),
                 manifest.python_version,
-                manifest.packages.len()
+                manifest.packages.len(),
+                manifest.disk_bytes / 1_000_000,
+                manifest.install_seconds,
+                root.join(runtime::LOCK_FILE).display()
             );
         }
         RuntimeCommand::List => {
@@ -73,9 +94,21 @@ pub fn run(command: RuntimeCommand) -> anyhow::Result<ExitCode> {
                 println!("{name}");
             }
         }
-        RuntimeCommand::Show { name } => {
-            let manifest = runtime::Runtime::named(&name)?.manifest()?;
-            println!("{}", serde_json::to_string_pretty(&manifest)?);
+        RuntimeCommand::Show { name, lock } => {
+            let runtime = runtime::Runtime::named(&name)?;
+            let manifest = runtime.manifest()?;
+            if lock {
+                let path = runtime.lock_path();
+                let text = std::fs::read_to_string(&path).with_context(|| {
+                    format!(
+                        "runtime `{name}` has no lock ({} missing): it was installed by an older warden; reinstall it",
+                        path.display()
+                    )
+                })?;
+                print!("{text}");
+            } else {
+                println!("{}", serde_json::to_string_pretty(&manifest)?);
+            }
         }
         RuntimeCommand::Check { rules, json } => return check(&rules, json),
         RuntimeCommand::Remove { name } => {

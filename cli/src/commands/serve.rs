@@ -41,7 +41,8 @@ pub struct ServeArgs {
     /// Runs allowed at once (overrides admission.max_concurrent_runs; default: the CPU count).
     #[arg(long, value_name = "N")]
     pub max_concurrent_runs: Option<usize>,
-    /// Validate the configuration and every policy against this host, print a summary, and exit.
+    /// Validate the configuration and every policy against this host (its jail can be planned, and
+    /// every module it allows imports in the jail with its runtime), print a summary, and exit.
     #[arg(long)]
     pub check_config: bool,
 }
@@ -66,13 +67,15 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let config = args.load()?;
     if args.check_config {
         let plans = warden_service::plan_policies(&config)?;
+        let imports = warden_service::check_policy_imports(&config)?;
         for (name, registered) in &config.policies {
             let layers = plans.get(name).map(warden_jail::layers);
             println!(
-                "policy {name}: {} (sha256 {}); layers {}",
+                "policy {name}: {} (sha256 {}); layers {}; {} allowed modules import in the jail",
                 registered.source,
                 registered.policy.sha256,
-                serde_json::to_string(&layers)?
+                serde_json::to_string(&layers)?,
+                imports.get(name).copied().unwrap_or_default()
             );
         }
         println!(

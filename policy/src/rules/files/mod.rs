@@ -66,6 +66,37 @@ const READERS: &[&str] = &[
     "os.path.exists",
     "os.path.isfile",
     "os.path.isdir",
+    // The packages the default runtime added (issue 12): readers that take a path (or a URL) first.
+    "pyarrow.parquet.read_table",
+    "pyarrow.parquet.read_pandas",
+    "pyarrow.parquet.read_metadata",
+    "pyarrow.parquet.read_schema",
+    "pyarrow.parquet.ParquetFile",
+    "pyarrow.parquet.ParquetDataset",
+    "pyarrow.csv.read_csv",
+    "pyarrow.csv.open_csv",
+    "pyarrow.json.read_json",
+    "pyarrow.feather.read_table",
+    "pyarrow.feather.read_feather",
+    "pyarrow.orc.read_table",
+    "pyarrow.orc.ORCFile",
+    "pyarrow.dataset.dataset",
+    "pyarrow.memory_map",
+    "pyarrow.OSFile",
+    "pyarrow.input_stream",
+    "openpyxl.load_workbook",
+    "xlrd.open_workbook",
+    "networkx.read_edgelist",
+    "networkx.read_weighted_edgelist",
+    "networkx.read_adjlist",
+    "networkx.read_multiline_adjlist",
+    "networkx.read_graphml",
+    "networkx.read_gexf",
+    "networkx.read_gml",
+    "networkx.read_pajek",
+    "plotly.io.read_json",
+    "xgboost.DMatrix",
+    "lightgbm.Dataset",
 ];
 
 /// Functions that write the path in their first argument.
@@ -98,6 +129,12 @@ const WRITER_METHODS: &[&str] = &[
     "savefig",
     "tofile",
     "extractall",
+    // openpyxl/PIL `save`, plotly figures, xgboost/lightgbm models.
+    "save",
+    "write_html",
+    "write_json",
+    "write_image",
+    "save_model",
 ];
 
 /// `pathlib.Path` methods that write the receiver's path.

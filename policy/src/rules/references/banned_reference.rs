@@ -64,6 +64,17 @@ pub(crate) fn check_call(
     }
 }
 
+/// The hint for a banned name: what to do instead, where warden knows better than "use an alternative".
+fn hint_for(pattern: &str) -> &'static str {
+    if pattern.starts_with("nltk.download") || pattern == "nltk.data.load" {
+        "nltk's data (punkt, stopwords, wordnet…) is not installed and cannot be downloaded: the program has \
+         no network and no vetted package ships it; use nltk tools that need no data (RegexpTokenizer, \
+         TreebankWordTokenizer, PorterStemmer, ngrams, FreqDist), str.split or re, and your own stopword list"
+    } else {
+        "this function is not available here; use an allowed alternative"
+    }
+}
+
 pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
     let segments = name.segments();
     let Some(pattern) = checker
@@ -78,6 +89,6 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
         Rule::BannedReference,
         range,
         format!("`{}` is banned by the policy (`{pattern}`)", name.path),
-        "this function is not available here; use an allowed alternative",
+        hint_for(&pattern),
     );
 }

@@ -12,7 +12,8 @@ pub(crate) const DOC: &str = r#"# STR602 dynamic-string-sink
 
 ## What it does
 Warns (by default) when `DataFrame.query` or `DataFrame.eval` is given an expression string built at run
-time (an f-string, a concatenation, a variable the checker cannot resolve to literals).
+time (an f-string, a concatenation, a variable the checker cannot resolve to literals). The same for model
+formulas (`smf.ols(f"y ~ {x}", df)`) and strings built at run time given to sympy functions.
 
 ## Why is this bad?
 The string may contain `@` references or calls that STR601 would deny if it could see them. Models

@@ -15,6 +15,17 @@ Denies expression strings that can reach arbitrary objects: `DataFrame.query(...
 or `import`; and every reference to `pandas.eval`, `numexpr.evaluate`, `sympy.sympify` and
 `sympy.parse_expr`.
 
+Model formulas (`statsmodels.formula.api.*`, `Model.from_formula`, `patsy.dmatrix`/`dmatrices`, the
+`formula`, `re_formula` and `vc_formula` arguments) are checked as the code they are: every name a
+literal formula calls or walks is resolved where the call is and judged by the import and reference
+rules (`"y ~ os.system('id')"` is IMP101 there), and a call of a bare name the program does not bind
+must be a formula transform (`C`, `I`, `Q`, `center`, `scale`, `standardize`, `bs`, `cr`, `cc`, `te`,
+`poly`, `log`, `exp`, `sqrt`, contrasts, `abs`, `round`…). String arguments of sympy functions
+(`sp.simplify("x**2")`, `sp.lambdify(x, "x**2")`, `sp.S("1/3")`) are parsed and evaluated by sympy in a
+namespace that holds Python's builtin functions: they may not contain dunders, `lambda`, `import`,
+nested strings, private names or calls of `eval`, `open`, `getattr`, `sympify`, `lambdify`… (the list
+is in `policy/src/rules/strings/formula.rs`).
+
 ## Why is this bad?
 pandas evaluates `query`/`eval` strings with its own parser, and `@name` looks up variables in the
 caller's frame: `df.query("@os.system('id')")` calls any object the program can name. `numexpr.evaluate`
@@ -29,6 +40,8 @@ Filter with a boolean mask: `df[df["price"] > limit]`.
 
 ## Evasions handled
 - A string held in a variable bound only to literals is checked as those literals.
+- Formula terms are resolved in the scope of the call: aliases (`s = os.system`, `import numpy as
+  n`) are followed as in code.
 - Column comparisons and method calls on columns (`name.str.len() > 3`) stay allowed.
 
 ## Known gaps
@@ -59,6 +72,7 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
 
 /// `<anything>.query(expr)` and `<anything>.eval(expr)` with a string argument.
 pub(crate) fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall) {
+    super::formula::check_call(checker, call);
     let Expr::Attribute(attribute) = call.func.as_ref() else {
         return;
     };
