@@ -51,6 +51,11 @@ struct RawAdmission {
     queue_timeout_ms: Option<u64>,
     max_request_bytes: Option<usize>,
     max_connections: Option<usize>,
+    header_timeout_ms: Option<u64>,
+    body_timeout_ms: Option<u64>,
+    send_timeout_ms: Option<u64>,
+    max_input_files: Option<usize>,
+    max_input_bytes: Option<u64>,
     shutdown_grace_ms: Option<u64>,
 }
 
@@ -105,6 +110,17 @@ pub struct ServerConfig {
     pub max_request_bytes: usize,
     /// Connections held open at once, per listener; more wait in the kernel's backlog.
     pub max_connections: usize,
+    /// A complete request head must arrive within this long of the connection being accepted or
+    /// of its previous response (so idle keep-alive connections close after it too).
+    pub header_timeout: Duration,
+    /// The whole body must arrive within this long of the head.
+    pub body_timeout: Duration,
+    /// A response write that makes no progress this long (the client stopped reading) closes the
+    /// connection.
+    pub send_timeout: Duration,
+    /// Input files a run may carry, and their decoded bytes in total.
+    pub max_input_files: usize,
+    pub max_input_bytes: u64,
     pub shutdown_grace: Duration,
     pub policies: BTreeMap<String, RegisteredPolicy>,
     pub tokens: Vec<Token>,
@@ -299,6 +315,14 @@ impl ServerConfig {
         if admission.max_connections == Some(0) {
             bail!("admission.max_connections must be at least 1");
         }
+        let timeout = |value: Option<u64>, default: u64, key: &str| match value {
+            Some(0) => bail!("admission.{key} must be at least 1"),
+            value => Ok(Duration::from_millis(value.unwrap_or(default))),
+        };
+        let header_timeout = timeout(admission.header_timeout_ms, 10_000, "header_timeout_ms")?;
+        let body_timeout = timeout(admission.body_timeout_ms, 30_000, "body_timeout_ms")?;
+        let send_timeout = timeout(admission.send_timeout_ms, 30_000, "send_timeout_ms")?;
+        let max_request_bytes = admission.max_request_bytes.unwrap_or(16 << 20);
         Ok(Self {
             socket,
             socket_mode,
@@ -310,8 +334,16 @@ impl ServerConfig {
             max_concurrent_runs,
             queue_size: admission.queue_size.unwrap_or(max_concurrent_runs * 8),
             queue_timeout: Duration::from_millis(admission.queue_timeout_ms.unwrap_or(30_000)),
-            max_request_bytes: admission.max_request_bytes.unwrap_or(16 << 20),
+            max_request_bytes,
             max_connections: admission.max_connections.unwrap_or(256),
+            header_timeout,
+            body_timeout,
+            send_timeout,
+            max_input_files: admission.max_input_files.unwrap_or(64),
+            // What base64 in a request of the largest size can carry.
+            max_input_bytes: admission
+                .max_input_bytes
+                .unwrap_or(max_request_bytes as u64 / 4 * 3),
             shutdown_grace: Duration::from_millis(admission.shutdown_grace_ms.unwrap_or(30_000)),
             policies,
             tokens,
@@ -386,6 +418,44 @@ mod tests {
         assert_eq!(config.policies["default"].source, BUILTIN);
         assert_eq!(config.socket_mode, 0o660);
         assert!(config.max_concurrent_runs >= 1);
+    }
+
+    #[test]
+    fn connection_deadlines_and_input_caps_have_defaults_and_must_be_positive() {
+        let config = parse("").unwrap();
+        assert_eq!(config.header_timeout, Duration::from_secs(10));
+        assert_eq!(config.body_timeout, Duration::from_secs(30));
+        assert_eq!(config.send_timeout, Duration::from_secs(30));
+        assert_eq!(config.max_input_files, 64);
+        assert_eq!(config.max_input_bytes, 12 << 20);
+        let config = parse(
+            "[admission]\nmax_request_bytes = 4000\nheader_timeout_ms = 500\nbody_timeout_ms = 600\n\
+             send_timeout_ms = 700\nmax_input_files = 3\n",
+        )
+        .unwrap();
+        assert_eq!(config.header_timeout, Duration::from_millis(500));
+        assert_eq!(config.body_timeout, Duration::from_millis(600));
+        assert_eq!(config.send_timeout, Duration::from_millis(700));
+        assert_eq!(config.max_input_files, 3);
+        assert_eq!(config.max_input_bytes, 3000);
+        for key in ["header_timeout_ms", "body_timeout_ms", "send_timeout_ms"] {
+            let err = parse(&format!("[admission]\n{key} = 0\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(key), "{err}");
+        }
+        let err = parse("[admission]\nidle_timeout_ms = 5\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("idle_timeout_ms"), "{err}");
+    }
+
+    #[test]
+    fn the_example_configuration_is_valid() {
+        let text = include_str!("../../deploy/serve.toml");
+        let raw = parse_raw(text).unwrap();
+        assert_eq!(raw.admission.header_timeout_ms, Some(10_000));
+        assert_eq!(raw.admission.max_input_bytes, Some(12 << 20));
     }
 
     #[test]

@@ -1,109 +1,129 @@
-//! The HTTP/JSON API (axum): routes, authentication, status codes and the listeners.
+//! The HTTP/JSON API (axum): routes, authentication, status codes. (`listen.rs` accepts the
+//! connections.)
 //!
 //! 200 for every request that was judged or executed (denied, failed and timed out included: the
-//! agent needs the body); 400/401/403/404/405/413 for requests that are wrong; 429 or 503 with
+//! agent needs the body); 400/401/403/404/405/408/413 for requests that are wrong; 429 or 503 with
 //! `Retry-After` when the server is at capacity or shutting down; 500 when the server itself failed.
 //! Errors have a JSON body `{"error": {"code", "message"}}`.
 //!
 //! On the Unix socket the file's mode and group decide who may connect, and the peer's uid and pid
 //! are its identity; a bearer token there is optional but, when given, must be valid and limits the
-//! policies. Over TCP a valid bearer token is required for everything but `/healthz`.
+//! policies. Over TCP a valid bearer token is required for everything but `/healthz`. Authentication
+//! uses the headers alone and comes before the body is read, so a caller without a valid token
+//! costs the server a request head, never a buffered body.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::connect_info::Connected;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequest, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::Router;
+use axum::{Extension, Router};
 use serde_json::{json, Value};
 
 use super::admission::Rejection;
-use super::listen::Capped;
 use super::{Caller, Service, ServiceError};
 
-/// Who is at the other end of a connection.
+/// Who is at the other end of a connection (put in each request's extensions by `listen.rs`).
 #[derive(Debug, Clone)]
 pub enum Peer {
     Unix { uid: Option<u32>, pid: Option<i32> },
     Tcp(SocketAddr),
 }
 
-type UnixIncoming<'a> = axum::serve::IncomingStream<'a, Capped<tokio::net::UnixListener>>;
-type TcpIncoming<'a> = axum::serve::IncomingStream<'a, Capped<tokio::net::TcpListener>>;
-
-impl Connected<UnixIncoming<'_>> for Peer {
-    fn connect_info(stream: UnixIncoming<'_>) -> Self {
-        let cred = stream.io().io.peer_cred().ok();
-        Peer::Unix {
-            uid: cred.map(|c| c.uid()),
-            pid: cred.and_then(|c| c.pid()),
-        }
-    }
-}
-
-impl Connected<TcpIncoming<'_>> for Peer {
-    fn connect_info(stream: TcpIncoming<'_>) -> Self {
-        Peer::Tcp(*stream.remote_addr())
-    }
-}
-
-/// The API's routes over `service`.
+/// The API's routes over `service`. Every route but `/healthz` authenticates from the headers
+/// first ([`authenticated`]): a caller without a valid token gets its 401 before one byte of its
+/// body is read.
 pub fn router(service: Arc<Service>) -> Router {
     let limit = service.config.max_request_bytes;
     Router::new()
         .route("/v1/run", post(run))
         .route("/v1/check", post(check))
         .route("/v1/policies", get(policies))
-        .route("/healthz", get(healthz))
         .route("/metrics", get(metrics))
+        .route_layer(middleware::from_fn_with_state(
+            Arc::clone(&service),
+            authenticated,
+        ))
+        .route("/healthz", get(healthz))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(limit))
         .with_state(service)
 }
 
-type Peered = ConnectInfo<Peer>;
+/// Establishes the caller from the connection and the headers, and hands it to the handler in
+/// the request's extensions; answers 401 without touching the body otherwise.
+async fn authenticated(
+    State(service): State<Arc<Service>>,
+    ConnectInfo(peer): ConnectInfo<Peer>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    match authenticate(&service, &peer, request.headers()) {
+        Ok(caller) => {
+            request.extensions_mut().insert(caller);
+            next.run(request).await
+        }
+        // The body is dropped unread: hyper answers and closes the connection.
+        Err(response) => *response,
+    }
+}
 
 async fn run(
     State(service): State<Arc<Service>>,
-    ConnectInfo(peer): Peered,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    Extension(caller): Extension<Caller>,
+    request: Request,
 ) -> Response {
-    let (caller, body) = match admit_request::<super::RunBody>(&service, &peer, &headers, body) {
-        Ok(parts) => parts,
-        Err(response) => return *response,
-    };
-    answer(service.run(&caller, body, "run").await)
+    match read_body::<super::RunBody>(&service, request).await {
+        Ok(body) => answer(service.run(&caller, body, "run").await),
+        Err(response) => *response,
+    }
 }
 
 async fn check(
     State(service): State<Arc<Service>>,
-    ConnectInfo(peer): Peered,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    Extension(caller): Extension<Caller>,
+    request: Request,
 ) -> Response {
-    let (caller, body) = match admit_request::<super::CheckBody>(&service, &peer, &headers, body) {
-        Ok(parts) => parts,
-        Err(response) => return *response,
-    };
-    answer(service.check(&caller, body, "check").await)
+    match read_body::<super::CheckBody>(&service, request).await {
+        Ok(body) => answer(service.check(&caller, body, "check").await),
+        Err(response) => *response,
+    }
 }
 
-/// Authenticates the caller, then parses the body: a 401 comes before any look at the body.
-fn admit_request<T: serde::de::DeserializeOwned>(
+/// Reads (within `max_request_bytes` and `body_timeout`) and parses an authenticated caller's
+/// body. A `Content-Length` over the cap is refused before reading.
+async fn read_body<T: serde::de::DeserializeOwned>(
     service: &Service,
-    peer: &Peer,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<(Caller, T), Box<Response>> {
-    let caller = authenticate(service, peer, headers)?;
-    Ok((caller, parse_body(body)?))
+    request: Request,
+) -> Result<T, Box<Response>> {
+    let limit = service.config.max_request_bytes;
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return Err(Box::new(error_body(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            &format!("the body is over the server's limit of {limit} bytes"),
+        )));
+    }
+    let timeout = service.config.body_timeout;
+    let Ok(body) = tokio::time::timeout(timeout, Bytes::from_request(request, &())).await else {
+        return Err(Box::new(error_body(
+            StatusCode::REQUEST_TIMEOUT,
+            "body_timeout",
+            &format!("the body did not arrive within {} ms", timeout.as_millis()),
+        )));
+    };
+    parse_body(body)
 }
 
 fn answer(result: Result<Value, ServiceError>) -> Response {
@@ -115,13 +135,9 @@ fn answer(result: Result<Value, ServiceError>) -> Response {
 
 async fn policies(
     State(service): State<Arc<Service>>,
-    ConnectInfo(peer): Peered,
-    headers: HeaderMap,
+    Extension(caller): Extension<Caller>,
 ) -> Response {
-    match authenticate(&service, &peer, &headers) {
-        Ok(caller) => (StatusCode::OK, axum::Json(service.policies(&caller))).into_response(),
-        Err(response) => *response,
-    }
+    (StatusCode::OK, axum::Json(service.policies(&caller))).into_response()
 }
 
 async fn healthz(State(service): State<Arc<Service>>) -> Response {
@@ -133,14 +149,7 @@ async fn healthz(State(service): State<Arc<Service>>) -> Response {
     .into_response()
 }
 
-async fn metrics(
-    State(service): State<Arc<Service>>,
-    ConnectInfo(peer): Peered,
-    headers: HeaderMap,
-) -> Response {
-    if let Err(response) = authenticate(&service, &peer, &headers) {
-        return *response;
-    }
+async fn metrics(State(service): State<Arc<Service>>) -> Response {
     (
         [(
             header::CONTENT_TYPE,

@@ -77,11 +77,50 @@ pub fn check_input_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Decodes the inputs and checks their names and sizes; `max_total` caps the decoded bytes.
+/// How many input files a run may carry, and their decoded bytes in total
+/// (`admission.max_input_files`, `admission.max_input_bytes`): the worker writes each one before
+/// the jail's clocks start, so their number is bounded like their size.
+#[derive(Debug, Clone, Copy)]
+pub struct InputCaps {
+    pub max_files: usize,
+    pub max_bytes: u64,
+}
+
+impl InputCaps {
+    /// For the worker: the server applied the configured caps already.
+    pub const CHECKED: Self = Self {
+        max_files: usize::MAX,
+        max_bytes: u64::MAX,
+    };
+}
+
+/// Decodes the inputs and checks their number, names and sizes (the number and an estimate of the
+/// size before decoding anything).
 pub fn decode_inputs(
     inputs: &[InputFile],
-    max_total: u64,
+    caps: InputCaps,
 ) -> Result<Vec<(String, Vec<u8>)>, String> {
+    if inputs.len() > caps.max_files {
+        return Err(format!(
+            "{} input files; a run may carry at most {} (admission.max_input_files)",
+            inputs.len(),
+            caps.max_files
+        ));
+    }
+    let too_big = || {
+        format!(
+            "inputs exceed {} bytes in total (admission.max_input_bytes)",
+            caps.max_bytes
+        )
+    };
+    // Base64 is 4 characters per 3 bytes (less padding).
+    let estimate = inputs
+        .iter()
+        .map(|input| input.content_base64.len() as u64 / 4 * 3)
+        .fold(0u64, u64::saturating_add);
+    if estimate > caps.max_bytes.saturating_add(2 * inputs.len() as u64) {
+        return Err(too_big());
+    }
     let mut seen = std::collections::BTreeSet::new();
     let mut total = 0u64;
     let mut decoded = Vec::with_capacity(inputs.len());
@@ -94,8 +133,8 @@ pub fn decode_inputs(
             .decode(input.content_base64.as_bytes())
             .map_err(|err| format!("input {:?} is not valid base64: {err}", input.name))?;
         total = total.saturating_add(bytes.len() as u64);
-        if total > max_total {
-            return Err(format!("inputs exceed {max_total} bytes in total"));
+        if total > caps.max_bytes {
+            return Err(too_big());
         }
         decoded.push((input.name.clone(), bytes));
     }
@@ -145,7 +184,8 @@ fn run(job: &Job, dir: &Path) -> anyhow::Result<RunRecord> {
         anyhow::bail!("the policy text does not match its digest");
     }
     // The server bounded the request's size already.
-    let inputs = decode_inputs(&job.inputs, u64::MAX).map_err(|err| anyhow::anyhow!(err))?;
+    let inputs =
+        decode_inputs(&job.inputs, InputCaps::CHECKED).map_err(|err| anyhow::anyhow!(err))?;
     let input_dir = dir.join("in");
     std::fs::create_dir(&input_dir)
         .with_context(|| format!("cannot create {}", input_dir.display()))?;
@@ -162,6 +202,7 @@ fn run(job: &Job, dir: &Path) -> anyhow::Result<RunRecord> {
         output_dir: job.return_files.then(|| output_dir.clone()),
         schema: job.schema.clone(),
         no_policy: false,
+        no_hooks: false,
         approval: None,
         limits: job.limits,
     };
@@ -231,18 +272,40 @@ mod tests {
             name: name.to_owned(),
             content_base64: base64::engine::general_purpose::STANDARD.encode(text),
         };
-        let decoded = decode_inputs(&[input("a.csv", "x,y\n1,2\n")], 100).unwrap();
+        let caps = InputCaps {
+            max_files: 3,
+            max_bytes: 100,
+        };
+        let decoded = decode_inputs(&[input("a.csv", "x,y\n1,2\n")], caps).unwrap();
         assert_eq!(decoded[0].1, b"x,y\n1,2\n");
-        assert!(decode_inputs(&[input("a", "x"), input("a", "y")], 100)
+        assert!(decode_inputs(&[input("a", "x"), input("a", "y")], caps)
             .unwrap_err()
             .contains("two inputs"));
-        assert!(decode_inputs(&[input("a", &"x".repeat(101))], 100)
+        assert!(decode_inputs(&[input("a", &"x".repeat(101))], caps)
             .unwrap_err()
             .contains("exceed"));
+        // Exactly at the cap is fine, one byte over is not (whatever the padding).
+        for size in 97..=100 {
+            assert!(decode_inputs(&[input("a", &"x".repeat(size))], caps).is_ok());
+        }
+        // Too many files, refused before any is decoded (the last one is not even base64).
+        let mut many: Vec<InputFile> = (0..3).map(|i| input(&format!("f{i}"), "")).collect();
+        many.push(InputFile {
+            name: "f3".to_owned(),
+            content_base64: "!!".to_owned(),
+        });
+        let err = decode_inputs(&many, caps).unwrap_err();
+        assert!(
+            err.contains("at most 3") && err.contains("max_input_files"),
+            "{err}"
+        );
+        // Far over the byte cap: refused from the base64 length alone.
+        let err = decode_inputs(&[input("a", &"x".repeat(10_000))], caps).unwrap_err();
+        assert!(err.contains("max_input_bytes"), "{err}");
         let bad = InputFile {
             name: "a".to_owned(),
             content_base64: "not base64!".to_owned(),
         };
-        assert!(decode_inputs(&[bad], 100).unwrap_err().contains("base64"));
+        assert!(decode_inputs(&[bad], caps).unwrap_err().contains("base64"));
     }
 }

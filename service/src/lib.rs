@@ -165,20 +165,48 @@ impl Service {
         caller: &Caller,
         name: Option<&str>,
     ) -> Result<(&str, &RegisteredPolicy), ServiceError> {
-        let name = name.unwrap_or(&self.config.default_policy);
+        let name = match name {
+            Some(name) => name,
+            None => self.default_policy(caller).ok_or_else(|| {
+                ServiceError::BadRequest(format!(
+                    "name a policy: this client may use {} (GET /v1/policies describes them)",
+                    allowed_list(caller)
+                ))
+            })?,
+        };
+        // A restricted caller learns nothing of the policies outside its own: a name it may not
+        // use gets the same answer whether or not the server has such a policy.
+        if let Some(allowed) = &caller.policies {
+            if !allowed.contains(name) {
+                return Err(ServiceError::Forbidden(format!(
+                    "this client may not use policy {name:?}; it may use {}",
+                    allowed_list(caller)
+                )));
+            }
+        }
         let Some((name, registered)) = self.config.policies.get_key_value(name) else {
             return Err(ServiceError::BadRequest(format!(
                 "no policy is named {name:?}; the policy list (GET /v1/policies, or the describe_policy tool) names them"
             )));
         };
-        if let Some(allowed) = &caller.policies {
-            if !allowed.contains(name) {
-                return Err(ServiceError::Forbidden(format!(
-                    "this client may not use policy {name:?}"
-                )));
-            }
-        }
         Ok((name, registered))
+    }
+
+    /// The policy a request that names none gets: the server's default if the caller may use it,
+    /// else the caller's only policy; `None` when it may use several but not the default (it must
+    /// name one, and never learns the default's name).
+    fn default_policy(&self, caller: &Caller) -> Option<&str> {
+        let default = self.config.default_policy.as_str();
+        match &caller.policies {
+            Some(allowed) if !allowed.contains(default) => match allowed.len() {
+                1 => allowed
+                    .first()
+                    .and_then(|only| self.config.policies.get_key_value(only))
+                    .map(|(name, _)| name.as_str()),
+                _ => None,
+            },
+            _ => Some(default),
+        }
     }
 
     /// Judges a program without running it: the record as JSON.
@@ -299,16 +327,16 @@ impl Service {
         let (name, registered) = self.policy(caller, body.policy.as_deref())?;
         audit.policy = Some(name.to_owned());
         audit.policy_sha256 = Some(registered.policy.sha256.clone());
-        job::decode_inputs(&body.inputs, self.config.max_request_bytes as u64)
-            .map_err(ServiceError::BadRequest)?;
-        if let Some(schema) = body.schema.clone() {
-            // Compiling a client's schema (its regexes) is CPU work: off the async threads.
-            tokio::task::spawn_blocking(move || {
-                warden_gateway::validate::OutputSchema::compile(&schema).map(|_| ())
-            })
-            .await
-            .map_err(|err| ServiceError::Internal(format!("schema check failed: {err}")))?
-            .map_err(|err| ServiceError::BadRequest(format!("schema: {err:#}")))?;
+        let caps = job::InputCaps {
+            max_files: self.config.max_input_files,
+            max_bytes: self.config.max_input_bytes,
+        };
+        job::decode_inputs(&body.inputs, caps).map_err(ServiceError::BadRequest)?;
+        // A client's schema is bounded now (cheap) and compiled only once a run slot is held.
+        if let Some(schema) = &body.schema {
+            warden_gateway::validate::check_bounds(schema).map_err(|err| {
+                ServiceError::BadRequest(format!("schema: invalid output schema: {err}"))
+            })?;
         }
         let limits = pipeline::effective_limits(&registered.policy, &body.limits);
         let guard = Duration::from_millis(limits.wall_time_ms) + GUARD_SLACK;
@@ -328,6 +356,15 @@ impl Service {
             .admit()
             .await
             .map_err(|rejection| self.rejected(rejection))?;
+        if let Some(schema) = job.schema.clone() {
+            // CPU work (its regexes): off the async threads, and within the slot.
+            tokio::task::spawn_blocking(move || {
+                warden_gateway::validate::OutputSchema::compile(&schema).map(|_| ())
+            })
+            .await
+            .map_err(|err| ServiceError::Internal(format!("schema check failed: {err}")))?
+            .map_err(|err| ServiceError::BadRequest(format!("schema: {err:#}")))?;
+        }
         let admitted = Instant::now();
         let result = self.executor.run(&job, guard, reply_cap).await;
         drop(slot);
@@ -352,7 +389,9 @@ impl Service {
     }
 
     /// What a model needs in its prompt about each policy this caller may use.
+    /// `default` is what a request without `policy` gets from this caller (`null`: it must name one).
     pub fn policies(&self, caller: &Caller) -> Value {
+        let default = self.default_policy(caller);
         let list: Vec<Value> = self
             .config
             .policies
@@ -364,8 +403,7 @@ impl Service {
                     .is_none_or(|allowed| allowed.contains(*name))
             })
             .map(|(name, registered)| {
-                let mut entry =
-                    describe_policy(name, registered, name == &self.config.default_policy);
+                let mut entry = describe_policy(name, registered, Some(name.as_str()) == default);
                 if let (Some(plan), Some(object)) = (self.plans.get(name), entry.as_object_mut()) {
                     // What this host enforces for it: a layer it lacks shows here, not only in records.
                     object.insert("layers".to_owned(), json!(warden_jail::layers(plan)));
@@ -373,7 +411,7 @@ impl Service {
                 entry
             })
             .collect();
-        json!({ "default": self.config.default_policy, "policies": list })
+        json!({ "default": default, "policies": list })
     }
 
     pub fn metrics_text(&self) -> String {
@@ -541,6 +579,18 @@ pub fn describe_policy(name: &str, registered: &RegisteredPolicy, is_default: bo
 fn to_json(record: &impl serde::Serialize) -> Result<Value, ServiceError> {
     serde_json::to_value(record)
         .map_err(|err| ServiceError::Internal(format!("cannot serialise the record: {err}")))
+}
+
+/// The policies a restricted caller may use, for messages (`any registered policy` otherwise).
+fn allowed_list(caller: &Caller) -> String {
+    match &caller.policies {
+        Some(allowed) => allowed
+            .iter()
+            .map(|name| format!("{name:?}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        None => "any registered policy".to_owned(),
+    }
 }
 
 pub fn sha256(bytes: &[u8]) -> String {

@@ -4,7 +4,6 @@
 //! let running runs finish for up to `shutdown_grace`; then kill the workers left (their jails die
 //! with them); remove job directories, run cgroups and the socket file; exit 0.
 
-use std::future::IntoFuture;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,8 +12,8 @@ use anyhow::Context;
 use tokio::sync::watch;
 
 use super::config::ServerConfig;
-use super::http::{router, Peer};
-use super::listen::Capped;
+use super::http::router;
+use super::listen::{self, ConnectionLimits};
 use super::Service;
 
 /// How often run cgroups left by dead workers are looked for (besides at start-up).
@@ -35,26 +34,23 @@ pub fn serve_blocking(config: ServerConfig, worker_binary: PathBuf) -> anyhow::R
 async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
     let (stop_tx, stop_rx) = watch::channel(false);
     let app = router(Arc::clone(&service));
+    let limits = ConnectionLimits {
+        max_connections: service.config.max_connections,
+        header_timeout: service.config.header_timeout,
+        send_timeout: service.config.send_timeout,
+    };
     let mut servers = tokio::task::JoinSet::new();
     let mut places = Vec::new();
-    // One server task per listener (the listener types differ, the rest does not).
-    macro_rules! serve_on {
-        ($listener:expr) => {
-            servers.spawn(
-                axum::serve(
-                    Capped::new($listener, service.config.max_connections),
-                    app.clone().into_make_service_with_connect_info::<Peer>(),
-                )
-                .with_graceful_shutdown(stopped(stop_rx.clone()))
-                .into_future(),
-            )
-        };
-    }
     let socket = service.config.socket.clone();
     if let Some(path) = &socket {
         let listener = bind_unix(path, &service.config)?;
         places.push(format!("unix:{}", path.display()));
-        serve_on!(listener);
+        servers.spawn(listen::serve(
+            listener,
+            app.clone(),
+            limits,
+            stop_rx.clone(),
+        ));
     }
     if let Some(addr) = service.config.tcp {
         let listener = tokio::net::TcpListener::bind(addr)
@@ -62,7 +58,12 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
             .with_context(|| format!("cannot listen on {addr}"))?;
         let bound = listener.local_addr().unwrap_or(addr);
         places.push(format!("tcp:{bound}"));
-        serve_on!(listener);
+        servers.spawn(listen::serve(
+            listener,
+            app.clone(),
+            limits,
+            stop_rx.clone(),
+        ));
     }
     eprintln!(
         "warden: serving on {} ({} run slots, queue {}, policies: {})",
@@ -128,12 +129,8 @@ pub async fn reap_periodically(service: Arc<Service>) {
     }
 }
 
-async fn drain(servers: &mut tokio::task::JoinSet<std::io::Result<()>>) {
+async fn drain(servers: &mut tokio::task::JoinSet<()>) {
     while servers.join_next().await.is_some() {}
-}
-
-async fn stopped(mut rx: watch::Receiver<bool>) {
-    let _ = rx.wait_for(|stop| *stop).await;
 }
 
 async fn terminating_signal() -> anyhow::Result<&'static str> {

@@ -299,8 +299,10 @@ fn tcp_requires_a_valid_token_and_tokens_limit_policies() {
     );
     assert_eq!(strict.status, 200, "{}", strict.text());
     assert_eq!(strict.json()["policy"]["registered_as"], "strict");
+    // Without `policy`, a token that may not use the server's default gets its only policy.
     let strict_default = post_json(&tcp, "/v1/run", Some(STRICT_TOKEN), &program);
-    assert_eq!(strict_default.status, 403);
+    assert_eq!(strict_default.status, 200, "{}", strict_default.text());
+    assert_eq!(strict_default.json()["policy"]["registered_as"], "strict");
 
     // Each client sees only its policies, with what a model needs to know.
     let listed = request(&tcp, "GET", "/v1/policies", Some(TOKEN), None).json();
@@ -768,6 +770,484 @@ fn a_policy_the_host_cannot_enforce_stops_the_server_from_starting() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("socket_path"));
+}
+
+/// The token a client needs on `endpoint` (none on the socket).
+fn token_for(endpoint: &Endpoint) -> Option<&'static str> {
+    match endpoint {
+        Endpoint::Unix(_) => None,
+        Endpoint::Tcp(_) => Some(TOKEN),
+    }
+}
+
+/// Sends a run's head announcing `length` body bytes, then the body in 256 KiB pieces every 20 ms
+/// until the server answers and closes. Returns the answer, the body bytes sent, and how long the
+/// answer took.
+fn slow_body(
+    endpoint: &Endpoint,
+    token: Option<&str>,
+    length: usize,
+) -> (support::Response, usize, Duration) {
+    use std::io::{ErrorKind, Read, Write};
+    let mut stream = support::connect(endpoint);
+    let mut head = format!(
+        "POST /v1/run HTTP/1.1\r\nHost: warden\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {length}\r\n"
+    );
+    if let Some(token) = token {
+        head.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    }
+    head.push_str("\r\n");
+    let started = std::time::Instant::now();
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.set_nonblocking(true);
+    let piece = vec![b' '; 256 * 1024];
+    let (mut sent, mut raw, mut buf) = (0usize, Vec::new(), [0u8; 4096]);
+    let mut answered = None;
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                answered.get_or_insert_with(|| started.elapsed());
+                raw.extend_from_slice(&buf[..n]);
+                continue;
+            }
+            Err(err) if err.kind() == ErrorKind::WouldBlock => {}
+            Err(_) => break,
+        }
+        if sent < length {
+            match stream.write(&piece[..piece.len().min(length - sent)]) {
+                Ok(n) => sent += n,
+                Err(err) if err.kind() == ErrorKind::WouldBlock => {}
+                // The server closed its end; what it answered is still to be read.
+                Err(_) => sent = length,
+            }
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no answer and no close after two minutes"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let answered = answered.unwrap_or_else(|| panic!("no answer (sent {sent} bytes)"));
+    (support::parse_raw_response(&raw), sent, answered)
+}
+
+#[test]
+fn unauthenticated_bodies_are_never_read() {
+    require_root!();
+    let mut server = Server::start(Options {
+        tcp: true,
+        max_request_bytes: 16 << 20,
+        ..Options::default()
+    });
+    let pid = server.pid();
+    let before = support::memory_kib(pid, "VmRSS");
+    // 16 clients per listener announce a 16 MiB body and send it slowly: over TCP without a token,
+    // on the socket with a wrong one. Before the fix the server buffered every body before looking
+    // at the token (16 x 16 MiB = 256 MiB per listener).
+    let clients: Vec<_> = [(server.unix(), Some("wrong-token")), (server.tcp(), None)]
+        .into_iter()
+        .flat_map(|(endpoint, token)| {
+            (0..16).map(move |_| {
+                let endpoint = endpoint.clone();
+                std::thread::spawn(move || slow_body(&endpoint, token, 16 << 20))
+            })
+        })
+        .collect();
+    for client in clients {
+        let (response, sent, answered) = client.join().unwrap();
+        assert_eq!(response.status, 401, "{}", response.text());
+        assert_eq!(response.json()["error"]["code"], "unauthorized");
+        assert!(
+            answered < Duration::from_secs(5),
+            "the 401 took {answered:?}"
+        );
+        assert!(sent < 16 << 20, "the whole body went out before the 401");
+    }
+    let peak = support::memory_kib(pid, "VmHWM");
+    assert!(
+        peak < before + 32 * 1024,
+        "the server's memory grew from {before} KiB to a peak of {peak} KiB"
+    );
+    let metrics = request(&server.unix(), "GET", "/metrics", None, None).text();
+    assert_eq!(
+        support::metric(
+            &metrics,
+            "warden_requests_rejected_total{reason=\"unauthorized\"}"
+        ),
+        Some(32.0)
+    );
+    // An authenticated client's body is still read (and one over the cap refused at its head).
+    for endpoint in [server.unix(), server.tcp()] {
+        let (response, _, _) = slow_body(&endpoint, token_for(&endpoint), 17 << 20);
+        assert_eq!(response.status, 413, "{}", response.text());
+        let ok = post_json(
+            &endpoint,
+            "/v1/run",
+            token_for(&endpoint),
+            &json!({"code": "print(1)"}),
+        );
+        assert_eq!(ok.status, 200, "{}", ok.text());
+    }
+    server.stop();
+    assert_nothing_left(&server);
+}
+
+#[test]
+fn idle_and_slow_connections_are_closed_and_lock_no_one_out() {
+    use std::io::{ErrorKind, Read, Write};
+    require_root!();
+    let mut server = Server::start(Options {
+        tcp: true,
+        max_connections: 4,
+        header_timeout_ms: Some(1000),
+        body_timeout_ms: Some(1000),
+        ..Options::default()
+    });
+    // Whether the server closed `stream` within `limit` (after anything it sent).
+    let closed_within = |stream: &mut support::Stream, limit: Duration| {
+        stream.set_read_timeout(Some(limit));
+        let mut sink = Vec::new();
+        match stream.read_to_end(&mut sink) {
+            Ok(_) => true,
+            Err(err) => err.kind() == ErrorKind::ConnectionReset,
+        }
+    };
+    for endpoint in [server.unix(), server.tcp()] {
+        let token = token_for(&endpoint);
+        // Twice as many connections as the listener holds: half send nothing, half half a head.
+        let mut idle: Vec<support::Stream> = (0..8)
+            .map(|i| {
+                let mut stream = support::connect(&endpoint);
+                if i % 2 == 1 {
+                    stream
+                        .write_all(b"GET /v1/policies HTTP/1.1\r\nHost: warden\r\n")
+                        .unwrap();
+                }
+                stream
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(200));
+        // A real client behind them is served once the header timeout has closed two rounds of
+        // them (before the fix: never).
+        let started = std::time::Instant::now();
+        let served = request(&endpoint, "GET", "/v1/policies", token, None);
+        assert_eq!(served.status, 200, "{}", served.text());
+        assert!(
+            started.elapsed() < Duration::from_secs(8),
+            "served after {:?}",
+            started.elapsed()
+        );
+        for (i, stream) in idle.iter_mut().enumerate() {
+            assert!(
+                closed_within(stream, Duration::from_secs(5)),
+                "idle connection {i} on {endpoint:?} is still open"
+            );
+        }
+        // A keep-alive connection that goes idle after a request is closed after the timeout too.
+        let mut kept = support::connect(&endpoint);
+        kept.write_all(b"GET /healthz HTTP/1.1\r\nHost: warden\r\n\r\n")
+            .unwrap();
+        kept.set_read_timeout(Some(Duration::from_secs(10)));
+        let mut first = [0u8; 512];
+        let n = kept.read(&mut first).unwrap();
+        assert!(first[..n].starts_with(b"HTTP/1.1 200"));
+        let idle_since = std::time::Instant::now();
+        assert!(closed_within(&mut kept, Duration::from_secs(5)));
+        assert!(idle_since.elapsed() >= Duration::from_millis(700));
+        // A body that stops arriving: 408 once the body timeout passes.
+        let mut slow = support::connect(&endpoint);
+        let mut head =
+            "POST /v1/run HTTP/1.1\r\nHost: warden\r\nContent-Length: 1000\r\n".to_owned();
+        if let Some(token) = token {
+            head.push_str(&format!("Authorization: Bearer {token}\r\n"));
+        }
+        slow.write_all(format!("{head}\r\n{{\"code\": ").as_bytes())
+            .unwrap();
+        slow.set_read_timeout(Some(Duration::from_secs(10)));
+        let mut raw = Vec::new();
+        let _ = slow.read_to_end(&mut raw);
+        let response = support::parse_raw_response(&raw);
+        assert_eq!(response.status, 408, "{}", response.text());
+        assert_eq!(response.json()["error"]["code"], "body_timeout");
+    }
+    server.stop();
+    assert_nothing_left(&server);
+}
+
+/// The deepest schema the bounds admit (gateway/src/validate.rs): every `$ref` in one chain, each
+/// target nested in `allOf`s as deep as allowed, ending in `required: ["x"]`.
+fn deepest_admitted_schema() -> Value {
+    let mut defs = serde_json::Map::new();
+    for i in 0..16 {
+        let mut node = if i < 15 {
+            json!({"$ref": format!("#/$defs/d{}", i + 1)})
+        } else {
+            json!({"type": "object", "required": ["x"]})
+        };
+        for _ in 0..14 {
+            node = json!({"allOf": [node]});
+        }
+        defs.insert(format!("d{i}"), node);
+    }
+    json!({"$ref": "#/$defs/d0", "$defs": defs})
+}
+
+#[test]
+fn client_schemas_are_bounded_and_compiled_only_once_admitted() {
+    require_root!();
+    let mut server = Server::start(Options {
+        tcp: true,
+        max_concurrent_runs: 1,
+        queue_size: 0,
+        ..Options::default()
+    });
+    let socket = server.unix();
+    for endpoint in [server.unix(), server.tcp()] {
+        let token = token_for(&endpoint);
+        let post = |schema: Value, code: &str| {
+            post_json(
+                &endpoint,
+                "/v1/run",
+                token,
+                &json!({"code": code, "schema": schema}),
+            )
+        };
+        // Over the bounds: 400 with the reason, at once.
+        let chain: serde_json::Map<String, Value> = (0..100)
+            .map(|i| {
+                (
+                    format!("d{i}"),
+                    json!({"$ref": format!("#/$defs/d{}", i + 1)}),
+                )
+            })
+            .chain([("d100".to_owned(), json!({"type": "object"}))])
+            .collect();
+        let mut deep = json!({"type": "object"});
+        for _ in 0..40 {
+            deep = json!({"not": deep});
+        }
+        let patterns: serde_json::Map<String, Value> = (0..40)
+            .map(|i| (format!("p{i}"), json!({"pattern": format!("^{i}")})))
+            .collect();
+        for (schema, reason) in [
+            (json!({"enum": ["x".repeat(70_000)]}), "bytes"),
+            (deep, "deeper"),
+            (json!({"$ref": "#/$defs/d0", "$defs": chain}), "$ref"),
+            (
+                json!({"properties": {"a": {"$ref": "#"}}}),
+                "refers to itself",
+            ),
+            (json!({"properties": patterns}), "regular expressions"),
+        ] {
+            let response = post(schema, "print(1)");
+            assert_eq!(response.status, 400, "{}", response.text());
+            let message = response.json()["error"]["message"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            assert!(message.contains(reason), "{message}");
+        }
+        // The deepest schema within the bounds compiles and validates in the worker: a record
+        // (the output lacks `x`), never a worker that overflowed its stack.
+        let deepest = post(deepest_admitted_schema(), "print('{\"y\": 1}')");
+        assert_eq!(deepest.status, 200, "{}", deepest.text());
+        assert_eq!(
+            deepest.json()["status"],
+            "output_invalid",
+            "{}",
+            deepest.text()
+        );
+
+        // Compiled only once a run slot is held: while the only slot is busy (and there is no
+        // queue), a schema that only compiling finds wrong is turned away with 429, not 400.
+        let holder = {
+            let endpoint = endpoint.clone();
+            std::thread::spawn(move || {
+                post_json(
+                    &endpoint,
+                    "/v1/run",
+                    token_for(&endpoint),
+                    &json!({"code": "import time\ntime.sleep(3)\nprint('held')\n"}),
+                )
+            })
+        };
+        wait_for_metric(&socket, "warden_runs_in_flight", 1.0, 20);
+        let busy = post(json!({"type": 5}), "print(1)");
+        assert_eq!(busy.status, 429, "{}", busy.text());
+        assert_eq!(holder.join().unwrap().json()["stdout"], "held\n");
+        let admitted = post(json!({"type": 5}), "print(1)");
+        assert_eq!(admitted.status, 400, "{}", admitted.text());
+        assert!(admitted.text().contains("invalid output schema"));
+    }
+    server.stop();
+    assert_nothing_left(&server);
+}
+
+#[test]
+fn input_files_are_capped_in_number_and_bytes() {
+    require_root!();
+    let mut server = Server::start(Options {
+        tcp: true,
+        max_input_files: Some(8),
+        max_input_bytes: Some(1000),
+        ..Options::default()
+    });
+    let file = |i: usize, size: usize| json!({"name": format!("f{i}"), "content_base64": base64::engine::general_purpose::STANDARD.encode("x".repeat(size))});
+    let list = "import os\nprint(len([n for n in os.listdir('.') if n.startswith('f')]))\n";
+    for endpoint in [server.unix(), server.tcp()] {
+        let token = token_for(&endpoint);
+        let post = |inputs: Vec<Value>| {
+            post_json(
+                &endpoint,
+                "/v1/run",
+                token,
+                &json!({"code": list, "inputs": inputs}),
+            )
+        };
+        // At both caps: runs.
+        let at_caps = post((0..8).map(|i| file(i, 125)).collect());
+        assert_eq!(at_caps.status, 200, "{}", at_caps.text());
+        assert_eq!(at_caps.json()["stdout"], "8\n", "{}", at_caps.text());
+        // One file or one byte more: 400 naming the setting.
+        let too_many = post((0..9).map(|i| file(i, 1)).collect());
+        assert_eq!(too_many.status, 400, "{}", too_many.text());
+        assert!(too_many.text().contains("admission.max_input_files"));
+        let too_big = post(vec![file(0, 500), file(1, 501)]);
+        assert_eq!(too_big.status, 400, "{}", too_big.text());
+        assert!(too_big.text().contains("admission.max_input_bytes"));
+        // Ten thousand tiny files (before: ~17 s of the worker's time before the jail's clocks
+        // started, holding a run slot) are refused at once.
+        let started = std::time::Instant::now();
+        let flood = post((0..10_000).map(|i| file(i, 1)).collect());
+        assert_eq!(flood.status, 400, "{}", flood.text());
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+    let metrics = request(&server.unix(), "GET", "/metrics", None, None).text();
+    assert_eq!(
+        support::metric(&metrics, "warden_run_duration_seconds_count"),
+        Some(2.0),
+        "only the two runs at the caps ran"
+    );
+    server.stop();
+    assert_nothing_left(&server);
+}
+
+/// Every string value in `value` (object keys excluded).
+fn string_values(value: &Value) -> Vec<String> {
+    match value {
+        Value::String(text) => vec![text.clone()],
+        Value::Array(items) => items.iter().flat_map(string_values).collect(),
+        Value::Object(map) => map.values().flat_map(string_values).collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[test]
+fn a_restricted_token_never_learns_the_servers_default_policy() {
+    require_root!();
+    let mut server = Server::start(Options {
+        tcp: true,
+        ..Options::default()
+    });
+    for endpoint in [server.unix(), server.tcp()] {
+        // A token for `strict` only: its list, and its default, are its own.
+        let listed = request(&endpoint, "GET", "/v1/policies", Some(STRICT_TOKEN), None);
+        assert_eq!(listed.status, 200, "{}", listed.text());
+        let listed = listed.json();
+        assert_eq!(listed["default"], "strict", "{listed}");
+        assert_eq!(listed["policies"].as_array().unwrap().len(), 1);
+        assert_eq!(listed["policies"][0]["name"], "strict");
+        assert_eq!(listed["policies"][0]["default"], true);
+        assert!(
+            !string_values(&listed).iter().any(|s| s == "default"),
+            "the server's default policy is named to a token that may not use it: {listed}"
+        );
+        // Without `policy`, its only policy.
+        for path in ["/v1/run", "/v1/check"] {
+            let unnamed = post_json(
+                &endpoint,
+                path,
+                Some(STRICT_TOKEN),
+                &json!({"code": "print(1)"}),
+            );
+            assert_eq!(unnamed.status, 200, "{}", unnamed.text());
+            assert_eq!(
+                unnamed.json()["policy"]["name"],
+                "strict",
+                "{}",
+                unnamed.text()
+            );
+        }
+        // A policy outside its set: the same 403 whether or not the server has one by that name.
+        let answer = |policy: &str| {
+            let response = post_json(
+                &endpoint,
+                "/v1/run",
+                Some(STRICT_TOKEN),
+                &json!({"code": "print(1)", "policy": policy}),
+            );
+            assert_eq!(response.status, 403, "{}", response.text());
+            response.json()["error"]["message"]
+                .as_str()
+                .unwrap()
+                .replace(policy, "NAME")
+        };
+        assert_eq!(answer("default"), answer("no-such-policy"));
+
+        // A token for `review` and `strict` (not the default) must name one.
+        let listed = request(
+            &endpoint,
+            "GET",
+            "/v1/policies",
+            Some(support::MULTI_TOKEN),
+            None,
+        )
+        .json();
+        assert_eq!(listed["default"], Value::Null, "{listed}");
+        assert!(
+            !string_values(&listed).iter().any(|s| s == "default"),
+            "{listed}"
+        );
+        for path in ["/v1/run", "/v1/check"] {
+            let unnamed = post_json(
+                &endpoint,
+                path,
+                Some(support::MULTI_TOKEN),
+                &json!({"code": "print(1)"}),
+            );
+            assert_eq!(unnamed.status, 400, "{}", unnamed.text());
+            let message = unnamed.json()["error"]["message"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            assert!(
+                message.contains("name a policy")
+                    && message.contains("\"review\"")
+                    && message.contains("\"strict\""),
+                "{message}"
+            );
+            assert!(!message.contains("default"), "{message}");
+        }
+        let named = post_json(
+            &endpoint,
+            "/v1/run",
+            Some(support::MULTI_TOKEN),
+            &json!({"code": "print(1)", "policy": "review"}),
+        );
+        assert_eq!(named.status, 200, "{}", named.text());
+
+        // A token that may use the default sees it as such.
+        let listed = request(&endpoint, "GET", "/v1/policies", Some(TOKEN), None).json();
+        assert_eq!(listed["default"], "default");
+    }
+    server.stop();
+    assert_nothing_left(&server);
 }
 
 /// Posts a run on its own thread; the response comes with `join`.

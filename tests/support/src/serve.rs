@@ -16,6 +16,8 @@ pub use crate::{is_root, repo};
 pub const TOKEN: &str = "test-token-8c1f0e";
 /// A second token that may use only the `strict` policy.
 pub const STRICT_TOKEN: &str = "strict-only-token-41aa";
+/// A third token that may use `review` and `strict`, not the server's default.
+pub const MULTI_TOKEN: &str = "review-and-strict-token-77c2";
 
 pub fn sha256_hex(text: &str) -> String {
     use sha2::{Digest, Sha256};
@@ -52,6 +54,12 @@ pub struct Options {
     pub max_request_bytes: usize,
     pub max_connections: usize,
     pub shutdown_grace_ms: u64,
+    /// `admission.header_timeout_ms`, `body_timeout_ms`, `max_input_files`, `max_input_bytes`
+    /// (the server's defaults when `None`).
+    pub header_timeout_ms: Option<u64>,
+    pub body_timeout_ms: Option<u64>,
+    pub max_input_files: Option<usize>,
+    pub max_input_bytes: Option<u64>,
     pub tcp: bool,
     /// Reuse this state directory (to test start-up reaping).
     pub state_dir: Option<PathBuf>,
@@ -73,6 +81,10 @@ impl Default for Options {
             max_request_bytes: 4 << 20,
             max_connections: 64,
             shutdown_grace_ms: 20_000,
+            header_timeout_ms: None,
+            body_timeout_ms: None,
+            max_input_files: None,
+            max_input_bytes: None,
             tcp: false,
             state_dir: None,
             bounding_set: None,
@@ -121,7 +133,7 @@ queue_timeout_ms = {queue_timeout}
 max_request_bytes = {max_request}
 max_connections = {max_connections}
 shutdown_grace_ms = {grace}
-
+{optional}
 [policies]
 default = "builtin"
 review = "review.toml"
@@ -137,6 +149,11 @@ policies = ["default", "review"]
 name = "strict-agent"
 sha256 = "{strict_token}"
 policies = ["strict"]
+
+[[tokens]]
+name = "multi-agent"
+sha256 = "{multi_token}"
+policies = ["review", "strict"]
 "#,
             socket = socket.display(),
             // Root may give the socket to any group; the unprivileged server keeps its own.
@@ -153,6 +170,27 @@ policies = ["strict"]
             max_request = options.max_request_bytes,
             max_connections = options.max_connections,
             grace = options.shutdown_grace_ms,
+            optional = [
+                (
+                    "header_timeout_ms",
+                    options.header_timeout_ms.map(|v| v.to_string())
+                ),
+                (
+                    "body_timeout_ms",
+                    options.body_timeout_ms.map(|v| v.to_string())
+                ),
+                (
+                    "max_input_files",
+                    options.max_input_files.map(|v| v.to_string())
+                ),
+                (
+                    "max_input_bytes",
+                    options.max_input_bytes.map(|v| v.to_string())
+                ),
+            ]
+            .into_iter()
+            .filter_map(|(key, value)| value.map(|value| format!("{key} = {value}\n")))
+            .collect::<String>(),
             strict = repo().join("rules/strict.toml").display(),
             extra = options
                 .extra_policies
@@ -161,6 +199,7 @@ policies = ["strict"]
                 .collect::<String>(),
             token = sha256_hex(TOKEN),
             strict_token = sha256_hex(STRICT_TOKEN),
+            multi_token = sha256_hex(MULTI_TOKEN),
         );
         let config_path = dir.path().join("serve.toml");
         std::fs::write(&config_path, config).expect("write config");
@@ -344,19 +383,8 @@ pub fn request(
     token: Option<&str>,
     body: Option<&[u8]>,
 ) -> Response {
-    let timeout = Some(Duration::from_secs(180));
-    let mut stream: Box<dyn ReadWrite> = match endpoint {
-        Endpoint::Unix(path) => {
-            let s = UnixStream::connect(path).expect("connect to the socket");
-            s.set_read_timeout(timeout).expect("timeout");
-            Box::new(s)
-        }
-        Endpoint::Tcp(addr) => {
-            let s = TcpStream::connect(addr).expect("connect over TCP");
-            s.set_read_timeout(timeout).expect("timeout");
-            Box::new(s)
-        }
-    };
+    let mut stream = connect(endpoint);
+    stream.set_read_timeout(Some(Duration::from_secs(180)));
     let mut head = format!("{method} {path} HTTP/1.1\r\nHost: warden\r\nConnection: close\r\n");
     if let Some(token) = token {
         head.push_str(&format!("Authorization: Bearer {token}\r\n"));
@@ -388,8 +416,90 @@ pub fn post_json(endpoint: &Endpoint, path: &str, token: Option<&str>, body: &Va
     )
 }
 
-trait ReadWrite: Read + Write {}
-impl<T: Read + Write> ReadWrite for T {}
+/// A raw connection to the server, for tests that speak HTTP byte by byte.
+pub enum Stream {
+    Unix(UnixStream),
+    Tcp(TcpStream),
+}
+
+/// Connects to the server.
+pub fn connect(endpoint: &Endpoint) -> Stream {
+    match endpoint {
+        Endpoint::Unix(path) => {
+            Stream::Unix(UnixStream::connect(path).expect("connect to the socket"))
+        }
+        Endpoint::Tcp(addr) => Stream::Tcp(TcpStream::connect(addr).expect("connect over TCP")),
+    }
+}
+
+impl Stream {
+    pub fn set_read_timeout(&self, timeout: Option<Duration>) {
+        match self {
+            Stream::Unix(s) => s.set_read_timeout(timeout),
+            Stream::Tcp(s) => s.set_read_timeout(timeout),
+        }
+        .expect("set the read timeout");
+    }
+
+    pub fn set_nonblocking(&self, yes: bool) {
+        match self {
+            Stream::Unix(s) => s.set_nonblocking(yes),
+            Stream::Tcp(s) => s.set_nonblocking(yes),
+        }
+        .expect("set non-blocking");
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Unix(s) => s.read(buf),
+            Stream::Tcp(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Unix(s) => s.write(buf),
+            Stream::Tcp(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Stream::Unix(s) => s.flush(),
+            Stream::Tcp(s) => s.flush(),
+        }
+    }
+}
+
+/// Parses a raw HTTP/1.1 response (head and body as received).
+pub fn parse_raw_response(raw: &[u8]) -> Response {
+    parse_response(raw)
+}
+
+/// A `Vm*` line of `/proc/<pid>/status` (`VmRSS`, `VmHWM`), in KiB.
+pub fn memory_kib(pid: u32, key: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|line| line.strip_prefix(key)?.strip_prefix(':'))
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no {key} for process {pid}"))
+}
+
+/// CPU time (user + system) a process has used, in seconds.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    let after = &stat[stat.rfind(')').expect("comm") + 2..];
+    let fields: Vec<&str> = after.split(' ').collect();
+    let ticks: u64 =
+        fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+    // USER_HZ is 100 on Linux.
+    ticks as f64 / 100.0
+}
 
 fn parse_response(raw: &[u8]) -> Response {
     let split = raw
