@@ -7,6 +7,7 @@
 //! - A connection must deliver a complete request head within `header_timeout` of being accepted or
 //!   of its previous response (hyper's header-read timeout), or it is closed: an idle keep-alive
 //!   connection, or one that sends half a head, frees its slot after that long.
+//! - A request head over 16 KiB is refused (431).
 //! - A response write that makes no progress for `send_timeout` (a client that stops reading)
 //!   closes the connection.
 //! - The body has its own deadline, applied where it is read (`http.rs`), after authentication.
@@ -31,6 +32,11 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::{watch, Semaphore};
 
 use super::http::Peer;
+
+/// A connection's read and write buffers: a request head larger than this is refused (431) before
+/// anyone is authenticated, so slow-header clients hold at most this much each (hyper's default
+/// is ~400 KiB).
+const MAX_BUFFER: usize = 16 * 1024;
 
 /// How connections are bounded (from `[admission]`).
 #[derive(Debug, Clone, Copy)]
@@ -138,6 +144,7 @@ async fn serve_connection<I>(
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
+        .max_buf_size(MAX_BUFFER)
         .keep_alive(true);
     let io = TokioIo::new(SendDeadline::new(io, limits.send_timeout));
     let connection = builder.serve_connection(io, service);

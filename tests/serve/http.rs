@@ -878,8 +878,26 @@ fn unauthenticated_bodies_are_never_read() {
         ),
         Some(32.0)
     );
-    // An authenticated client's body is still read (and one over the cap refused at its head).
+    // An authenticated client's body is still read (and one over the cap refused at its head);
+    // a head over the server's 16 KiB buffer is refused before anyone is authenticated.
     for endpoint in [server.unix(), server.tcp()] {
+        use std::io::{Read, Write};
+        let mut huge = support::connect(&endpoint);
+        huge.set_read_timeout(Some(Duration::from_secs(10)));
+        let _ = huge.write_all(
+            format!(
+                "GET /healthz HTTP/1.1\r\nHost: warden\r\nX-Filler: {}\r\n\r\n",
+                "a".repeat(64 * 1024)
+            )
+            .as_bytes(),
+        );
+        let mut raw = Vec::new();
+        let _ = huge.read_to_end(&mut raw);
+        assert!(
+            raw.starts_with(b"HTTP/1.1 431"),
+            "{}",
+            String::from_utf8_lossy(&raw)
+        );
         let (response, _, _) = slow_body(&endpoint, token_for(&endpoint), 17 << 20);
         assert_eq!(response.status, 413, "{}", response.text());
         let ok = post_json(
