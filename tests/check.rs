@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use warden_test_support::{repo, warden};
 
@@ -347,6 +347,87 @@ fn invalid_rules_files_are_rejected_with_clear_errors() {
         assert_eq!(output.status.code(), Some(2), "{text}: {stderr}");
         assert!(stderr.contains(expected), "{text}: {stderr}");
         assert!(!stderr.contains("panicked"), "{text}: {stderr}");
+    }
+}
+
+#[test]
+fn a_policy_author_adds_one_module_with_a_three_line_rules_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("colorsys.toml");
+    std::fs::write(
+        &rules,
+        "extends = \"default\"\n[imports]\nallow = [\"colorsys\"]\n",
+    )
+    .expect("write");
+    let judge = |source: &str, rules: Option<&Path>| {
+        let mut command = warden();
+        command.args(["check", "--format", "json"]);
+        if let Some(rules) = rules {
+            command.arg("--rules").arg(rules);
+        }
+        let output = command
+            .arg("-")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                child
+                    .stdin
+                    .take()
+                    .expect("stdin")
+                    .write_all(source.as_bytes())?;
+                child.wait_with_output()
+            })
+            .expect("run");
+        let record: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("JSON record");
+        record["decision"].as_str().unwrap_or_default().to_owned()
+    };
+    let colorsys = "import colorsys\nprint(colorsys.rgb_to_hsv(1, 0, 0))\n";
+    assert_eq!(judge(colorsys, None), "deny");
+    assert_eq!(judge(colorsys, Some(&rules)), "allow");
+    // Everything else of the default policy holds.
+    assert_eq!(judge("import subprocess\n", Some(&rules)), "deny");
+    assert_eq!(
+        judge("import pandas as pd\npd.read_pickle('x.pkl')\n", Some(&rules)),
+        "deny"
+    );
+    assert_eq!(
+        judge("import pandas as pd\nprint(pd.DataFrame({'a': [1]}))\n", Some(&rules)),
+        "allow"
+    );
+    let check = warden()
+        .args(["rules", "check"])
+        .arg(&rules)
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&check.stdout);
+    assert!(stdout.contains("runtime `default`"), "{stdout}");
+}
+
+#[test]
+fn every_error_of_a_rules_file_is_reported_with_its_line_and_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("bad.toml");
+    std::fs::write(
+        &rules,
+        "[policy]\nname = \"x\"\n[imports]\nalow = []\n[actions]\nNOPE1 = \"deny\"\n[jail]\nrequired = [\"magic\"]\n",
+    )
+    .expect("write");
+    let output = warden()
+        .args(["rules", "check"])
+        .arg(&rules)
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let shown = rules.display().to_string();
+    for expected in [
+        format!("{shown}:4:1: `imports.alow`"),
+        format!("{shown}:6:1: `actions.NOPE1`"),
+        format!("{shown}:8:13: `jail.required[0]`"),
+    ] {
+        assert!(stderr.contains(&expected), "{expected} in {stderr}");
     }
 }
 

@@ -127,10 +127,18 @@ pub(crate) enum AttributeSite {
     /// The literal name given to `getattr`, `setattr`, `hasattr` or `delattr`: `getattr(df,
     /// "to_pickle")` is `df.to_pickle`, so banned method names count as well. (At attribute nodes,
     /// banned methods are judged on the whole `x.name` expression by the attribute walk.)
-    Getattr,
-    /// A word inside a string literal (`d["__builtins__"]`, `"{0.__class__}"`): dunder and frame names
-    /// only, since a column may well be named `os`.
+    /// `module_receiver` as for [`AttributeSite::ModuleAttribute`].
+    Getattr { module_receiver: bool },
+    /// An attribute node whose receiver resolves to an imported name (`pd.io.stata.os`): the chain is
+    /// judged as a reference too, so a module name in it is REX501's business there, not REX502's.
+    ModuleAttribute,
+    /// A word of a string literal that walks attributes (`"a.__globals__"`, `"{0.gi_frame}"`): dunder
+    /// and frame names only, since a column may well be named `os`.
     String,
+    /// A string literal that is one identifier (`d["__builtins__"]`, `df["co_code"]`): dunder names
+    /// only. A dunder key opens namespaces (`f.__globals__["__builtins__"]`); a frame attribute name
+    /// on its own is a label, and where it is given to `getattr` and friends it is judged there.
+    StringKey,
 }
 
 /// Maps byte offsets to 1-based lines and character columns.
@@ -184,6 +192,11 @@ pub(crate) struct Checker<'a> {
     pub(crate) denied_imports: HashSet<String>,
     /// The range of the callee of the call being visited, to tell calls from other references.
     call_func: Option<TextRange>,
+    /// The arguments of that call.
+    call_arguments: Option<&'a ast::Arguments>,
+    /// The attribute range of a dunder in a sanctioned call (`object.__setattr__(self, "x", v)`,
+    /// `super().__new__(cls, v)`), which ATTR301 does not report.
+    pub(crate) sanctioned_dunder: Option<TextRange>,
     depth: usize,
     nodes: usize,
     stopped: bool,
@@ -200,6 +213,8 @@ impl<'a> Checker<'a> {
             seen: HashSet::new(),
             denied_imports: HashSet::new(),
             call_func: None,
+            call_arguments: None,
+            sanctioned_dunder: None,
             depth: 0,
             nodes: 0,
             stopped: false,
@@ -215,6 +230,7 @@ impl<'a> Checker<'a> {
 
     fn finish(mut self) -> Vec<Finding> {
         self.findings.sort_by_key(|f| (f.span.start_byte, f.rule));
+        rules::imports::shorten_repeated_hints(&mut self.findings);
         self.findings
     }
 
@@ -252,6 +268,13 @@ impl<'a> Checker<'a> {
         self.semantic.resolve(expr, self.scope)
     }
 
+    /// True when `expr` may be an imported module or a name reached through one.
+    pub(crate) fn resolves_to_import(&self, expr: &Expr) -> bool {
+        self.resolve(expr)
+            .iter()
+            .any(|name| name.origin == Origin::Import)
+    }
+
     /// The string literals an expression may be, when it can only be literals.
     pub(crate) fn literal_strings(&self, expr: &Expr) -> Option<Vec<String>> {
         self.semantic
@@ -282,6 +305,14 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// The arguments of the call whose callee is exactly `range`, when the reference being judged is
+    /// that callee (`vars(x)`).
+    pub(crate) fn arguments_of_callee(&self, range: TextRange) -> Option<&'a ast::Arguments> {
+        (self.call_func == Some(range))
+            .then_some(self.call_arguments)
+            .flatten()
+    }
+
     /// The kind of a load of `range` in code.
     fn use_kind(&self, range: TextRange) -> ReferenceKind {
         if self.call_func == Some(range) {
@@ -296,19 +327,36 @@ impl<'a> Checker<'a> {
     pub(crate) fn attribute_name(&mut self, name: &str, range: TextRange, site: AttributeSite) {
         let normalized = names::normalize_identifier(name);
         dunder_attribute::check_attribute(self, &normalized, range);
-        rules::attributes::frame_attribute::check(self, &normalized, range);
-        if site != AttributeSite::String {
-            reexported_module::check_attribute_name(self, &normalized, range);
+        if site != AttributeSite::StringKey {
+            rules::attributes::frame_attribute::check(self, &normalized, range);
         }
-        if site == AttributeSite::Getattr {
+        match site {
+            AttributeSite::String | AttributeSite::StringKey => {}
+            AttributeSite::ModuleAttribute => {
+                reexported_module::check_attribute_name(self, &normalized, range, true);
+            }
+            AttributeSite::Attribute => {
+                reexported_module::check_attribute_name(self, &normalized, range, false);
+            }
+            AttributeSite::Getattr { module_receiver } => {
+                reexported_module::check_attribute_name(self, &normalized, range, module_receiver);
+            }
+        }
+        if matches!(site, AttributeSite::Getattr { .. }) {
             rules::references::banned_method::report_if_banned(self, name, range);
         }
     }
 
     /// A string literal: every attribute name it may walk (see `rules::attributes::string_attribute_names`).
     fn string(&mut self, text: &str, range: TextRange) {
-        for name in rules::attributes::string_attribute_names(text) {
-            self.attribute_name(name, range, AttributeSite::String);
+        let names = rules::attributes::string_attribute_names(text);
+        let site = if names.len() == 1 && names[0] == text {
+            AttributeSite::StringKey
+        } else {
+            AttributeSite::String
+        };
+        for name in names {
+            self.attribute_name(name, range, site);
         }
     }
 
@@ -357,11 +405,12 @@ impl<'a> Checker<'a> {
         }
         let mut current = expr;
         while let Expr::Attribute(attribute) = current {
-            self.attribute_name(
-                attribute.attr.id.as_str(),
-                attribute.attr.range,
-                AttributeSite::Attribute,
-            );
+            let site = if self.resolves_to_import(&attribute.value) {
+                AttributeSite::ModuleAttribute
+            } else {
+                AttributeSite::Attribute
+            };
+            self.attribute_name(attribute.attr.id.as_str(), attribute.attr.range, site);
             rules::references::banned_method::check(self, attribute);
             current = &attribute.value;
         }
@@ -376,8 +425,13 @@ impl<'a> Checker<'a> {
 
     fn call(&mut self, expr: &'a Expr, call: &'a ast::ExprCall) {
         let previous = self.call_func.replace(call.func.range());
+        let previous_arguments = self.call_arguments.replace(&call.arguments);
+        let previous_sanctioned = self.sanctioned_dunder;
+        self.sanctioned_dunder = dunder_attribute::sanctioned_call(self, call);
         self.visit_expr(&call.func);
+        self.sanctioned_dunder = previous_sanctioned;
         self.call_func = previous;
+        self.call_arguments = previous_arguments;
         let callee = self.resolve(&call.func);
         if callee.iter().any(|q| q.path == "builtins.getattr") {
             // `getattr(pd.io.stata, "os")` is the reference `pandas.io.stata.os`.
@@ -385,6 +439,7 @@ impl<'a> Checker<'a> {
             self.references(&candidates, expr.range(), ReferenceKind::Value);
         }
         computed_attribute::check_call(self, call, &callee);
+        import_not_allowed::check_call(self, call, &callee);
         rules::dynamic::class_hook::check_call(self, call, &callee);
         banned_reference::check_call(self, call, &callee);
         string_sink::check_call(self, call);
@@ -455,8 +510,15 @@ impl<'a> Checker<'a> {
     fn comprehension(&mut self, generators: &'a [ast::Comprehension], parts: &[&'a Expr]) {
         let outer = self.scope;
         self.scope = self.semantic.open(ScopeKind::Function, Some(outer), &[]);
-        for generator in generators {
-            self.semantic.bind_target(self.scope, &generator.target);
+        for (index, generator) in generators.iter().enumerate() {
+            // The first iterable is evaluated in the enclosing scope, the others in the comprehension's.
+            let iterable_scope = if index == 0 { outer } else { self.scope };
+            self.semantic.bind_iteration(
+                self.scope,
+                &generator.target,
+                &generator.iter,
+                iterable_scope,
+            );
         }
         for generator in generators {
             self.visit_comprehension(generator);

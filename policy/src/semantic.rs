@@ -47,6 +47,9 @@ enum Binding<'a> {
     Path(String),
     /// The name holds the value of this expression, evaluated in this scope.
     Value(&'a Expr, ScopeId),
+    /// The name is the target of a loop or comprehension over this iterable, evaluated in this scope:
+    /// it holds each element in turn (followed only when the iterable is a literal collection).
+    Element(&'a Expr, ScopeId),
     /// Something the resolver does not follow (a def, a parameter, a loop variable…).
     Opaque,
 }
@@ -101,13 +104,20 @@ impl<'a> Semantic<'a> {
         self.bind(scope, name, Binding::Opaque);
     }
 
-    /// Binds every name in an assignment target opaquely.
-    pub fn bind_target(&mut self, scope: ScopeId, target: &'a Expr) {
+    /// Binds a comprehension target: a plain name holds the elements of `iterable`, evaluated in
+    /// `iterable_scope`; names in a tuple target are opaque.
+    pub fn bind_iteration(
+        &mut self,
+        scope: ScopeId,
+        target: &'a Expr,
+        iterable: &'a Expr,
+        iterable_scope: ScopeId,
+    ) {
         Collector {
             semantic: self,
             scope,
         }
-        .target(target, None);
+        .iteration(target, iterable, iterable_scope);
     }
 
     fn bind(&mut self, scope: ScopeId, name: &'a str, binding: Binding<'a>) {
@@ -189,9 +199,38 @@ impl<'a> Semantic<'a> {
                 Binding::Value(value, value_scope) => {
                     self.resolve_into(value, *value_scope, hops + 1, out);
                 }
+                Binding::Element(iterable, value_scope) => {
+                    for element in literal_elements(iterable) {
+                        self.resolve_into(element, *value_scope, hops + 1, out);
+                    }
+                }
                 Binding::Opaque => {}
             }
         }
+    }
+
+    /// True when the name at the root of `expr` (a name or an attribute chain) is bound only by imports
+    /// or not at all (a builtin): then [`Semantic::resolve`] knows every value it may have. A name also
+    /// bound by a `def`, a class, a parameter or a loop may be something the resolver does not see.
+    pub fn fully_resolved(&self, expr: &Expr, scope: ScopeId) -> bool {
+        let mut root = expr;
+        while let Expr::Attribute(attribute) = root {
+            root = &attribute.value;
+        }
+        let Expr::Name(name) = root else {
+            return false;
+        };
+        match self.lookup(name.id.as_str(), scope) {
+            None => true,
+            Some((_, bindings)) => bindings.iter().all(|b| matches!(b, Binding::Path(_))),
+        }
+    }
+
+    /// What a bare name, evaluated in `scope`, may refer to (an `@name` of a pandas expression string).
+    pub fn resolve_identifier(&self, name: &str, scope: ScopeId) -> Vec<QualName> {
+        let mut out = Vec::new();
+        self.resolve_name(name, scope, 0, &mut out);
+        out
     }
 
     fn lookup(&self, name: &str, scope: ScopeId) -> Option<(ScopeId, &Vec<Binding<'a>>)> {
@@ -214,7 +253,10 @@ impl<'a> Semantic<'a> {
         None
     }
 
-    /// The string literals a name may hold, when every binding it has is a string literal.
+    /// The string literals a name may hold, when every binding it has is a string literal, or the
+    /// target of a loop over string literals: `for name in ["mean", "std"]`, or over a name bound only
+    /// to a tuple of them (a tuple cannot be changed later; a list can, so a list must be written in the
+    /// loop itself).
     pub fn literal_strings<'e>(&'e self, expr: &'e Expr, scope: ScopeId) -> Option<Vec<&'e str>> {
         match expr {
             Expr::StringLiteral(literal) => Some(vec![literal.value.to_str()]),
@@ -226,6 +268,9 @@ impl<'a> Semantic<'a> {
                         Binding::Value(Expr::StringLiteral(literal), _) => {
                             out.push(literal.value.to_str())
                         }
+                        Binding::Element(iterable, iterable_scope) => {
+                            out.extend(self.iterated_strings(iterable, *iterable_scope)?);
+                        }
                         _ => return None,
                     }
                 }
@@ -234,6 +279,52 @@ impl<'a> Semantic<'a> {
             _ => None,
         }
     }
+
+    /// The strings a loop over `iterable` yields, when they are all literals.
+    fn iterated_strings<'e>(&'e self, iterable: &'e Expr, scope: ScopeId) -> Option<Vec<&'e str>> {
+        let elements: Vec<&Expr> = match iterable {
+            Expr::List(_) | Expr::Tuple(_) | Expr::Set(_) => {
+                literal_elements(iterable).iter().collect()
+            }
+            Expr::Name(name) => {
+                let (_, bindings) = self.lookup(name.id.as_str(), scope)?;
+                let mut elements = Vec::new();
+                for binding in bindings {
+                    match binding {
+                        Binding::Value(tuple @ Expr::Tuple(_), _) => {
+                            elements.extend(literal_elements(tuple))
+                        }
+                        _ => return None,
+                    }
+                }
+                elements
+            }
+            _ => return None,
+        };
+        elements
+            .iter()
+            .map(|element| match element {
+                Expr::StringLiteral(literal) => Some(literal.value.to_str()),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .filter(|strings| !strings.is_empty())
+    }
+}
+
+/// The elements of a list, tuple or set display without starred items; nothing for other
+/// expressions.
+fn literal_elements(iterable: &Expr) -> &[Expr] {
+    let elements = match iterable {
+        Expr::List(list) => &list.elts,
+        Expr::Tuple(tuple) => &tuple.elts,
+        Expr::Set(set) => &set.elts,
+        _ => return &[],
+    };
+    if elements.iter().any(|e| matches!(e, Expr::Starred(_))) {
+        return &[];
+    }
+    elements
 }
 
 fn push_unique(out: &mut Vec<QualName>, name: QualName) {
@@ -317,7 +408,7 @@ impl<'a> Collector<'_, 'a> {
             Stmt::ClassDef(def) => self.bind(def.name.id.as_str(), Binding::Opaque),
             Stmt::TypeAlias(alias) => self.target(&alias.name, None),
             Stmt::For(for_) => {
-                self.target(&for_.target, None);
+                self.iteration(&for_.target, &for_.iter, self.scope);
                 self.body(&for_.body);
                 self.body(&for_.orelse);
             }
@@ -358,6 +449,16 @@ impl<'a> Collector<'_, 'a> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A loop target: a plain name holds each element of `iterable`; other targets are opaque.
+    fn iteration(&mut self, target: &'a Expr, iterable: &'a Expr, iterable_scope: ScopeId) {
+        match target {
+            Expr::Name(name) => {
+                self.bind(name.id.as_str(), Binding::Element(iterable, iterable_scope))
+            }
+            _ => self.target(target, None),
         }
     }
 

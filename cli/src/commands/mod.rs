@@ -65,8 +65,12 @@ impl RulesArg {
     /// Loads the policy named on the command line, or the built-in default.
     pub fn load(&self) -> anyhow::Result<warden_policy::Policy> {
         let policy = match &self.rules {
-            Some(path) => warden_policy::Policy::from_file(path)
-                .map_err(|err| anyhow::anyhow!("invalid rules file {}: {err}", path.display()))?,
+            Some(path) => warden_policy::Policy::from_file(path).map_err(|err| {
+                anyhow::anyhow!(
+                    "invalid rules file:\n{}",
+                    err.render(&path.display().to_string())
+                )
+            })?,
             None => warden_policy::Policy::builtin_default()
                 .map_err(|err| anyhow::anyhow!("built-in policy is invalid (a bug): {err}"))?,
         };

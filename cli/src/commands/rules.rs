@@ -50,13 +50,18 @@ pub fn run(command: RulesCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn load(file: &Path) -> anyhow::Result<Policy> {
-    Policy::from_file(file).map_err(|err| anyhow::anyhow!("{}:{err}", file.display()))
+    Policy::from_file(file)
+        .map_err(|err| anyhow::anyhow!("{}", err.render(&file.display().to_string())))
 }
 
 fn check(file: &Path) -> anyhow::Result<ExitCode> {
     let policy = load(file)?;
+    let interpreter = match &policy.interpreter {
+        warden_policy::settings::Interpreter::Runtime(name) => format!("runtime `{name}`"),
+        warden_policy::settings::Interpreter::Path(path) => format!("interpreter {path}"),
+    };
     println!(
-        "{}: valid policy `{}` (sha256 {}), {} allowed import patterns, {} denied, {} banned references",
+        "{}: valid policy `{}` (sha256 {}), {interpreter}, {} allowed import patterns, {} denied, {} banned references",
         file.display(),
         policy.name,
         policy.sha256,

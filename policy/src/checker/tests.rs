@@ -33,6 +33,7 @@ const NOT_REFERENCE_RULES: &[Rule] = &[
     Rule::BannedMethod,
     Rule::FrameAttribute,
     Rule::ClassHook,
+    Rule::ModuleNamedAttribute,
     Rule::DynamicStringSink,
     Rule::PathNotReadable,
     Rule::PathNotWritable,

@@ -103,7 +103,10 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!(CheckRecord::rule_ids(&findings, true), ["IMP101"]);
-        assert_eq!(CheckRecord::rule_ids(&findings, false), ["IMP101", "REF201"]);
+        assert_eq!(
+            CheckRecord::rule_ids(&findings, false),
+            ["IMP101", "REF201"]
+        );
     }
 
     #[test]
@@ -111,9 +114,9 @@ mod tests {
         let findings: Vec<Finding> =
             serde_json::from_value(serde_json::json!([finding("ATTR301", "deny")])).unwrap();
         assert_eq!(findings[0].name, "dunder-attribute");
-        assert!(serde_json::from_value::<Vec<Finding>>(serde_json::json!([finding(
-            "NOPE999", "deny"
-        )]))
-        .is_err());
+        assert!(
+            serde_json::from_value::<Vec<Finding>>(serde_json::json!([finding("NOPE999", "deny")]))
+                .is_err()
+        );
     }
 }

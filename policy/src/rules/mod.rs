@@ -85,6 +85,7 @@ rule_table! {
     Reflection => "DYN403", "reflection", "dynamic", High, Deny, dynamic::reflection::DOC;
     ClassHook => "DYN404", "class-hook", "dynamic", High, Deny, dynamic::class_hook::DOC;
     ReexportedModule => "REX501", "reexported-module", "imports", Critical, Deny, imports::reexported_module::DOC;
+    ModuleNamedAttribute => "REX502", "module-named-attribute", "imports", Medium, Warn, imports::module_named_attribute::DOC;
     StringSink => "STR601", "string-sink", "strings", High, Deny, strings::string_sink::DOC;
     DynamicStringSink => "STR602", "dynamic-string-sink", "strings", Medium, Warn, strings::dynamic_string_sink::DOC;
     PathNotReadable => "FILE701", "path-not-readable", "files", High, Deny, files::path_not_readable::DOC;

@@ -4,6 +4,8 @@
 //! other part of warden (the checker, the jail plan, output validation) reads the validated [`Policy`].
 //! It deliberately knows nothing about how the jail enforces the runtime settings.
 
+mod extends;
+mod locate;
 mod pattern;
 pub mod raw;
 
@@ -13,6 +15,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
+use locate::locate;
 pub use pattern::{NamePattern, PatternSet};
 use raw::RawRules;
 
@@ -37,17 +40,26 @@ pub struct RulesError {
     pub key: Option<String>,
     /// What is wrong.
     pub message: String,
+    /// The file's other errors, in order: a rules file is reported whole, not one error at a time.
+    pub more: Vec<RulesError>,
 }
 
+/// One error per line, each with its line, column and key path.
 impl fmt::Display for RulesError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let (Some(line), Some(column)) = (self.line, self.column) {
-            write!(f, "{line}:{column}: ")?;
+        for (index, error) in self.all().enumerate() {
+            if index > 0 {
+                f.write_str("\n")?;
+            }
+            if let (Some(line), Some(column)) = (error.line, error.column) {
+                write!(f, "{line}:{column}: ")?;
+            }
+            if let Some(key) = &error.key {
+                write!(f, "`{key}`: ")?;
+            }
+            f.write_str(&error.message)?;
         }
-        if let Some(key) = &self.key {
-            write!(f, "`{key}`: ")?;
-        }
-        f.write_str(&self.message)
+        Ok(())
     }
 }
 
@@ -60,6 +72,62 @@ impl RulesError {
             column: None,
             key: Some(key.into()),
             message: message.into(),
+            more: Vec::new(),
+        }
+    }
+
+    /// Every error on a line of its own, each starting with `path:` (`bad.toml:5:1: …`).
+    pub fn render(&self, path: &str) -> String {
+        self.to_string()
+            .lines()
+            .map(|line| format!("{path}:{line}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// This error and the file's others, in order (`more` is flat: its errors have no `more`).
+    pub fn all(&self) -> impl Iterator<Item = &RulesError> {
+        std::iter::once(self).chain(self.more.iter())
+    }
+
+    /// One error holding all of `errors` (flattened), or `None` when there are none.
+    fn combine(errors: Vec<RulesError>) -> Option<RulesError> {
+        let mut flat: Vec<RulesError> = Vec::new();
+        for error in errors {
+            for one in error.all() {
+                let mut one = one.clone();
+                one.more.clear();
+                flat.push(one);
+            }
+        }
+        let mut iter = flat.into_iter();
+        let mut first = iter.next()?;
+        first.more = iter.collect();
+        Some(first)
+    }
+}
+
+/// The errors of one validation pass, so that every mistake of a file is reported.
+#[derive(Default)]
+struct Errors(Vec<RulesError>);
+
+impl Errors {
+    /// The value, or `fallback` with the error kept.
+    fn take<T>(&mut self, result: Result<T, RulesError>, fallback: T) -> T {
+        result.unwrap_or_else(|error| {
+            self.0.push(error);
+            fallback
+        })
+    }
+
+    fn push(&mut self, error: RulesError) {
+        self.0.push(error);
+    }
+
+    fn finish<T>(self, value: T) -> Result<T, RulesError> {
+        match RulesError::combine(self.0) {
+            Some(error) => Err(error),
+            None => Ok(value),
         }
     }
 }
@@ -165,7 +233,7 @@ pub struct FileRules {
 }
 
 /// Resource limits of one run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Limits {
     pub wall_time_ms: u64,
     pub cpu_time_ms: u64,
@@ -234,6 +302,26 @@ impl Hooks {
     }
 }
 
+/// What a run does when the host cannot enforce the memory limit with a memory cgroup
+/// (`[limits] memory_enforcement`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MemoryEnforcement {
+    /// The run is refused (`setup_failed`).
+    #[default]
+    Strict,
+    /// RLIMIT_AS of one process, with what it cannot count refused.
+    BestEffort,
+}
+
+impl MemoryEnforcement {
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryEnforcement::Strict => "strict",
+            MemoryEnforcement::BestEffort => "best-effort",
+        }
+    }
+}
+
 /// Which interpreter runs the program.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Interpreter {
@@ -270,6 +358,8 @@ pub struct Policy {
     /// The runtime layer (`[runtime] hooks`).
     pub hooks: Hooks,
     pub limits: Limits,
+    /// Whether a run may go ahead without a memory cgroup (`[limits] memory_enforcement`).
+    pub memory_enforcement: MemoryEnforcement,
     pub required_layers: BTreeSet<Layer>,
     pub read_only_binds: Vec<String>,
     /// The output schema as JSON, when one is set inline.
@@ -286,11 +376,39 @@ impl Policy {
         Self::from_toml(DEFAULT_RULES, None)
     }
 
-    /// Parses and validates rules-file text. `base_dir` resolves relative paths inside it.
+    /// Parses and validates rules-file text, with the policy it `extends` (the built-in `default`, or
+    /// a file relative to `base_dir`). `base_dir` also resolves other relative paths inside it.
+    /// Every error is reported, each located by line, column and key path where the text says.
+    ///
+    /// The digest (`sha256`) is that of the text; for a file that extends another, of every text of
+    /// the chain, so that it changes when a base changes.
     pub fn from_toml(text: &str, base_dir: Option<&Path>) -> Result<Self, RulesError> {
-        let raw = parse_raw(text)?;
-        let sha256 = hex(&Sha256::digest(text.as_bytes()));
-        Self::from_raw(raw, sha256, base_dir)
+        let resolved = extends::resolve(text, base_dir)?;
+        let file_errors = resolved.errors;
+        let sha256 = if resolved.texts.len() == 1 {
+            hex(&Sha256::digest(text.as_bytes()))
+        } else {
+            let mut digest = Sha256::new();
+            for text in &resolved.texts {
+                digest.update(text.as_bytes());
+                digest.update(b"\n\0extends\0\n");
+            }
+            hex(&digest.finalize())
+        };
+        let checked = Self::from_raw(resolved.raw, sha256, base_dir);
+        let mut errors = file_errors;
+        let policy = match checked {
+            Ok(policy) => Some(policy),
+            Err(error) => {
+                errors.push(error);
+                None
+            }
+        };
+        match (RulesError::combine(errors), policy) {
+            (None, Some(policy)) => Ok(policy),
+            (Some(error), _) => Err(locate(error, text)),
+            (None, None) => Err(RulesError::at_key("", "the rules file could not be read")),
+        }
     }
 
     /// Reads and validates a rules file.
@@ -300,6 +418,7 @@ impl Policy {
             column: None,
             key: None,
             message: format!("cannot read rules file {}: {err}", path.display()),
+            more: Vec::new(),
         })?;
         Self::from_toml(&text, path.parent())
     }
@@ -317,92 +436,172 @@ impl Policy {
         sha256: String,
         base_dir: Option<&Path>,
     ) -> Result<Self, RulesError> {
-        let name = raw.policy.name.trim().to_owned();
-        if name.is_empty() {
-            return Err(RulesError::at_key("policy.name", "must not be empty"));
+        let mut errors = Errors::default();
+        let name = raw
+            .policy
+            .name
+            .as_deref()
+            .unwrap_or_default()
+            .trim()
+            .to_owned();
+        if raw.policy.name.is_none() {
+            errors.push(RulesError::at_key(
+                "policy.name",
+                "missing: a rules file needs `[policy] name = \"…\"` unless it `extends` another policy",
+            ));
+        } else if name.is_empty() {
+            errors.push(RulesError::at_key("policy.name", "must not be empty"));
         }
-        let target_minor = parse_target(raw.policy.target_python.as_deref())?;
+        let target_minor = errors.take(parse_target(raw.policy.target_python.as_deref()), 11);
         let source = SourceLimits {
-            max_bytes: positive(raw.source.max_bytes, 1024 * 1024, "source.max_bytes")? as usize,
-            max_depth: positive(raw.source.max_depth.map(u64::from), 200, "source.max_depth")?
-                as usize,
-            max_nodes: positive(raw.source.max_nodes, 500_000, "source.max_nodes")? as usize,
+            max_bytes: errors.take(
+                positive(raw.source.max_bytes, 1024 * 1024, "source.max_bytes"),
+                1,
+            ) as usize,
+            max_depth: errors.take(
+                positive(raw.source.max_depth.map(u64::from), 200, "source.max_depth"),
+                1,
+            ) as usize,
+            max_nodes: errors.take(
+                positive(raw.source.max_nodes, 500_000, "source.max_nodes"),
+                1,
+            ) as usize,
         };
         let mut members = BTreeMap::new();
         for (module, list) in &raw.imports.members {
             let key = format!("imports.members.{module}");
             if NamePattern::parse(module).is_none_or(|p| !p.is_exact()) {
-                return Err(RulesError::at_key(
+                errors.push(RulesError::at_key(
                     key,
                     format!("{module:?} is not a dotted module name"),
                 ));
+                continue;
             }
-            members.insert(module.clone(), identifiers(list, &key)?);
+            let list = errors.take(identifiers(list, &key), BTreeSet::new());
+            members.insert(module.clone(), list);
         }
         let imports = ImportRules::new(
-            patterns(&raw.imports.allow, "imports.allow")?,
-            patterns(&raw.imports.deny, "imports.deny")?,
+            errors.take(patterns(&raw.imports.allow, "imports.allow"), Vec::new()),
+            errors.take(patterns(&raw.imports.deny, "imports.deny"), Vec::new()),
             members,
         );
         for module in imports.members.keys() {
             let segments: Vec<&str> = module.split('.').collect();
             if imports.verdict(&segments) != ModuleVerdict::Allowed {
-                return Err(RulesError::at_key(
+                errors.push(RulesError::at_key(
                     format!("imports.members.{module}"),
                     format!("`{module}` has a member list but is not an allowed import"),
                 ));
             }
         }
-        let denied_references = PatternSet::new(patterns(&raw.references.deny, "references.deny")?);
-        let denied_methods = identifiers(&raw.references.deny_methods, "references.deny_methods")?;
-        let allow_dunder = dunders(&raw.attributes.allow_dunder, "attributes.allow_dunder")?;
-        let allow_dunder_definitions = dunders(
-            &raw.attributes.allow_dunder_definitions,
-            "attributes.allow_dunder_definitions",
-        )?;
-        let denied_attribute_names =
-            identifiers(&raw.attributes.deny_names, "attributes.deny_names")?
-                .into_iter()
-                .map(|name| name.trim_start_matches('_').to_owned())
-                .collect();
-        let files = file_rules(&raw.files)?;
-        let mut actions = parse_actions(&raw.actions)?;
+        let denied_references = PatternSet::new(errors.take(
+            patterns(&raw.references.deny, "references.deny"),
+            Vec::new(),
+        ));
+        let denied_methods = errors.take(
+            identifiers(&raw.references.deny_methods, "references.deny_methods"),
+            BTreeSet::new(),
+        );
+        let defaults = default_attributes();
+        let allow_dunder = errors.take(
+            dunders(
+                raw.attributes
+                    .allow_dunder
+                    .as_deref()
+                    .unwrap_or(&defaults.allow_dunder),
+                "attributes.allow_dunder",
+            ),
+            BTreeSet::new(),
+        );
+        let allow_dunder_definitions = errors.take(
+            dunders(
+                raw.attributes
+                    .allow_dunder_definitions
+                    .as_deref()
+                    .unwrap_or(&defaults.allow_dunder_definitions),
+                "attributes.allow_dunder_definitions",
+            ),
+            BTreeSet::new(),
+        );
+        let denied_attribute_names = errors
+            .take(
+                identifiers(&raw.attributes.deny_names, "attributes.deny_names"),
+                BTreeSet::new(),
+            )
+            .into_iter()
+            .map(|name| name.trim_start_matches('_').to_owned())
+            .collect();
+        let files = errors.take(
+            file_rules(&raw.files),
+            FileRules {
+                read: Vec::new(),
+                write: Vec::new(),
+                inputs_writable: false,
+            },
+        );
+        let mut actions = errors.take(parse_actions(&raw.actions), BTreeMap::new());
         if let Some(text) = &raw.files.dynamic_path {
-            let action = parse_action(text).ok_or_else(|| {
-                RulesError::at_key(
+            match parse_action(text) {
+                Some(action) => {
+                    actions.insert(Rule::DynamicPath, action);
+                }
+                None => errors.push(RulesError::at_key(
                     "files.dynamic_path",
                     format!("unknown action {text:?}: {ACTIONS_HELP}"),
-                )
-            })?;
-            actions.insert(Rule::DynamicPath, action);
+                )),
+            }
         }
         let network = raw.network.allow.unwrap_or(false);
         if network {
-            return Err(RulesError::at_key(
+            errors.push(RulesError::at_key(
                 "network.allow",
                 "network access is not supported: the jail always runs the program without a network",
             ));
         }
         let processes = raw.processes.allow.unwrap_or(false);
-        let interpreter = interpreter(&raw.runtime)?;
+        let interpreter = errors.take(
+            interpreter(&raw.runtime),
+            Interpreter::Path("/usr/bin/python3".to_owned()),
+        );
         let hooks = match raw.runtime.hooks.as_deref() {
             None | Some("required") => Hooks::Required,
             Some("on") => Hooks::On,
             Some("off") => Hooks::Off,
             Some(other) => {
-                return Err(RulesError::at_key(
+                errors.push(RulesError::at_key(
                     "runtime.hooks",
                     format!("{other:?}: expected \"required\", \"on\" or \"off\""),
-                ))
+                ));
+                Hooks::Required
             }
         };
-        let limits = limits(&raw.limits)?;
-        let required_layers = required_layers(raw.jail.required.as_deref())?;
-        let read_only_binds = absolute_paths(&raw.jail.read_only_binds, "jail.read_only_binds")?;
+        let limits = errors.take(limits(&raw.limits), Limits::default());
+        let memory_enforcement = match raw.limits.memory_enforcement.as_deref() {
+            None | Some("strict") => MemoryEnforcement::Strict,
+            Some("best-effort") => MemoryEnforcement::BestEffort,
+            Some(other) => {
+                errors.push(RulesError::at_key(
+                    "limits.memory_enforcement",
+                    format!("{other:?}: expected \"strict\" or \"best-effort\""),
+                ));
+                MemoryEnforcement::Strict
+            }
+        };
+        let required_layers = errors.take(
+            required_layers(raw.jail.required.as_deref()),
+            BTreeSet::new(),
+        );
+        let read_only_binds = errors.take(
+            absolute_paths(&raw.jail.read_only_binds, "jail.read_only_binds"),
+            Vec::new(),
+        );
         let output_schema = match raw.output.schema {
-            Some(table) => Some(serde_json::to_value(table).map_err(|err| {
-                RulesError::at_key("output.schema", format!("cannot convert to JSON: {err}"))
-            })?),
+            Some(table) => errors.take(
+                serde_json::to_value(table).map(Some).map_err(|err| {
+                    RulesError::at_key("output.schema", format!("cannot convert to JSON: {err}"))
+                }),
+                None,
+            ),
             None => None,
         };
         let output_schema_file = raw.output.schema_file.map(|file| match base_dir {
@@ -410,12 +609,12 @@ impl Policy {
             None => std::path::PathBuf::from(file),
         });
         if output_schema.is_some() && output_schema_file.is_some() {
-            return Err(RulesError::at_key(
+            errors.push(RulesError::at_key(
                 "output",
                 "set `schema` or `schema_file`, not both",
             ));
         }
-        Ok(Self {
+        errors.finish(Self {
             name,
             description: raw.policy.description,
             sha256,
@@ -434,6 +633,7 @@ impl Policy {
             interpreter,
             hooks,
             limits,
+            memory_enforcement,
             required_layers,
             read_only_binds,
             output_schema,
@@ -442,9 +642,67 @@ impl Policy {
     }
 }
 
-/// Deserialises the text, reporting unknown keys and type errors with line, column and key path.
-fn parse_raw(text: &str) -> Result<RawRules, RulesError> {
-    parse_toml(text)
+/// Deserialises the text, reporting unknown keys and type errors with line, column and key path:
+/// all of them, not only the first. After each, the offending key is set aside and the rest read
+/// again; the settings that could be read are returned with the errors, so that validation can
+/// report the file's other mistakes too. Text that is not TOML at all has one error and no settings.
+fn parse_raw(text: &str) -> (Option<RawRules>, Vec<RulesError>) {
+    let first = match parse_toml::<RawRules>(text) {
+        Ok(raw) => return (Some(raw), Vec::new()),
+        Err(error) => error,
+    };
+    let Ok(mut table) = text.parse::<toml::Table>() else {
+        return (None, vec![first]);
+    };
+    let mut errors = vec![first];
+    let mut removed: Vec<String> = Vec::new();
+    while errors.len() < 50 {
+        let Some(key) = errors.last().and_then(|e| e.key.clone()) else {
+            break;
+        };
+        if removed.contains(&key) || !locate::remove_key(&mut table, &key) {
+            break;
+        }
+        removed.push(key);
+        let value = toml::Value::Table(table.clone());
+        match serde_path_to_error::deserialize::<_, RawRules>(value) {
+            Ok(raw) => return (Some(raw), errors),
+            Err(err) => {
+                let key = err.path().to_string();
+                let inner = err.into_inner().to_string();
+                // The value deserialiser appends "in `key`" on a line of its own: the key is shown anyway.
+                let message = inner.lines().next().unwrap_or_default().trim().to_owned();
+                errors.push(locate(
+                    RulesError {
+                        line: None,
+                        column: None,
+                        key: (key != ".").then_some(key),
+                        message,
+                        more: Vec::new(),
+                    },
+                    text,
+                ));
+            }
+        }
+    }
+    (None, errors)
+}
+
+/// The attribute allowlists of the built-in default policy: what a file that does not set them gets.
+struct DefaultAttributes {
+    allow_dunder: Vec<String>,
+    allow_dunder_definitions: Vec<String>,
+}
+
+fn default_attributes() -> &'static DefaultAttributes {
+    static DEFAULTS: std::sync::OnceLock<DefaultAttributes> = std::sync::OnceLock::new();
+    DEFAULTS.get_or_init(|| {
+        let raw = parse_raw(DEFAULT_RULES).0.unwrap_or_default();
+        DefaultAttributes {
+            allow_dunder: raw.attributes.allow_dunder.unwrap_or_default(),
+            allow_dunder_definitions: raw.attributes.allow_dunder_definitions.unwrap_or_default(),
+        }
+    })
 }
 
 /// Deserialises TOML text into `T`, locating any error by line, column and key path (used for
@@ -467,6 +725,7 @@ pub fn parse_toml<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Rules
             column,
             key: (key != ".").then_some(key),
             message,
+            more: Vec::new(),
         }
     })
 }
@@ -501,17 +760,28 @@ fn positive(value: Option<u64>, default: u64, key: &str) -> Result<u64, RulesErr
 }
 
 fn patterns(list: &[String], key: &str) -> Result<Vec<NamePattern>, RulesError> {
-    list.iter()
-        .enumerate()
-        .map(|(index, text)| {
-            NamePattern::parse(text).ok_or_else(|| {
-                RulesError::at_key(
-                    format!("{key}[{index}]"),
-                    format!("{text:?} is not a dotted name or a dotted name ending in `.*`"),
-                )
-            })
+    all_or_errors(list.iter().enumerate().map(|(index, text)| {
+        NamePattern::parse(text).ok_or_else(|| {
+            RulesError::at_key(
+                format!("{key}[{index}]"),
+                format!("{text:?} is not a dotted name or a dotted name ending in `.*`"),
+            )
         })
-        .collect()
+    }))
+}
+
+/// Every item, or every error among them.
+fn all_or_errors<T, C: FromIterator<T>>(
+    items: impl Iterator<Item = Result<T, RulesError>>,
+) -> Result<C, RulesError> {
+    let mut errors = Vec::new();
+    let values: Vec<T> = items
+        .filter_map(|item| item.map_err(|error| errors.push(error)).ok())
+        .collect();
+    match RulesError::combine(errors) {
+        Some(error) => Err(error),
+        None => Ok(values.into_iter().collect()),
+    }
 }
 
 fn is_identifier(text: &str) -> bool {
@@ -521,19 +791,16 @@ fn is_identifier(text: &str) -> bool {
 }
 
 fn identifiers(list: &[String], key: &str) -> Result<BTreeSet<String>, RulesError> {
-    list.iter()
-        .enumerate()
-        .map(|(index, text)| {
-            if is_identifier(text) {
-                Ok(text.clone())
-            } else {
-                Err(RulesError::at_key(
-                    format!("{key}[{index}]"),
-                    format!("{text:?} is not an identifier"),
-                ))
-            }
-        })
-        .collect()
+    all_or_errors(list.iter().enumerate().map(|(index, text)| {
+        if is_identifier(text) {
+            Ok(text.clone())
+        } else {
+            Err(RulesError::at_key(
+                format!("{key}[{index}]"),
+                format!("{text:?} is not an identifier"),
+            ))
+        }
+    }))
 }
 
 fn dunders(list: &[String], key: &str) -> Result<BTreeSet<String>, RulesError> {
@@ -562,8 +829,7 @@ fn parse_action(text: &str) -> Option<Option<Action>> {
 fn parse_actions(
     raw: &BTreeMap<String, String>,
 ) -> Result<BTreeMap<Rule, Option<Action>>, RulesError> {
-    let mut actions = BTreeMap::new();
-    for (id, text) in raw {
+    all_or_errors(raw.iter().map(|(id, text)| {
         let key = format!("actions.{id}");
         let rule = Rule::from_id(id).ok_or_else(|| {
             RulesError::at_key(
@@ -580,9 +846,8 @@ fn parse_actions(
                 "source rules (SYN*) always deny: code warden cannot parse the way CPython does cannot be judged",
             ));
         }
-        actions.insert(rule, action);
-    }
-    Ok(actions)
+        Ok((rule, action))
+    }))
 }
 
 /// Turns a root as written ("." or "data" relative to the work dir, or absolute) into an absolute
@@ -698,17 +963,14 @@ fn required_layers(list: Option<&[String]>) -> Result<BTreeSet<Layer>, RulesErro
         ]
         .into());
     };
-    list.iter()
-        .enumerate()
-        .map(|(index, text)| {
-            Layer::parse(text).ok_or_else(|| {
-                RulesError::at_key(
-                    format!("jail.required[{index}]"),
-                    format!("unknown layer {text:?}; layers are namespaces, seccomp, landlock, cgroup, rlimits"),
-                )
-            })
+    all_or_errors(list.iter().enumerate().map(|(index, text)| {
+        Layer::parse(text).ok_or_else(|| {
+            RulesError::at_key(
+                format!("jail.required[{index}]"),
+                format!("unknown layer {text:?}; layers are namespaces, seccomp, landlock, cgroup, rlimits"),
+            )
         })
-        .collect()
+    }))
 }
 
 /// Lower-case hex of a digest.

@@ -13,7 +13,13 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 #[schemars(title = "warden rules file")]
 pub struct RawRules {
+    /// The policy this file starts from: "default" (the built-in policy) or a path relative to this
+    /// file. The file then states only what differs: lists are added to the base's, `[remove]` takes
+    /// entries out of them, and every other setting overrides the base's (rules/README.md).
+    #[serde(default)]
+    pub extends: Option<String>,
     /// Name and description of the policy.
+    #[serde(default)]
     pub policy: RawPolicyMeta,
     /// Source decoding and size bounds.
     #[serde(default)]
@@ -51,13 +57,18 @@ pub struct RawRules {
     /// What the program's standard output must look like.
     #[serde(default)]
     pub output: RawOutput,
+    /// Entries to take out of the lists inherited through `extends` (same tables and keys).
+    #[serde(default)]
+    pub remove: RawRemove,
 }
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawPolicyMeta {
-    /// Short name shown in reports (e.g. "default").
-    pub name: String,
+    /// Short name shown in reports (e.g. "default"). Required unless the file `extends` another; then
+    /// it defaults to the base's name followed by `-extended`.
+    #[serde(default)]
+    pub name: Option<String>,
     /// One or two sentences for humans.
     #[serde(default)]
     pub description: Option<String>,
@@ -107,12 +118,12 @@ pub struct RawReferences {
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawAttributes {
-    /// Dunder names that may be read anywhere (e.g. "__name__").
-    #[serde(default)]
-    pub allow_dunder: Vec<String>,
-    /// Dunder methods a class body may define (e.g. "__init__", "__repr__").
-    #[serde(default)]
-    pub allow_dunder_definitions: Vec<String>,
+    /// Dunder names that may be read anywhere (e.g. "__name__"). Absent: the built-in default
+    /// policy's list (an empty list is written `[]`).
+    pub allow_dunder: Option<Vec<String>>,
+    /// Dunder methods a class body may define (e.g. "__init__", "__repr__"). Absent: the built-in
+    /// default policy's list.
+    pub allow_dunder_definitions: Option<Vec<String>>,
     /// Attribute names denied on any receiver, with or without leading underscores: objects keep modules
     /// as attributes (`err.obj._os`, `arr.ctypes._ctypes`).
     #[serde(default)]
@@ -188,6 +199,11 @@ pub struct RawLimits {
     pub output_files: Option<u64>,
     /// Total bytes of output files collected, in MiB (default 64).
     pub output_mib: Option<u64>,
+    /// What a run does when the host cannot enforce `memory_mib` with a memory cgroup (an
+    /// ordinary user without a delegated cgroup): "strict" (default: the run is refused,
+    /// `setup_failed`) or "best-effort" (RLIMIT_AS of a single process; new processes, memfds and
+    /// System V shared memory are refused; the record says `layers.memory: best-effort`).
+    pub memory_enforcement: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
@@ -209,4 +225,70 @@ pub struct RawOutput {
     pub schema: Option<toml::Table>,
     /// Path of a JSON Schema file, relative to the rules file.
     pub schema_file: Option<String>,
+}
+
+/// `[remove]`: entries taken out of the lists a file inherits through `extends`.
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawRemove {
+    #[serde(default)]
+    pub imports: RawRemoveImports,
+    #[serde(default)]
+    pub references: RawReferences,
+    #[serde(default)]
+    pub attributes: RawRemoveAttributes,
+    #[serde(default)]
+    pub files: RawRemoveFiles,
+    #[serde(default)]
+    pub jail: RawRemoveJail,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawRemoveImports {
+    /// Patterns to take out of the inherited `imports.allow`.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Patterns to take out of the inherited `imports.deny` (to allow a module the base denies).
+    #[serde(default)]
+    pub deny: Vec<String>,
+    /// Members to take out of inherited member lists, by module.
+    #[serde(default)]
+    pub members: BTreeMap<String, Vec<String>>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawRemoveFiles {
+    /// Roots to take out of the inherited `files.read`.
+    #[serde(default)]
+    pub read: Vec<String>,
+    /// Roots to take out of the inherited `files.write`.
+    #[serde(default)]
+    pub write: Vec<String>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawRemoveJail {
+    /// Layers to take out of the inherited `jail.required`.
+    #[serde(default)]
+    pub required: Vec<String>,
+    /// Paths to take out of the inherited `jail.read_only_binds`.
+    #[serde(default)]
+    pub read_only_binds: Vec<String>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawRemoveAttributes {
+    /// Names to take out of the inherited `attributes.allow_dunder`.
+    #[serde(default)]
+    pub allow_dunder: Vec<String>,
+    /// Names to take out of the inherited `attributes.allow_dunder_definitions`.
+    #[serde(default)]
+    pub allow_dunder_definitions: Vec<String>,
+    /// Names to take out of the inherited `attributes.deny_names`.
+    #[serde(default)]
+    pub deny_names: Vec<String>,
 }

@@ -80,10 +80,27 @@ fn attribute_function(checker: &mut Checker<'_>, call: &ast::ExprCall, path: &st
     else {
         return;
     };
+    let module_receiver = call
+        .arguments
+        .args
+        .first()
+        .is_some_and(|receiver| checker.resolves_to_import(receiver));
+    let stores = matches!(path, "builtins.setattr" | "builtins.delattr");
     match checker.literal_strings(name) {
         Some(literals) => {
             for literal in literals {
-                checker.attribute_name(&literal, name.range(), AttributeSite::Getattr);
+                checker.attribute_name(
+                    &literal,
+                    name.range(),
+                    AttributeSite::Getattr { module_receiver },
+                );
+                if stores {
+                    crate::rules::attributes::dunder_attribute::check_store_by_name(
+                        checker,
+                        &literal,
+                        name.range(),
+                    );
+                }
             }
             // The chain itself (`getattr(pd.io.stata, "os")`) is checked as a reference by the checker.
         }

@@ -1,8 +1,8 @@
 //! ATTR301 dunder-attribute.
 
-use ruff_text_size::TextRange;
+use ruff_text_size::{Ranged, TextRange};
 
-use crate::checker::Checker;
+use crate::checker::{AttributeSite, Checker};
 use crate::names;
 use crate::parse::ast;
 use crate::rules::Rule;
@@ -40,6 +40,10 @@ Data-analysis code never needs these; use the object's public API.
   storing or deleting any dunder attribute is denied, and so is any dunder of a module object other
   than `__name__`, `__version__`, `__doc__`, `__file__` and `__all__` (`pd.io.stata.__dict__["os"]`).
 - Defining hooks that run implicitly (`__del__`, `__reduce__`, `__getattr__`…) in a class body.
+- Two calls are judged as what they do rather than as dunder reads: `object.__setattr__(obj, "name",
+  value)` with a literal name (a frozen dataclass's `__post_init__`; the name is judged as `setattr`'s)
+  and `super().__new__(cls, …)`/`str.__new__(cls, …)` in a subclass of a builtin value type. `object`,
+  `super` and the type must be the builtins; `type.__new__` is never sanctioned.
 
 ## Known gaps
 - Names built at run time (`"__cl" + "ass__"`) are only visible where they are used (`getattr` with a
@@ -53,8 +57,84 @@ fn allowed(checker: &Checker<'_>, name: &str) -> bool {
 /// An attribute name (already NFKC-normalised). `mro` is included: `type(x).mro()` reaches `object`
 /// without a dunder.
 pub(crate) fn check_attribute(checker: &mut Checker<'_>, name: &str, range: TextRange) {
+    if checker.sanctioned_dunder == Some(range) {
+        return;
+    }
     if (names::is_dunder(name) && !allowed(checker, name)) || name == "mro" {
         report(checker, name, range);
+    }
+}
+
+/// Value types whose `__new__` a subclass calls to build its instance: `str.__new__(cls, v)`.
+/// (`type.__new__` is not one: with three arguments it builds a class from a dictionary, DYN404.)
+const CONSTRUCTOR_TYPES: &[&str] = &[
+    "builtins.object",
+    "builtins.int",
+    "builtins.float",
+    "builtins.complex",
+    "builtins.str",
+    "builtins.bytes",
+    "builtins.tuple",
+    "builtins.frozenset",
+];
+
+/// The two dunder calls ordinary classes need, judged as what they are rather than as a read of a
+/// dunder, returning the dunder's range for [`check_attribute`] to let through:
+/// - `object.__setattr__(obj, "name", value)` with a literal name (how a frozen dataclass sets a field
+///   in `__post_init__`): it is `setattr` with a literal, and the literal is judged as `setattr`'s is;
+/// - `super().__new__(cls, …)` and `str.__new__(cls, …)` (and the other value types): how a subclass
+///   of a builtin builds its value.
+///
+/// `object` and `super` must resolve to the builtins and nothing else.
+pub(crate) fn sanctioned_call(
+    checker: &mut Checker<'_>,
+    call: &ast::ExprCall,
+) -> Option<TextRange> {
+    let ast::Expr::Attribute(callee) = call.func.as_ref() else {
+        return None;
+    };
+    let receiver = checker.resolve(&callee.value);
+    let is = |path: &[&str]| {
+        !receiver.is_empty() && receiver.iter().all(|q| path.contains(&q.path.as_str()))
+    };
+    match callee.attr.id.as_str() {
+        "__setattr__" if is(&["builtins.object"]) => {
+            let arguments = &call.arguments;
+            let name = arguments.args.get(1)?;
+            if arguments.args.len() != 3
+                || !arguments.keywords.is_empty()
+                || arguments.args.iter().any(ast::Expr::is_starred_expr)
+            {
+                return None;
+            }
+            let literals = checker.literal_strings(name)?;
+            if literals.iter().any(|literal| names::is_dunder(literal)) {
+                return None;
+            }
+            let module_receiver = checker.resolves_to_import(&arguments.args[0]);
+            for literal in literals {
+                checker.attribute_name(
+                    &literal,
+                    name.range(),
+                    AttributeSite::Getattr { module_receiver },
+                );
+            }
+            Some(callee.attr.range)
+        }
+        "__new__" if is(CONSTRUCTOR_TYPES) => Some(callee.attr.range),
+        "__new__" => {
+            let ast::Expr::Call(inner) = callee.value.as_ref() else {
+                return None;
+            };
+            let zero_argument_super = inner.arguments.is_empty()
+                && checker
+                    .resolve(&inner.func)
+                    .iter()
+                    .all(|q| q.path == "builtins.super")
+                && !checker.resolve(&inner.func).is_empty();
+            zero_argument_super.then_some(callee.attr.range)
+        }
+        _ => None,
     }
 }
 
@@ -66,6 +146,20 @@ pub(crate) fn check_store(checker: &mut Checker<'_>, attribute: &ast::ExprAttrib
         checker.report(
             Rule::DunderAttribute,
             attribute.attr.range,
+            format!("assigning or deleting dunder attribute `{name}` is not allowed"),
+            "create a new object instead of rewiring an existing one",
+        );
+    }
+}
+
+/// `setattr(x, "__class__", …)` and `delattr(x, "__dict__")`: a store by name, judged as
+/// [`check_store`] judges `x.__class__ = …`.
+pub(crate) fn check_store_by_name(checker: &mut Checker<'_>, name: &str, range: TextRange) {
+    let name = names::normalize_identifier(name);
+    if names::is_dunder(&name) {
+        checker.report(
+            Rule::DunderAttribute,
+            range,
             format!("assigning or deleting dunder attribute `{name}` is not allowed"),
             "create a new object instead of rewiring an existing one",
         );
@@ -114,12 +208,10 @@ pub(crate) fn check_name(checker: &mut Checker<'_>, name: &ast::ExprName) {
 /// A method defined in a class body.
 pub(crate) fn check_definition(checker: &mut Checker<'_>, name: &ast::Identifier) {
     let id = name.id.as_str();
+    // `__class_getitem__` is DYN404's.
     if !names::is_dunder(id)
         || checker.policy.allow_dunder_definitions.contains(id)
-        || matches!(
-            id,
-            "__init_subclass__" | "__class_getitem__" | "__set_name__"
-        )
+        || id == "__class_getitem__"
     {
         return;
     }

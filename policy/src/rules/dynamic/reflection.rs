@@ -10,7 +10,7 @@ pub(crate) const DOC: &str = r#"# DYN403 reflection
 
 ## What it does
 Denies references to functions that expose namespaces or hook the interpreter: `globals`, `locals`,
-`vars`, `breakpoint`, `help`, `input`, `gc`, `inspect`, `sys._getframe`, `sys.settrace`,
+`vars()` (and `vars` of a module), `breakpoint`, `help`, `input`, `gc`, `inspect`, `sys._getframe`, `sys.settrace`,
 `sys.setprofile`, `sys.addaudithook`, `atexit`, `signal`.
 
 ## Why is this bad?
@@ -27,6 +27,10 @@ Refer to the variable directly: `config = settings`.
 
 ## Evasions handled
 - References in any position and through aliases.
+
+- `vars(obj)` of an object is `obj.__dict__` and is judged as that (ATTR301: readable by default,
+  denied on modules and names reached through them); `vars()` and `vars(module)` are denied, and so
+  is `vars` passed as a value.
 
 ## Known gaps
 - `dir()` is allowed (it lists names but does not reach objects by itself; `getattr` with the
@@ -50,7 +54,25 @@ const NAMES: &[&str] = &[
     "signal",
 ];
 
+/// `vars(obj)` of one object that is not a module or a name reached through one: the same as
+/// `obj.__dict__`, which ATTR301 judges (readable by default, denied on modules).
+fn is_vars_of_an_object(checker: &Checker<'_>, name: &QualName, range: TextRange) -> bool {
+    if name.path != "builtins.vars" {
+        return false;
+    }
+    let Some(arguments) = checker.arguments_of_callee(range) else {
+        return false;
+    };
+    match (&arguments.args[..], arguments.keywords.is_empty()) {
+        ([object], true) => !object.is_starred_expr() && !checker.resolves_to_import(object),
+        _ => false,
+    }
+}
+
 pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {
+    if is_vars_of_an_object(checker, name, range) {
+        return;
+    }
     if let Some(matched) = NAMES
         .iter()
         .find(|pattern| super::under(&name.path, pattern))

@@ -1,8 +1,9 @@
 //! IMP101 import-not-allowed.
 
-use ruff_text_size::TextRange;
+use ruff_text_size::{Ranged, TextRange};
 
 use crate::checker::Checker;
+use crate::parse::ast;
 use crate::rules::Rule;
 use crate::semantic::{Origin, QualName};
 use crate::settings::ModuleVerdict;
@@ -33,6 +34,11 @@ Use only the allowed modules; the hint lists them.
   `from os import system`.
 - Aliases: `import os as o`, `from os import system as s`, `m = np; m.ctypeslib`.
 
+- `sys.setrecursionlimit` (an allowed member of `sys` in the default policy) takes a literal limit up
+  to 1000000 (`10**6` counts as a literal); a computed or higher limit is reported here.
+- `from __future__ import annotations` (and the other future features but `barry_as_FLUFL`) is a
+  compiler directive, allowed under every policy; `import __future__` is an import like any other.
+
 ## Known gaps
 - Modules loaded without an import statement are other rules' business (`__import__`, `importlib`:
   DYN402; re-exports: REX501).
@@ -47,14 +53,33 @@ pub(crate) fn check_module(checker: &mut Checker<'_>, path: &str, range: TextRan
     }
 }
 
+/// The features `from __future__ import …` may name: compiler directives, not imports of anything.
+/// `barry_as_FLUFL` is left out on purpose: it changes how `!=` and `<>` parse, which the checker's
+/// parser does not follow.
+const FUTURE_FEATURES: &[&str] = &[
+    "annotations",
+    "generator_stop",
+    "nested_scopes",
+    "generators",
+    "division",
+    "absolute_import",
+    "with_statement",
+    "print_function",
+    "unicode_literals",
+];
+
 /// `from module import member`: allowed when `module` is, or when `module.member` is an allowed module
-/// (`from os import path` with `os.path` allowed).
+/// (`from os import path` with `os.path` allowed). `from __future__ import annotations` and the other
+/// future features are compiler directives, allowed whatever the allowlist says.
 pub(crate) fn check_member(
     checker: &mut Checker<'_>,
     module: &str,
     member: &str,
     range: TextRange,
 ) {
+    if module == "__future__" && FUTURE_FEATURES.contains(&member) {
+        return;
+    }
     let mut full: Vec<&str> = module.split('.').collect();
     let module_verdict = checker.policy.imports.verdict(&full);
     full.push(member);
@@ -97,6 +122,54 @@ fn check_members(checker: &mut Checker<'_>, segments: &[&str], range: TextRange)
         }
     }
     false
+}
+
+/// The highest recursion limit a program may set. CPython 3.11 keeps Python-to-Python calls off the
+/// C stack, so deep recursion costs memory (bounded by the jail) rather than a crash; above this, C
+/// recursion (repr, comparisons, json of nested data) overflows the stack first.
+const MAX_RECURSION_LIMIT: u128 = 1_000_000;
+
+/// `sys.setrecursionlimit(n)`: an allowed member of `sys` whose argument must be a literal (or a
+/// product or power of literals, `10**6`) up to [`MAX_RECURSION_LIMIT`].
+pub(crate) fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, callee: &[QualName]) {
+    if !callee.iter().any(|q| q.path == "sys.setrecursionlimit") {
+        return;
+    }
+    let limit = match (&call.arguments.args[..], call.arguments.keywords.is_empty()) {
+        ([limit], true) => constant_int(limit),
+        _ => None,
+    };
+    if limit.is_none_or(|limit| limit > MAX_RECURSION_LIMIT) {
+        checker.report(
+            Rule::ImportNotAllowed,
+            call.range(),
+            format!("`sys.setrecursionlimit` is allowed only with a literal limit up to {MAX_RECURSION_LIMIT}"),
+            "write the limit as a number (e.g. `sys.setrecursionlimit(10**5)`), or make the recursion iterative",
+        );
+    }
+}
+
+/// The value of an integer literal, or of `+`, `*`, `**` and `<<` over integer literals.
+fn constant_int(expr: &ast::Expr) -> Option<u128> {
+    match expr {
+        ast::Expr::NumberLiteral(number) => match &number.value {
+            ast::Number::Int(int) => int.as_u64().map(u128::from),
+            _ => None,
+        },
+        ast::Expr::BinOp(binary) => {
+            let (left, right) = (constant_int(&binary.left)?, constant_int(&binary.right)?);
+            match binary.op {
+                ast::Operator::Add => left.checked_add(right),
+                ast::Operator::Mult => left.checked_mul(right),
+                ast::Operator::Pow => left.checked_pow(u32::try_from(right).ok()?),
+                ast::Operator::LShift => (right < 64)
+                    .then(|| left.checked_shl(right as u32))
+                    .flatten(),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 /// Reports a module; at import statements (`remember`) later uses of it are not reported again.

@@ -5,6 +5,7 @@
 //! rules (`checker::REFERENCE_RULES`).
 
 pub(crate) mod import_not_allowed;
+pub(crate) mod module_named_attribute;
 pub(crate) mod reexported_module;
 pub(crate) mod relative_import;
 pub(crate) mod star_import;
@@ -26,5 +27,21 @@ pub(crate) fn allowed_hint(checker: &Checker<'_>) -> String {
         })
         .collect();
     let list: Vec<&str> = shown.into_iter().collect();
-    format!("use only allowed modules: {}", list.join(", "))
+    format!("{ALLOWED_HINT_PREFIX}{}", list.join(", "))
+}
+
+const ALLOWED_HINT_PREFIX: &str = "use only allowed modules: ";
+
+/// The list of allowed modules is long: a report gives it once, in its first finding that has it,
+/// and the later ones point there.
+pub(crate) fn shorten_repeated_hints(findings: &mut [crate::finding::Finding]) {
+    let mut listed = false;
+    for finding in findings {
+        if finding.hint.starts_with(ALLOWED_HINT_PREFIX) {
+            if listed {
+                finding.hint = "use only allowed modules (the first IMP101 finding of this report lists them; so does `GET /v1/policies`)".to_owned();
+            }
+            listed = true;
+        }
+    }
 }

@@ -32,27 +32,44 @@ Use the package's public data API instead.
   module allowed only in part (`imports.members`, e.g. `os`), unless the prefix up to it is itself
   explicitly allowed (e.g. `os.path`).
 
-- Attributes of any receiver named in `attributes.deny_names`, with or without leading underscores:
-  objects keep modules as attributes (`err.obj._os` after an `AttributeError` hands back `random`,
-  `ndarray.ctypes._ctypes`).
+- Attributes of any receiver named in `attributes.deny_names` with leading underscores: objects keep
+  modules as private attributes (`err.obj._os` after an `AttributeError` hands back `random`,
+  `ndarray.ctypes._ctypes`); and names in that list that are not modules (`x.popen`, `x.CodeType`),
+  with or without underscores. The public name of a module on an object the checker cannot resolve
+  (`row.os`) is REX502's (a warning: a column named `os` is data).
 
 ## Known gaps
 - Only denied module names are recognised; a re-export of a module that is merely not allowed (not
   denied) under another name is not. Computed attribute names are ATTR304's business.
 "#;
 
-/// An attribute of any receiver named like a module that objects keep for themselves
-/// (`attributes.deny_names`: `err.obj._os`, `arr.ctypes._ctypes`).
-pub(crate) fn check_attribute_name(checker: &mut Checker<'_>, name: &str, range: TextRange) {
+/// An attribute of any receiver named in `attributes.deny_names` (`err.obj._os`, `arr.ctypes._ctypes`,
+/// `x.popen`). A public name of a guarded module (`row.os`) on a receiver the checker cannot resolve may
+/// well be a data column: that is REX502's (a warning); on a receiver that resolves to an imported name
+/// (`receiver_is_module`) the chain itself is judged by [`check_reference`].
+pub(crate) fn check_attribute_name(
+    checker: &mut Checker<'_>,
+    name: &str,
+    range: TextRange,
+    receiver_is_module: bool,
+) {
     let bare = name.trim_start_matches('_');
-    if !bare.is_empty() && checker.policy.denied_attribute_names.contains(bare) {
-        checker.report(
-            Rule::ReexportedModule,
-            range,
-            format!("attribute `{name}` is denied on any object (`attributes.deny_names`: objects expose modules and process spawners this way)"),
-            "use the object's public API; modules held by objects are not available",
-        );
+    if bare.is_empty() || !checker.policy.denied_attribute_names.contains(bare) {
+        return;
     }
+    let module_name = checker.policy.imports.guarded_roots().contains(bare);
+    if module_name && bare == name {
+        if !receiver_is_module {
+            super::module_named_attribute::report(checker, name, range);
+        }
+        return;
+    }
+    checker.report(
+        Rule::ReexportedModule,
+        range,
+        format!("attribute `{name}` is denied on any object (`attributes.deny_names`: objects expose modules and process spawners this way)"),
+        "use the object's public API; modules held by objects are not available",
+    );
 }
 
 pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range: TextRange) {

@@ -1,0 +1,379 @@
+//! `extends`: a rules file that starts from another policy and states only what differs.
+//!
+//! Merge semantics, per key (documented in rules/README.md, "Extending a policy"):
+//! - lists (`imports.allow`, `imports.deny`, member lists, `references.*`, `attributes.*`,
+//!   `files.read`/`write`, `jail.required`/`read_only_binds`) are **added** to the base's;
+//! - `[remove]` takes entries out of the inherited lists (an entry the base does not have is an error);
+//! - every other setting overrides the base's when the file sets it; `[actions]` overrides rule by
+//!   rule; `[runtime]` `name` and `interpreter` replace each other; `[output]` replaces the base's;
+//! - FILE704's action may be set by `files.dynamic_path` or `[actions] FILE704`: in one file, both is
+//!   an error; across files, the extending file's setting wins whichever key it uses.
+//!
+//! This module only reads and merges raw files; meaning is checked once, on the merged result.
+
+use std::path::{Path, PathBuf};
+
+use super::raw::{RawRemove, RawRules};
+use super::{locate, parse_raw, RulesError, DEFAULT_RULES};
+use crate::rules::Rule;
+
+/// How many files a chain of `extends` may hold.
+const MAX_DEPTH: usize = 8;
+
+/// The roots `files.read` and `files.write` have when a file does not set them.
+pub(super) const DEFAULT_ROOTS: &[&str] = &[".", "/tmp"];
+
+/// The layers `jail.required` has when a file does not set it.
+pub(super) const DEFAULT_LAYERS: &[&str] = &["namespaces", "seccomp", "landlock", "rlimits"];
+
+/// A rules file with what it extends merged in.
+pub(super) struct Resolved {
+    pub(super) raw: RawRules,
+    /// The texts it was made from, the file's own first: the policy's digest covers them all.
+    pub(super) texts: Vec<String>,
+    /// What is wrong with the file itself (unreadable keys set aside, `[remove]` entries the base does
+    /// not have…); validation of the merged settings adds its own.
+    pub(super) errors: Vec<RulesError>,
+}
+
+/// Reads `text` and, when it extends another policy, that policy (recursively), merged.
+pub(super) fn resolve(text: &str, base_dir: Option<&Path>) -> Result<Resolved, RulesError> {
+    resolve_at(text, base_dir, 0, &mut Vec::new())
+}
+
+fn resolve_at(
+    text: &str,
+    base_dir: Option<&Path>,
+    depth: usize,
+    seen: &mut Vec<PathBuf>,
+) -> Result<Resolved, RulesError> {
+    let (raw, mut errors) = parse_raw(text);
+    let Some(mut raw) = raw else {
+        return Err(combined(errors, text));
+    };
+    errors.extend(dynamic_path_set_twice(&raw));
+    if depth > 0 {
+        // A base's schema file is relative to the base, not to the file that extends it.
+        if let (Some(file), Some(dir)) = (&raw.output.schema_file, base_dir) {
+            raw.output.schema_file = Some(dir.join(file).display().to_string());
+        }
+    }
+    let Some(target) = raw.extends.clone() else {
+        if !is_empty(&raw.remove) {
+            errors.push(RulesError::at_key(
+                "remove",
+                "`[remove]` takes entries out of inherited lists: it needs `extends`",
+            ));
+        }
+        return Ok(Resolved {
+            raw,
+            texts: vec![text.to_owned()],
+            errors,
+        });
+    };
+    let at_extends = |message: String| locate(RulesError::at_key("extends", message), text);
+    if depth + 1 >= MAX_DEPTH {
+        return Err(at_extends(format!(
+            "a chain of `extends` may hold at most {MAX_DEPTH} files"
+        )));
+    }
+    let (base_text, base_base_dir, label) = if target == "default" {
+        (
+            DEFAULT_RULES.to_owned(),
+            None,
+            "the built-in policy `default`".to_owned(),
+        )
+    } else {
+        let path = base_dir.map_or_else(|| PathBuf::from(&target), |dir| dir.join(&target));
+        let canonical = path
+            .canonicalize()
+            .map_err(|err| at_extends(format!("cannot read {}: {err}", path.display())))?;
+        if seen.contains(&canonical) {
+            return Err(at_extends(format!(
+                "{} is already in this chain of `extends` (a cycle)",
+                path.display()
+            )));
+        }
+        seen.push(canonical.clone());
+        let base_text = std::fs::read_to_string(&canonical)
+            .map_err(|err| at_extends(format!("cannot read {}: {err}", path.display())))?;
+        let dir = canonical.parent().map(Path::to_owned);
+        (base_text, dir, path.display().to_string())
+    };
+    let base = resolve_at(&base_text, base_base_dir.as_deref(), depth + 1, seen)
+        .and_then(|base| match RulesError::combine(base.errors.clone()) {
+            Some(error) => Err(error),
+            None => Ok(base),
+        })
+        .map_err(|err| wrap_base_errors(err, &label, text))?;
+    let (merged, removal_errors) = merge(base.raw, raw);
+    errors.extend(removal_errors);
+    let mut texts = vec![text.to_owned()];
+    texts.extend(base.texts);
+    Ok(Resolved {
+        raw: merged,
+        texts,
+        errors,
+    })
+}
+
+fn combined(errors: Vec<RulesError>, text: &str) -> RulesError {
+    let error = RulesError::combine(errors)
+        .unwrap_or_else(|| RulesError::at_key("", "the rules file could not be read"));
+    locate(error, text)
+}
+
+/// Errors of a base file, reported at the `extends` key of the file that names it.
+fn wrap_base_errors(error: RulesError, label: &str, text: &str) -> RulesError {
+    let all: Vec<RulesError> = error
+        .all()
+        .map(|inner| {
+            let mut one = inner.clone();
+            one.more.clear();
+            locate(
+                RulesError::at_key("extends", format!("in {label}: {one}")),
+                text,
+            )
+        })
+        .collect();
+    RulesError::combine(all).unwrap_or(error)
+}
+
+/// `files.dynamic_path` and `[actions] FILE704` both set in one file.
+fn dynamic_path_set_twice(raw: &RawRules) -> Option<RulesError> {
+    raw.files.dynamic_path.as_ref()?;
+    let key = raw
+        .actions
+        .keys()
+        .find(|id| Rule::from_id(id) == Some(Rule::DynamicPath))?;
+    Some(RulesError::at_key(
+        format!("actions.{key}"),
+        "FILE704's action is set twice in this file, here and by `files.dynamic_path`: keep one",
+    ))
+}
+
+fn is_empty(remove: &RawRemove) -> bool {
+    let RawRemove {
+        imports,
+        references,
+        attributes,
+        files,
+        jail,
+    } = remove;
+    imports.allow.is_empty()
+        && imports.deny.is_empty()
+        && imports.members.is_empty()
+        && references.deny.is_empty()
+        && references.deny_methods.is_empty()
+        && attributes.allow_dunder.is_empty()
+        && attributes.allow_dunder_definitions.is_empty()
+        && attributes.deny_names.is_empty()
+        && files.read.is_empty()
+        && files.write.is_empty()
+        && jail.required.is_empty()
+        && jail.read_only_binds.is_empty()
+}
+
+/// The base with the file's `[remove]` applied and the file's settings merged in, and the `[remove]`
+/// entries the base does not have.
+fn merge(mut base: RawRules, file: RawRules) -> (RawRules, Vec<RulesError>) {
+    let errors = remove_inherited(&mut base, &file.remove);
+    let mut out = base;
+    out.extends = None;
+    out.policy.name = file
+        .policy
+        .name
+        .or_else(|| out.policy.name.map(|name| format!("{name}-extended")));
+    over(&mut out.policy.description, file.policy.description);
+    over(&mut out.policy.target_python, file.policy.target_python);
+    over(&mut out.source.max_bytes, file.source.max_bytes);
+    over(&mut out.source.max_depth, file.source.max_depth);
+    over(&mut out.source.max_nodes, file.source.max_nodes);
+    append(&mut out.imports.allow, file.imports.allow);
+    append(&mut out.imports.deny, file.imports.deny);
+    for (module, members) in file.imports.members {
+        append(out.imports.members.entry(module).or_default(), members);
+    }
+    append(&mut out.references.deny, file.references.deny);
+    append(
+        &mut out.references.deny_methods,
+        file.references.deny_methods,
+    );
+    append_optional(
+        &mut out.attributes.allow_dunder,
+        file.attributes.allow_dunder,
+        &[],
+    );
+    append_optional(
+        &mut out.attributes.allow_dunder_definitions,
+        file.attributes.allow_dunder_definitions,
+        &[],
+    );
+    append(&mut out.attributes.deny_names, file.attributes.deny_names);
+    append_optional(&mut out.files.read, file.files.read, DEFAULT_ROOTS);
+    append_optional(&mut out.files.write, file.files.write, DEFAULT_ROOTS);
+    over(&mut out.files.inputs_writable, file.files.inputs_writable);
+    // FILE704: the extending file's setting wins, whichever of its two keys it uses.
+    let file_sets_file704 = file.files.dynamic_path.is_some()
+        || file
+            .actions
+            .keys()
+            .any(|id| Rule::from_id(id) == Some(Rule::DynamicPath));
+    if file_sets_file704 {
+        out.files.dynamic_path = None;
+        out.actions
+            .retain(|id, _| Rule::from_id(id) != Some(Rule::DynamicPath));
+    }
+    over(&mut out.files.dynamic_path, file.files.dynamic_path);
+    out.actions.extend(file.actions);
+    over(&mut out.network.allow, file.network.allow);
+    over(&mut out.processes.allow, file.processes.allow);
+    if file.runtime.name.is_some() || file.runtime.interpreter.is_some() {
+        out.runtime.name = file.runtime.name;
+        out.runtime.interpreter = file.runtime.interpreter;
+    }
+    over(&mut out.runtime.hooks, file.runtime.hooks);
+    let (limits, given) = (&mut out.limits, file.limits);
+    over(&mut limits.wall_time_ms, given.wall_time_ms);
+    over(&mut limits.cpu_time_ms, given.cpu_time_ms);
+    over(&mut limits.memory_mib, given.memory_mib);
+    over(&mut limits.pids, given.pids);
+    over(&mut limits.stdout_bytes, given.stdout_bytes);
+    over(&mut limits.stderr_bytes, given.stderr_bytes);
+    over(&mut limits.file_size_mib, given.file_size_mib);
+    over(&mut limits.open_files, given.open_files);
+    over(&mut limits.tmp_mib, given.tmp_mib);
+    over(&mut limits.output_files, given.output_files);
+    over(&mut limits.output_mib, given.output_mib);
+    append_optional(&mut out.jail.required, file.jail.required, DEFAULT_LAYERS);
+    append(&mut out.jail.read_only_binds, file.jail.read_only_binds);
+    if file.output.schema.is_some() || file.output.schema_file.is_some() {
+        out.output = file.output;
+    }
+    (out, errors)
+}
+
+fn over<T>(base: &mut Option<T>, value: Option<T>) {
+    if value.is_some() {
+        *base = value;
+    }
+}
+
+/// Adds the entries of `more` that `list` does not have yet, in order.
+fn append(list: &mut Vec<String>, more: Vec<String>) {
+    for entry in more {
+        if !list.contains(&entry) {
+            list.push(entry);
+        }
+    }
+}
+
+/// [`append`] to a list that has `default` when the base does not set it.
+fn append_optional(list: &mut Option<Vec<String>>, more: Option<Vec<String>>, default: &[&str]) {
+    let Some(more) = more else { return };
+    let mut merged = list
+        .take()
+        .unwrap_or_else(|| default.iter().map(|s| (*s).to_owned()).collect());
+    append(&mut merged, more);
+    *list = Some(merged);
+}
+
+/// Applies `[remove]` to the inherited lists; every entry must be there.
+fn remove_inherited(base: &mut RawRules, remove: &RawRemove) -> Vec<RulesError> {
+    let mut errors = Vec::new();
+    let mut take = |list: &mut Vec<String>, entries: &[String], key: &str| {
+        for (index, entry) in entries.iter().enumerate() {
+            match list.iter().position(|item| item.trim() == entry.trim()) {
+                Some(position) => {
+                    list.remove(position);
+                }
+                None => errors.push(RulesError::at_key(
+                    format!("{key}[{index}]"),
+                    format!(
+                        "{entry:?} is not in the inherited `{}`",
+                        &key["remove.".len()..]
+                    ),
+                )),
+            }
+        }
+    };
+    take(
+        &mut base.imports.allow,
+        &remove.imports.allow,
+        "remove.imports.allow",
+    );
+    take(
+        &mut base.imports.deny,
+        &remove.imports.deny,
+        "remove.imports.deny",
+    );
+    for (module, members) in &remove.imports.members {
+        let key = format!("remove.imports.members.{module}");
+        match base.imports.members.get_mut(module) {
+            Some(list) => take(list, members, &key),
+            None => take(&mut Vec::new(), members, &key),
+        }
+    }
+    take(
+        &mut base.references.deny,
+        &remove.references.deny,
+        "remove.references.deny",
+    );
+    take(
+        &mut base.references.deny_methods,
+        &remove.references.deny_methods,
+        "remove.references.deny_methods",
+    );
+    let mut optional =
+        |list: &mut Option<Vec<String>>, entries: &[String], key: &str, default: &[&str]| {
+            if entries.is_empty() {
+                return;
+            }
+            let mut owned = list
+                .take()
+                .unwrap_or_else(|| default.iter().map(|s| (*s).to_owned()).collect());
+            take(&mut owned, entries, key);
+            *list = Some(owned);
+        };
+    optional(
+        &mut base.attributes.allow_dunder,
+        &remove.attributes.allow_dunder,
+        "remove.attributes.allow_dunder",
+        &[],
+    );
+    optional(
+        &mut base.attributes.allow_dunder_definitions,
+        &remove.attributes.allow_dunder_definitions,
+        "remove.attributes.allow_dunder_definitions",
+        &[],
+    );
+    optional(
+        &mut base.files.read,
+        &remove.files.read,
+        "remove.files.read",
+        DEFAULT_ROOTS,
+    );
+    optional(
+        &mut base.files.write,
+        &remove.files.write,
+        "remove.files.write",
+        DEFAULT_ROOTS,
+    );
+    optional(
+        &mut base.jail.required,
+        &remove.jail.required,
+        "remove.jail.required",
+        DEFAULT_LAYERS,
+    );
+    take(
+        &mut base.attributes.deny_names,
+        &remove.attributes.deny_names,
+        "remove.attributes.deny_names",
+    );
+    take(
+        &mut base.jail.read_only_binds,
+        &remove.jail.read_only_binds,
+        "remove.jail.read_only_binds",
+    );
+    errors
+}

@@ -1,0 +1,212 @@
+//! Rules files: `extends` and its merge semantics, the defaults a minimal file gets, and errors that
+//! are all reported, each with its line and column.
+
+use warden_policy::settings::Interpreter;
+use warden_policy::{Decision, Policy, Rule, RulesError};
+
+fn policy(text: &str) -> Policy {
+    Policy::from_toml(text, None).unwrap_or_else(|err| panic!("{err}"))
+}
+
+fn error(text: &str) -> RulesError {
+    match Policy::from_toml(text, None) {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(err) => err,
+    }
+}
+
+fn decision(policy: &Policy, program: &str) -> Decision {
+    warden_policy::check(program.as_bytes(), policy).decision
+}
+
+#[test]
+fn a_three_line_file_adds_one_module_and_keeps_everything_else_of_default() {
+    // `html` is in the default policy now; `colorsys` plays its part.
+    let html = policy("extends = \"default\"\n[imports]\nallow = [\"colorsys\"]\n");
+    let default = Policy::builtin_default().unwrap_or_else(|err| panic!("{err}"));
+    let program = "import colorsys\nprint(colorsys.rgb_to_hsv(1, 0, 0))\n";
+    assert_eq!(decision(&default, program), Decision::Deny);
+    assert_eq!(decision(&html, program), Decision::Allow);
+    assert_eq!(decision(&html, "import subprocess\n"), Decision::Deny);
+    assert_eq!(
+        decision(&html, "import pandas as pd\npd.read_pickle('x')\n"),
+        Decision::Deny
+    );
+    assert_eq!(html.interpreter, default.interpreter);
+    assert_eq!(html.allow_dunder, default.allow_dunder);
+    assert_eq!(html.limits, default.limits);
+    assert_eq!(html.required_layers, default.required_layers);
+    assert_eq!(html.imports.allow.len(), default.imports.allow.len() + 1);
+    assert_eq!(html.name, "default-extended");
+    assert_ne!(html.sha256, default.sha256);
+}
+
+#[test]
+fn lists_are_added_remove_takes_entries_out_and_scalars_override() {
+    let text = r#"
+extends = "default"
+[policy]
+name = "analysis-plus"
+[imports]
+deny = ["html"]
+[imports.members]
+os = ["getpid"]
+[limits]
+wall_time_ms = 5000
+[files]
+read = ["/data"]
+[remove.imports]
+deny = ["sqlite3"]
+[remove.imports.members]
+os = ["walk"]
+[remove.references]
+deny_methods = ["to_clipboard"]
+"#;
+    let custom = policy(text);
+    assert_eq!(custom.name, "analysis-plus");
+    assert_eq!(custom.limits.wall_time_ms, 5000);
+    assert_eq!(custom.limits.cpu_time_ms, 30_000);
+    assert_eq!(custom.files.read, ["/work", "/tmp", "/data"]);
+    let os = &custom.imports.members["os"];
+    assert!(os.contains("getpid") && os.contains("path") && !os.contains("walk"));
+    assert!(!custom.denied_methods.contains("to_clipboard"));
+    assert!(custom.denied_methods.contains("to_pickle"));
+    assert_eq!(
+        decision(&custom, "import sqlite3\n"),
+        Decision::Deny,
+        "sqlite3 is denied but was never allowed"
+    );
+    assert_eq!(decision(&custom, "import html\n"), Decision::Deny);
+}
+
+#[test]
+fn removing_what_the_base_does_not_have_is_an_error() {
+    let err = error("extends = \"default\"\n[remove.imports]\ndeny = [\"nope\"]\n");
+    assert_eq!(err.key.as_deref(), Some("remove.imports.deny[0]"));
+    assert_eq!((err.line, err.column), (Some(3), Some(9)));
+    let err = error("[policy]\nname = \"x\"\n[remove.imports]\ndeny = [\"sqlite3\"]\n");
+    assert!(err.to_string().contains("needs `extends`"), "{err}");
+}
+
+#[test]
+fn the_extending_file_decides_file704_whichever_key_it_uses() {
+    let by_action = policy("extends = \"default\"\n[actions]\nFILE704 = \"deny\"\n");
+    assert_eq!(
+        by_action.action_for(Rule::DynamicPath),
+        Some(warden_policy::Action::Deny)
+    );
+    let dir = tempdir();
+    let base = dir.path().join("base.toml");
+    std::fs::write(
+        &base,
+        "[policy]\nname = \"b\"\n[actions]\nFILE704 = \"deny\"\n",
+    )
+    .unwrap_or_else(|err| panic!("{err}"));
+    let child = format!(
+        "extends = {:?}\n[files]\ndynamic_path = \"off\"\n",
+        base.display().to_string()
+    );
+    assert_eq!(policy(&child).action_for(Rule::DynamicPath), None);
+    let err = error(
+        "[policy]\nname = \"x\"\n[files]\ndynamic_path = \"warn\"\n[actions]\nFILE704 = \"deny\"\n",
+    );
+    assert_eq!(err.key.as_deref(), Some("actions.FILE704"));
+    assert_eq!(err.line, Some(6));
+}
+
+#[test]
+fn a_base_file_is_found_next_to_the_file_and_its_changes_change_the_digest() {
+    let temp = tempdir();
+    let dir = temp.path().to_owned();
+    let base = dir.join("base.toml");
+    std::fs::write(
+        &base,
+        "[policy]\nname = \"base\"\n[imports]\nallow = [\"math\"]\n",
+    )
+    .unwrap_or_else(|err| panic!("{err}"));
+    let child = "extends = \"base.toml\"\n[imports]\nallow = [\"json\"]\n";
+    let first = Policy::from_toml(child, Some(&dir)).unwrap_or_else(|err| panic!("{err}"));
+    assert_eq!(first.name, "base-extended");
+    assert_eq!(decision(&first, "import math, json\n"), Decision::Allow);
+    std::fs::write(
+        &base,
+        "[policy]\nname = \"base\"\n[imports]\nallow = [\"re\"]\n",
+    )
+    .unwrap_or_else(|err| panic!("{err}"));
+    let second = Policy::from_toml(child, Some(&dir)).unwrap_or_else(|err| panic!("{err}"));
+    assert_ne!(first.sha256, second.sha256);
+    std::fs::write(&base, "extends = \"child.toml\"\n").unwrap_or_else(|err| panic!("{err}"));
+    std::fs::write(dir.join("child.toml"), child).unwrap_or_else(|err| panic!("{err}"));
+    let err = Policy::from_file(&dir.join("child.toml"))
+        .err()
+        .unwrap_or_else(|| panic!("a cycle"));
+    assert!(err.to_string().contains("cycle"), "{err}");
+    std::fs::write(&base, "[policy]\nname = \"base\"\n[imports]\nalow = []\n")
+        .unwrap_or_else(|err| panic!("{err}"));
+    let err = Policy::from_toml(child, Some(&dir))
+        .err()
+        .unwrap_or_else(|| panic!("a bad base"));
+    assert_eq!(err.key.as_deref(), Some("extends"));
+    assert_eq!(err.line, Some(1));
+    assert!(
+        err.to_string().contains("base.toml") && err.to_string().contains("alow"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_minimal_file_keeps_the_dunder_allowlists_and_says_its_interpreter() {
+    let minimal = policy("[policy]\nname = \"minimal\"\n[imports]\nallow = [\"math\"]\n");
+    let default = Policy::builtin_default().unwrap_or_else(|err| panic!("{err}"));
+    assert_eq!(minimal.allow_dunder, default.allow_dunder);
+    assert_eq!(
+        minimal.allow_dunder_definitions,
+        default.allow_dunder_definitions
+    );
+    assert_eq!(
+        decision(
+            &minimal,
+            "import math\nif __name__ == \"__main__\":\n    print(math.pi)\n"
+        ),
+        Decision::Allow
+    );
+    assert_eq!(
+        minimal.interpreter,
+        Interpreter::Path("/usr/bin/python3".to_owned())
+    );
+    let empty = policy("[policy]\nname = \"e\"\n[attributes]\nallow_dunder = []\n");
+    assert!(empty.allow_dunder.is_empty());
+}
+
+#[test]
+fn every_error_of_a_file_is_reported_with_its_place() {
+    let text = "[policy]\nname = \"bad\"\n[imports]\nalow = [\"x\"]\nallow = [\"os..path\"]\n[limits]\nmemory_mib = \"lots\"\nwall_time_ms = 0\n[actions]\nNOPE1 = \"deny\"\n[jail]\nrequired = [\"magic\", \"seccomp\", \"moon\"]\n";
+    let err = error(text);
+    let found: Vec<(Option<usize>, Option<usize>, Option<&str>)> = err
+        .all()
+        .map(|e| (e.line, e.column, e.key.as_deref()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (Some(4), Some(1), Some("imports.alow")),
+            (Some(5), Some(10), Some("imports.allow[0]")),
+            (Some(7), Some(1), Some("limits.memory_mib")),
+            (Some(8), Some(1), Some("limits.wall_time_ms")),
+            (Some(10), Some(1), Some("actions.NOPE1")),
+            (Some(12), Some(13), Some("jail.required[0]")),
+            (Some(12), Some(33), Some("jail.required[2]")),
+        ]
+    );
+    assert_eq!(err.to_string().lines().count(), 7);
+}
+
+#[test]
+fn a_file_without_extends_still_needs_a_name() {
+    let err = error("[imports]\nallow = []\n");
+    assert_eq!(err.key.as_deref(), Some("policy.name"));
+}
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"))
+}
