@@ -53,6 +53,10 @@ pub fn router(service: Arc<Service>) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(limit))
+        .layer(middleware::map_response_with_state(
+            Arc::clone(&service),
+            count_refused,
+        ))
         .with_state(service)
 }
 
@@ -233,8 +237,7 @@ fn show<T: std::fmt::Display>(value: Option<T>) -> String {
     value.map_or_else(|| "?".to_owned(), |v| v.to_string())
 }
 
-fn unauthorized(service: &Service, message: &str) -> Response {
-    service.note_rejected("unauthorized");
+fn unauthorized(_service: &Service, message: &str) -> Response {
     let mut response = error_body(StatusCode::UNAUTHORIZED, "unauthorized", message);
     response
         .headers_mut()
@@ -272,6 +275,8 @@ fn error_response(err: &ServiceError) -> Response {
         ServiceError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     };
     let mut response = error_body(status, err.code(), &err.message());
+    // Counted by the service already.
+    response.extensions_mut().remove::<Refused>();
     if let ServiceError::Rejected(_, seconds) = err {
         if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
             response.headers_mut().insert(header::RETRY_AFTER, value);
@@ -280,7 +285,23 @@ fn error_response(err: &ServiceError) -> Response {
     response
 }
 
-fn error_body(status: StatusCode, code: &str, message: &str) -> Response {
+fn error_body(status: StatusCode, code: &'static str, message: &str) -> Response {
     let body: Value = json!({"error": {"code": code, "message": message}});
-    (status, axum::Json(body)).into_response()
+    let mut response = (status, axum::Json(body)).into_response();
+    response.extensions_mut().insert(Refused(code));
+    response
+}
+
+/// Marks a response that turned a request away before the service judged it (a malformed body, an
+/// unknown endpoint, a missing token…), so that [`count_refused`] counts it in
+/// `warden_requests_rejected_total`. What the service itself refuses it counts on its own (for
+/// every front end), and [`error_response`] leaves those unmarked.
+#[derive(Debug, Clone, Copy)]
+struct Refused(&'static str);
+
+async fn count_refused(State(service): State<Arc<Service>>, response: Response) -> Response {
+    if let Some(Refused(code)) = response.extensions().get::<Refused>() {
+        service.note_rejected(code);
+    }
+    response
 }

@@ -236,7 +236,12 @@ impl Service {
                 audit.record.decision = Some(record.decision.as_str().to_owned());
                 audit.record.rules = CheckRecord::rule_ids(&record.findings, false);
             }
-            Err(err) => audit.record.status = err.code().to_owned(),
+            Err(err) => {
+                audit.record.status = err.code().to_owned();
+                if !matches!(err, ServiceError::Internal(_)) {
+                    self.metrics.rejected(err.code());
+                }
+            }
         }
         audit.finish();
         result
@@ -309,8 +314,8 @@ impl Service {
             Ok(record) => audit.record.from_record(record),
             Err(err) => {
                 audit.record.status = err.code().to_owned();
-                if let ServiceError::Rejected(rejection, _) = err {
-                    self.metrics.rejected(rejection.as_str());
+                if !matches!(err, ServiceError::Internal(_)) {
+                    self.metrics.rejected(err.code());
                 }
             }
         }

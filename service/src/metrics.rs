@@ -78,6 +78,17 @@ impl Metrics {
         };
         family(
             &mut out,
+            "warden_build_info",
+            "gauge",
+            "The running warden's version (always 1).",
+        );
+        let _ = writeln!(
+            out,
+            "warden_build_info{{version=\"{}\"}} 1",
+            env!("CARGO_PKG_VERSION")
+        );
+        family(
+            &mut out,
             "warden_runs_total",
             "counter",
             "Runs finished, by result status.",
@@ -184,6 +195,11 @@ mod tests {
             "warden_run_duration_seconds_count 2",
             "warden_queue_depth 3",
             "warden_runs_in_flight 2",
+            concat!(
+                "warden_build_info{version=\"",
+                env!("CARGO_PKG_VERSION"),
+                "\"} 1"
+            ),
         ] {
             assert!(text.lines().any(|l| l == line), "missing {line}:\n{text}");
         }

@@ -219,6 +219,30 @@ fn malformed_requests_get_4xx_with_a_json_error() {
         assert_eq!(response.status, *status, "case {i}: {}", response.text());
         assert_eq!(response.json()["error"]["code"], *code, "case {i}");
     }
+    // Every request turned away is counted, by the code its answer carries, and the build is named.
+    let metrics = request(&socket, "GET", "/metrics", None, None).text();
+    for code in [
+        "bad_request",
+        "too_large",
+        "method_not_allowed",
+        "not_found",
+    ] {
+        let expected = cases.iter().filter(|(_, _, c)| *c == code).count();
+        assert_eq!(
+            support::metric(
+                &metrics,
+                &format!("warden_requests_rejected_total{{reason=\"{code}\"}}")
+            ),
+            Some(expected as f64),
+            "{code}:\n{metrics}"
+        );
+    }
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l.starts_with("warden_build_info{version=")),
+        "{metrics}"
+    );
     // No client can supply a policy: a policy text is an unknown field.
     let supplied = post_json(
         &socket,
