@@ -166,6 +166,15 @@ fn runtime_errors_carry_the_python_error_without_host_paths() {
 }
 
 #[test]
+fn an_error_message_of_several_lines_is_kept_whole() {
+    let dir = tempdir();
+    let run = run_program("raise ValueError(\"a\\nb\")\n", &[], dir.path());
+    assert_eq!(run.record["status"], "error");
+    assert_eq!(run.record["error"]["name"], "ValueError", "{}", run.record);
+    assert_eq!(run.record["error"]["value"], "a\nb");
+}
+
+#[test]
 fn timeout_kills_the_program() {
     let dir = tempdir();
     let run = run_program(
@@ -283,12 +292,20 @@ fn caller_limits_only_tighten() {
         dir.path(),
     );
     assert_eq!(loose.record["status"], "ok");
+    // The record says what the run got, and that the request was not granted.
+    let limits = &loose.record["limits"];
+    assert_eq!(limits["wall_time_ms"], 30000, "{limits}");
+    assert_eq!(limits["capped"][0]["limit"], "wall_time_ms", "{limits}");
+    assert_eq!(limits["capped"][0]["requested"], 999_999_999_u64);
+    assert_eq!(limits["capped"][0]["applied"], 30000);
     let tight = run_program(
         "import time\ntime.sleep(5)\n",
         &["--wall-time-ms", "500"],
         dir.path(),
     );
     assert_eq!(tight.record["status"], "timeout");
+    assert_eq!(tight.record["limits"]["wall_time_ms"], 500);
+    assert_eq!(tight.record["limits"]["capped"], serde_json::json!([]));
 }
 
 #[test]

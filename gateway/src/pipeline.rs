@@ -117,6 +117,75 @@ pub struct RunRecord {
     /// The depth that stopped the program (static, runtime, kernel), when one did.
     #[serde(default)]
     pub stopped_by: Option<StoppedBy>,
+    /// The limits the run was given (the policy's, tightened by the caller's), and the caller's
+    /// requests the policy did not grant; `null` when nothing was set up to run.
+    #[serde(default)]
+    pub limits: Option<AppliedLimits>,
+}
+
+/// The limits a run was actually given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppliedLimits {
+    pub wall_time_ms: u64,
+    pub cpu_time_ms: u64,
+    pub memory_mib: u64,
+    pub stdout_bytes: u64,
+    /// Limits the caller asked to raise above the policy's: kept at the policy's value.
+    pub capped: Vec<CappedLimit>,
+}
+
+/// A caller's request for more than the policy allows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CappedLimit {
+    /// The limit's name, as in the request (`wall_time_ms`, `cpu_time_ms`, `memory_mib`, `stdout_bytes`).
+    pub limit: String,
+    pub requested: u64,
+    /// The policy's value, which the run got.
+    pub applied: u64,
+}
+
+impl AppliedLimits {
+    /// What `effective_limits` gives a request, with the requests it did not grant.
+    pub fn of(policy: &Policy, caller: &CallerLimits) -> Self {
+        let applied = effective_limits(policy, caller);
+        let mib = 1024 * 1024;
+        let wanted = [
+            (
+                "wall_time_ms",
+                caller.wall_time_ms,
+                policy.limits.wall_time_ms,
+            ),
+            ("cpu_time_ms", caller.cpu_time_ms, policy.limits.cpu_time_ms),
+            (
+                "memory_mib",
+                caller.memory_mib,
+                policy.limits.memory_bytes / mib,
+            ),
+            (
+                "stdout_bytes",
+                caller.stdout_bytes,
+                policy.limits.stdout_bytes,
+            ),
+        ];
+        let capped = wanted
+            .into_iter()
+            .filter_map(|(limit, requested, allowed)| {
+                let requested = requested.filter(|r| *r > allowed)?;
+                Some(CappedLimit {
+                    limit: limit.to_owned(),
+                    requested,
+                    applied: allowed,
+                })
+            })
+            .collect();
+        Self {
+            wall_time_ms: applied.wall_time_ms,
+            cpu_time_ms: applied.cpu_time_ms,
+            memory_mib: applied.memory_bytes / mib,
+            stdout_bytes: applied.stdout_bytes,
+            capped,
+        }
+    }
 }
 
 impl RunRecord {
@@ -142,6 +211,7 @@ impl RunRecord {
             policy: PolicyRef::of(policy),
             program_sha256: warden_policy::settings::hex(&Sha256::digest(source)),
             stopped_by: None,
+            limits: None,
         }
     }
 }
@@ -317,6 +387,7 @@ fn run_in_jail(
     record: &mut RunRecord,
 ) -> anyhow::Result<End> {
     let limits = effective_limits(policy, &request.limits);
+    record.limits = Some(AppliedLimits::of(policy, &request.limits));
     let config = crate::jail_config::with_limits(policy, &limits)?;
     let plan = match warden_jail::Plan::new(&config) {
         Ok(plan) => plan,
@@ -450,5 +521,34 @@ mod tests {
             RunStatus::Ok
         );
         assert_eq!(run_status(ending(Status::Ok, None, true)), RunStatus::Ok);
+    }
+
+    #[test]
+    fn the_record_says_which_requested_limits_the_policy_did_not_grant() {
+        let policy = Policy::builtin_default().unwrap_or_else(|err| panic!("{err}"));
+        let caller = CallerLimits {
+            wall_time_ms: Some(policy.limits.wall_time_ms * 4),
+            cpu_time_ms: Some(1000),
+            memory_mib: None,
+            stdout_bytes: Some(policy.limits.stdout_bytes),
+        };
+        let applied = AppliedLimits::of(&policy, &caller);
+        assert_eq!(applied.wall_time_ms, policy.limits.wall_time_ms);
+        assert_eq!(applied.cpu_time_ms, 1000);
+        assert_eq!(
+            applied.memory_mib,
+            policy.limits.memory_bytes / (1024 * 1024)
+        );
+        assert_eq!(
+            applied.capped,
+            [CappedLimit {
+                limit: "wall_time_ms".to_owned(),
+                requested: policy.limits.wall_time_ms * 4,
+                applied: policy.limits.wall_time_ms,
+            }]
+        );
+        assert!(AppliedLimits::of(&policy, &CallerLimits::default())
+            .capped
+            .is_empty());
     }
 }

@@ -31,25 +31,52 @@ fn hint_for(name: &str, value: &str, traceback: &str) -> Option<String> {
     nltk_data.then(|| NLTK_DATA_HINT.to_owned())
 }
 
-/// Finds the last traceback in `stderr` and its final `Name: value` line.
+/// Finds the last traceback in `stderr` and the exception it ends with: `Name: value`, where the value
+/// runs to the end of the block, so a message of several lines (`ValueError("a\nb")`) is kept whole.
 pub fn parse(stderr: &str) -> Option<PythonError> {
     let start = stderr.rfind("Traceback (most recent call last):")?;
     let block = stderr[start..].trim_end();
-    let last = block
-        .lines()
-        .rev()
-        .find(|line| !line.trim().is_empty() && !line.starts_with(' '))?;
-    let (name, value) = match last.split_once(": ") {
-        Some((name, value)) if is_exception_name(name) => (name, value),
-        _ if is_exception_name(last.trim()) => (last.trim(), ""),
-        _ => return None,
-    };
+    let (name, value) =
+        exception_at_first_unindented_line(block).or_else(|| exception_on_last_line(block))?;
     Some(PythonError {
         name: name.to_owned(),
         value: value.to_owned(),
         traceback: block.to_owned(),
-        hint: hint_for(name, value, block),
+        hint: hint_for(name, &value, block),
     })
+}
+
+/// The frames of a traceback are indented; the exception starts at the first line after the header
+/// that is not, and its message is everything after `Name: ` to the end of the block.
+fn exception_at_first_unindented_line(block: &str) -> Option<(&str, String)> {
+    let mut offset = block.find('\n')? + 1;
+    for line in block[offset..].split_inclusive('\n') {
+        if !line.trim().is_empty() && !line.starts_with([' ', '\t']) {
+            return split_exception(&block[offset..]);
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// The last unindented line alone, for blocks the first rule cannot read.
+fn exception_on_last_line(block: &str) -> Option<(&str, String)> {
+    let last = block
+        .lines()
+        .rev()
+        .find(|line| !line.trim().is_empty() && !line.starts_with(' '))?;
+    split_exception(last)
+}
+
+fn split_exception(text: &str) -> Option<(&str, String)> {
+    let first_line = text.lines().next()?;
+    match text.split_once(": ") {
+        Some((name, value)) if !name.contains('\n') && is_exception_name(name) => {
+            Some((name, value.trim_end().to_owned()))
+        }
+        _ if is_exception_name(first_line.trim()) => Some((first_line.trim(), String::new())),
+        _ => None,
+    }
 }
 
 fn is_exception_name(text: &str) -> bool {
@@ -73,6 +100,37 @@ mod tests {
         assert_eq!(error.name, "ZeroDivisionError");
         assert_eq!(error.value, "division by zero");
         assert!(error.traceback.starts_with("Traceback"));
+    }
+
+    #[test]
+    fn a_message_of_several_lines_is_kept_whole() {
+        let stderr = "Traceback (most recent call last):\n  File \"/run/warden/main.py\", line 1, in <module>\n    raise ValueError(\"a\\nb\")\nValueError: a\nb\n";
+        let error = parse(stderr).expect("error");
+        assert_eq!(error.name, "ValueError");
+        assert_eq!(error.value, "a\nb");
+        let indented = "Traceback (most recent call last):\n  File \"x\", line 2, in <module>\n    check(rows)\n  File \"x\", line 1, in check\n    raise KeyError(\"missing\")\nRuntimeError: rows failed:\n  row 1: no price\n  row 4: no qty\n";
+        let error = parse(indented).expect("error");
+        assert_eq!(error.name, "RuntimeError");
+        assert_eq!(
+            error.value,
+            "rows failed:\n  row 1: no price\n  row 4: no qty"
+        );
+    }
+
+    #[test]
+    fn an_empty_first_line_and_a_chained_error() {
+        let stderr = "Traceback (most recent call last):\n  File \"x\", line 1, in <module>\nValueError: \nsecond line\n";
+        let error = parse(stderr).expect("error");
+        assert_eq!(
+            (error.name.as_str(), error.value.as_str()),
+            ("ValueError", "\nsecond line")
+        );
+        let chained = "Traceback (most recent call last):\n  File \"x\", line 2\nKeyError: 'a'\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File \"x\", line 4\nValueError: bad\nvalue\n";
+        let error = parse(chained).expect("error");
+        assert_eq!(
+            (error.name.as_str(), error.value.as_str()),
+            ("ValueError", "bad\nvalue")
+        );
     }
 
     #[test]

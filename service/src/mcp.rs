@@ -781,6 +781,7 @@ mod tests {
             },
             program_sha256: "00".to_owned(),
             stopped_by: None,
+            limits: None,
         }
     }
 
