@@ -55,7 +55,8 @@ pub struct RuntimeFacts {
     pub reexports: Vec<(String, String)>,
 }
 
-/// The modules to import: every exact allow pattern, and the package of every `pkg.*` pattern.
+/// The modules to import: every exact allow pattern, and the package of every `pkg.*` pattern
+/// (importing `pkg.sub` imports `pkg`), unless the policy denies it.
 pub fn modules_to_check(policy: &Policy) -> Vec<String> {
     let mut names: Vec<String> = policy
         .imports
@@ -64,7 +65,7 @@ pub fn modules_to_check(policy: &Policy) -> Vec<String> {
         .map(|pattern| pattern.to_string().trim_end_matches(".*").to_owned())
         .filter(|name| {
             let segments: Vec<&str> = name.split('.').collect();
-            policy.imports.verdict(&segments) == warden_policy::settings::ModuleVerdict::Allowed
+            policy.imports.verdict(&segments) != warden_policy::settings::ModuleVerdict::Denied
         })
         .collect();
     names.sort();
