@@ -190,6 +190,27 @@ const DS1000_DENIED: &[(&str, &str)] = &[
     ),
 ];
 
+/// Packages DS-1000 uses that the default runtime does not ship, so the default policy does not allow
+/// them ("allowed means importable", issue 12): a program denied only for importing one of these is a
+/// runtime decision, not a false denial.
+const NOT_IN_THE_DEFAULT_RUNTIME: &[&str] = &["torch", "tensorflow", "gensim"];
+
+/// True when every denying finding is IMP101 on a module of [`NOT_IN_THE_DEFAULT_RUNTIME`].
+fn denied_only_for_packages_the_runtime_lacks(report: &Report) -> bool {
+    let denying: Vec<_> = report
+        .findings
+        .iter()
+        .filter(|f| f.action == warden_policy::Action::Deny)
+        .collect();
+    !denying.is_empty()
+        && denying.iter().all(|f| {
+            f.rule == warden_policy::Rule::ImportNotAllowed
+                && NOT_IN_THE_DEFAULT_RUNTIME
+                    .iter()
+                    .any(|package| f.message.contains(&format!("`{package}")))
+        })
+}
+
 #[test]
 fn ds1000_programs_are_allowed_except_documented_dangers() {
     let policy = policy();
@@ -202,6 +223,9 @@ fn ds1000_programs_are_allowed_except_documented_dangers() {
             .and_then(|n| n.to_str())
             .unwrap_or_default();
         let report = check(path, &policy);
+        if denied_only_for_packages_the_runtime_lacks(&report) {
+            continue;
+        }
         let expected = if DS1000_DENIED.iter().any(|(file, _)| *file == name) {
             Decision::Deny
         } else {

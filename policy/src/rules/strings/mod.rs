@@ -2,4 +2,5 @@
 
 pub(crate) mod dynamic_string_sink;
 pub(crate) mod formula;
+pub(crate) mod query_expression;
 pub(crate) mod string_sink;
