@@ -201,10 +201,10 @@ fn run(job: &Job, dir: &Path) -> anyhow::Result<RunRecord> {
         inputs: paths,
         output_dir: job.return_files.then(|| output_dir.clone()),
         schema: job.schema.clone(),
-        no_policy: false,
-        no_hooks: false,
         approval: None,
         limits: job.limits,
+        // The static and runtime layers always apply to a served run.
+        ..RunRequest::default()
     };
     let mut record = pipeline::execute(&policy, &request)?;
     if job.return_files {
