@@ -6,8 +6,10 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use warden_jail::{Config, Layer, Limits};
-use warden_policy::settings::{Interpreter, Layer as PolicyLayer, Limits as PolicyLimits};
+use warden_jail::{Config, Layer, Limits, MemoryEnforcement};
+use warden_policy::settings::{
+    Interpreter, Layer as PolicyLayer, Limits as PolicyLimits, MemoryEnforcement as PolicyMemory,
+};
 use warden_policy::Policy;
 
 /// The jail configuration for `policy` with its own limits.
@@ -63,6 +65,10 @@ pub fn with_limits(policy: &Policy, l: &PolicyLimits) -> anyhow::Result<Config> 
         required_layers,
         inputs: Vec::new(),
         cgroup_parent: None,
+        memory_enforcement: match policy.memory_enforcement {
+            PolicyMemory::Strict => MemoryEnforcement::Strict,
+            PolicyMemory::BestEffort => MemoryEnforcement::BestEffort,
+        },
     })
 }
 
@@ -79,5 +85,23 @@ mod tests {
         assert_eq!(config.limits.work_bytes, policy.limits.output_bytes);
         assert!(config.read_roots.contains(&PathBuf::from("/work")));
         assert!(config.required_layers.contains(&Layer::Landlock));
+    }
+
+    #[test]
+    fn memory_enforcement_is_strict_unless_the_rules_accept_the_best_effort() {
+        let strict = Policy::from_toml("[policy]\nname = \"x\"\n", None).unwrap();
+        assert_eq!(
+            from_policy(&strict).unwrap().memory_enforcement,
+            MemoryEnforcement::Strict
+        );
+        let text = "[policy]\nname = \"x\"\n[limits]\nmemory_enforcement = \"best-effort\"\n";
+        let lenient = Policy::from_toml(text, None).unwrap();
+        assert_eq!(
+            from_policy(&lenient).unwrap().memory_enforcement,
+            MemoryEnforcement::BestEffort
+        );
+        let bad = "[policy]\nname = \"x\"\n[limits]\nmemory_enforcement = \"loose\"\n";
+        let err = Policy::from_toml(bad, None).unwrap_err().to_string();
+        assert!(err.contains("limits.memory_enforcement"), "{err}");
     }
 }

@@ -169,6 +169,110 @@ pub struct CgroupHost {
     pub writable: bool,
     /// Why cgroups are not usable, when they are not.
     pub reason: Option<String>,
+    /// The delegated cgroup v2 subtree warden was started in, when run cgroups go there (an ordinary
+    /// user): warden moves itself into a leaf of it ([`SUPERVISOR_LEAF`]) and enables the
+    /// controllers for its children before the first run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delegated: Option<PathBuf>,
+}
+
+/// The leaf of a delegated subtree warden moves its processes into: a cgroup v2 directory with
+/// processes cannot enable controllers for its children ("no internal processes").
+pub const SUPERVISOR_LEAF: &str = "warden-supervisor";
+
+/// The directory of this process's cgroup v2 (`0::PATH` in `/proc/self/cgroup`), or its parent when
+/// warden already moved itself into [`SUPERVISOR_LEAF`] (pure).
+pub fn delegated_dir(
+    mounts: &[MountedHierarchy],
+    own: &[(Vec<String>, String)],
+) -> Option<PathBuf> {
+    let v2 = mounts.iter().find(|m| m.version == Version::V2)?;
+    let (_, path) = own.iter().find(|(controllers, _)| controllers.is_empty())?;
+    if path == "/" {
+        return None;
+    }
+    let dir = join_cgroup(&v2.mountpoint, path);
+    if dir.file_name().is_some_and(|name| name == SUPERVISOR_LEAF) {
+        dir.parent().map(Path::to_path_buf)
+    } else {
+        Some(dir)
+    }
+}
+
+/// Whether `dir` was delegated to us: we may create cgroups in it, move processes within it and
+/// enable its controllers for its children, and it offers memory and pids. `Ok`: its controllers.
+pub fn check_delegated(dir: &Path) -> Result<Vec<String>, String> {
+    let writable = |path: &Path| nix::unistd::access(path, AccessFlags::W_OK).is_ok();
+    if !(is_writable_dir(dir) && writable(&dir.join("cgroup.subtree_control"))) {
+        return Err(format!(
+            "this process's cgroup {} is not delegated to this user (the directory, its \
+             cgroup.procs and cgroup.subtree_control must be writable: systemd's `Delegate=yes`, \
+             e.g. `systemd-run --user --scope -p Delegate=yes warden …`)",
+            dir.display()
+        ));
+    }
+    let controllers: Vec<String> = fs::read_to_string(dir.join("cgroup.controllers"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    let missing: Vec<&str> = ["memory", "pids"]
+        .into_iter()
+        .filter(|c| !controllers.iter().any(|have| have == c))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "the delegated cgroup {} lacks the {} controller(s) (delegate them: `Delegate=memory pids`)",
+            dir.display(),
+            missing.join(" and ")
+        ));
+    }
+    Ok(controllers)
+}
+
+/// Makes the delegated `dir` ready for run cgroups: its controllers enabled for its children, which
+/// first needs every process in it (warden among them) moved into a leaf. Idempotent, so concurrent
+/// wardens of one user can all do it (a process that appears meanwhile makes the kernel answer
+/// EBUSY: move again and retry).
+fn prepare_delegated(dir: &Path, controllers: &[String]) -> Result<(), JailError> {
+    let wanted: Vec<String> = V2_NEEDED
+        .iter()
+        .filter(|c| controllers.iter().any(|have| have == *c))
+        .map(|c| format!("+{c}"))
+        .collect();
+    let enabled = fs::read_to_string(dir.join("cgroup.subtree_control")).unwrap_or_default();
+    if wanted
+        .iter()
+        .all(|c| enabled.split_whitespace().any(|have| have == &c[1..]))
+    {
+        return Ok(());
+    }
+    let leaf = dir.join(SUPERVISOR_LEAF);
+    match fs::create_dir(&leaf) {
+        Err(err) if err.kind() != ErrorKind::AlreadyExists => {
+            return Err(JailError::io("cannot create cgroup", &leaf, err))
+        }
+        _ => {}
+    }
+    let mut attempt = 0;
+    loop {
+        let procs = fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+        for pid in procs.lines().map(str::trim).filter(|p| !p.is_empty()) {
+            // A process that exited meanwhile is nothing to move.
+            let _ = fs::write(leaf.join("cgroup.procs"), pid);
+        }
+        match fs::write(dir.join("cgroup.subtree_control"), wanted.join(" ")) {
+            Ok(()) => return Ok(()),
+            Err(err) if err.raw_os_error() == Some(libc::EBUSY) && attempt < 5 => attempt += 1,
+            Err(err) => {
+                return Err(JailError::io(
+                    "cannot enable controllers (processes left in the delegated cgroup?)",
+                    dir.join("cgroup.subtree_control"),
+                    err,
+                ))
+            }
+        }
+    }
 }
 
 /// Controllers the jail needs (v1 names; v2 uses memory, pids, cpu).
@@ -188,13 +292,40 @@ impl CgroupHost {
                 .unwrap_or_default();
             text.split_whitespace().map(str::to_owned).collect()
         };
-        Self::decide(
-            &parse_mountinfo(&mountinfo),
+        let mounts = parse_mountinfo(&mountinfo);
+        let host = Self::decide(
+            &mounts,
             &parse_self_cgroup(own),
             parent_name,
             is_root,
             v2_controllers,
-        )
+        );
+        if host.version.is_some() || is_root {
+            return host;
+        }
+        // An ordinary user without a directory root prepared: the cgroup v2 subtree this process
+        // was started in, when it was delegated (systemd's `Delegate=`, or root's chown).
+        let own = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        match delegated_dir(&mounts, &parse_self_cgroup(&own)) {
+            Some(dir) => match check_delegated(&dir) {
+                Ok(controllers) => CgroupHost {
+                    version: Some(Version::V2),
+                    hierarchies: vec![Hierarchy {
+                        controllers: controllers.clone(),
+                        parent: dir.clone(),
+                    }],
+                    controllers,
+                    writable: true,
+                    reason: None,
+                    delegated: Some(dir),
+                },
+                Err(why) => CgroupHost {
+                    reason: host.reason.map(|reason| format!("{reason}; {why}")),
+                    ..host
+                },
+            },
+            None => host,
+        }
     }
 
     /// The decision, from parsed facts (testable).
@@ -265,6 +396,7 @@ impl CgroupHost {
                 reason: Some(
                     "no cgroup hierarchy offers both the memory and pids controllers".into(),
                 ),
+                delegated: None,
             }
         }
     }
@@ -291,6 +423,7 @@ impl CgroupHost {
             controllers,
             writable,
             reason,
+            delegated: None,
         }
     }
 }
@@ -328,6 +461,10 @@ pub struct CgroupPlan {
     pub limits: CgroupLimits,
     /// Whether warden may create missing parent directories (root only).
     pub create_parents: bool,
+    /// An ordinary user's delegated cgroup v2 subtree, prepared before the first run (controllers
+    /// enabled for run cgroups; warden moved into a leaf).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delegated: Option<PathBuf>,
 }
 
 /// Counters read at the end of a run.
@@ -411,6 +548,9 @@ impl CgroupPlan {
             removed: false,
             remove_parents: self.create_parents,
         };
+        if let (Some(dir), Some(hierarchy)) = (&self.delegated, self.hierarchies.first()) {
+            prepare_delegated(dir, &hierarchy.controllers)?;
+        }
         for hierarchy in &self.hierarchies {
             let dir = hierarchy.parent.join(name);
             // A concurrent run may remove an empty parent between our check and our mkdir: retry.
@@ -794,6 +934,7 @@ mod tests {
                 cpu_cores: None,
             },
             create_parents: false,
+            delegated: None,
         };
         let cgroup = plan.create("run-1-2-3").unwrap();
         let run = |c: &str| parent(c).join("run-1-2-3");
@@ -843,6 +984,7 @@ mod tests {
                 cpu_cores: Some(1.5),
             },
             create_parents: false,
+            delegated: None,
         };
         let cgroup = plan.create("run-1-2-3").unwrap();
         let run = parent.join("run-1-2-3");
@@ -876,5 +1018,45 @@ mod tests {
     fn mountinfo_escapes_are_decoded() {
         assert_eq!(unescape("/a\\040b"), "/a b");
         assert_eq!(unescape("/plain"), "/plain");
+    }
+    #[test]
+    fn a_delegated_subtree_is_found_from_our_own_cgroup_and_its_supervisor_leaf() {
+        let mounts = parse_mountinfo("25 1 0:22 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+        let own = |path: &str| parse_self_cgroup(&format!("0::{path}\n"));
+        assert_eq!(
+            delegated_dir(&mounts, &own("/user.slice/user-1000.slice/app.scope")),
+            Some(PathBuf::from(
+                "/sys/fs/cgroup/user.slice/user-1000.slice/app.scope"
+            ))
+        );
+        assert_eq!(
+            delegated_dir(&mounts, &own("/deleg/warden-supervisor")),
+            Some(PathBuf::from("/sys/fs/cgroup/deleg"))
+        );
+        assert_eq!(delegated_dir(&mounts, &own("/")), None);
+        assert_eq!(
+            delegated_dir(&parse_mountinfo(HYBRID), &parse_self_cgroup("0::/x\n")),
+            Some(PathBuf::from("/sys/fs/cgroup/unified/x")),
+            "a hybrid's unified hierarchy is looked at too (its controllers decide)"
+        );
+    }
+
+    #[test]
+    fn a_delegated_subtree_needs_memory_and_pids() {
+        let dir = tempfile::tempdir().unwrap();
+        for file in ["cgroup.procs", "cgroup.subtree_control"] {
+            fs::write(dir.path().join(file), "").unwrap();
+        }
+        fs::write(dir.path().join("cgroup.controllers"), "cpu pids\n").unwrap();
+        let err = check_delegated(dir.path()).unwrap_err();
+        assert!(err.contains("lacks the memory controller"), "{err}");
+        fs::write(dir.path().join("cgroup.controllers"), "cpu memory pids\n").unwrap();
+        assert_eq!(
+            check_delegated(dir.path()).unwrap(),
+            ["cpu", "memory", "pids"]
+        );
+        assert!(check_delegated(&dir.path().join("absent"))
+            .unwrap_err()
+            .contains("not delegated"));
     }
 }

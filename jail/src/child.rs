@@ -13,7 +13,7 @@
 use std::convert::Infallible;
 use std::ffi::CString;
 use std::fmt::Display;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::panic::AssertUnwindSafe;
 
 use nix::errno::Errno;
@@ -23,6 +23,7 @@ use nix::sys::stat::Mode as FileMode;
 use nix::unistd::{Gid, Pid, Uid};
 use seccompiler::BpfProgram;
 
+use crate::budgets;
 use crate::caps;
 use crate::error::SysError;
 use crate::landlock::{self, LandlockPlan};
@@ -47,6 +48,15 @@ pub struct Prepared {
     pub seccomp: Option<Vec<BpfProgram>>,
     /// cgroup v1: the `tasks` file of the run's cgroup in each hierarchy, opened by warden.
     pub cgroup_tasks: Vec<OwnedFd>,
+    /// Root mode: the namespace was created with another euid (its owner, `userns.rs`); the init
+    /// takes uid 0 inside (host root) before anything else.
+    pub become_root: bool,
+    /// Put the program in a time namespace whose clocks start at the run.
+    pub time_namespace: bool,
+    /// The jail's own kernel limits, written before the root is built (`budgets.rs`).
+    pub sysctls: Vec<budgets::Prepared>,
+    /// warden's argument and environment strings (which the init shares until it overwrites them).
+    pub arg_env: Option<[(usize, usize); 2]>,
     /// Stay alive after the program ended until warden says `Finish` (it reads the work dir through
     /// our root); otherwise exit right away.
     pub linger: bool,
@@ -101,6 +111,23 @@ fn init(p: &Prepared, control_fd: &OwnedFd, pipes: Pipes) -> Result<i32, StageEr
         Some(ToChild::Go) => {}
         Some(ToChild::Finish) | None => return Ok(0),
     }
+    // 2b. Root mode: warden created our user namespace as the run's owner uid, so that is our euid;
+    //     take uid 0 inside (host root, which the map keeps for us) before creating anything. An
+    //     euid change clears the parent-death signal: arm it again, then make sure warden did not
+    //     die in between (its end of the control socket would be closed).
+    if p.become_root {
+        let root = (Gid::from_raw(0), Uid::from_raw(0));
+        nix::unistd::setresgid(root.0, root.0, root.0).map_err(at(Stage::Ids, "setresgid", 0))?;
+        nix::unistd::setresuid(root.1, root.1, root.1).map_err(at(Stage::Ids, "setresuid", 0))?;
+        nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(at(
+            Stage::Init,
+            "prctl(PR_SET_PDEATHSIG)",
+            "",
+        ))?;
+        if warden_gone(control) {
+            return Ok(0);
+        }
+    }
     // 3. Join the run's cgroup (v1) before anything else is created, so every later process is born
     //    in it. We move ourselves by writing 0 to `tasks`: a single thread moving itself needs no
     //    global lock, whereas warden moving us through cgroup.procs waits for an RCU grace period
@@ -110,6 +137,61 @@ fn init(p: &Prepared, control_fd: &OwnedFd, pipes: Pipes) -> Result<i32, StageEr
         nix::unistd::write(tasks, b"0").map_err(at(Stage::Cgroup, "write", "tasks"))?;
     }
     crate::trace("init: in cgroup");
+    // 3b. A cgroup namespace rooted at the run's cgroup, so /proc/self/cgroup shows `/` rather than
+    //     the host's layout and warden's pid (v1: the clone's namespace was rooted where warden was;
+    //     v2 with CLONE_INTO_CGROUP and no cgroup at all need nothing).
+    if !p.cgroup_tasks.is_empty() {
+        sys::unshare(libc::CLONE_NEWCGROUP).map_err(at(
+            Stage::Namespaces,
+            "unshare",
+            "CLONE_NEWCGROUP",
+        ))?;
+    }
+    // 3c. A time namespace for our children whose monotonic and boot clocks start now: the program's
+    //     uptime (sysinfo, CLOCK_BOOTTIME) is the run's, not the host's. Offsets can only be set
+    //     before a process enters it, so we stay outside and the program is born in it.
+    if p.time_namespace {
+        sys::unshare(libc::CLONE_NEWTIME).map_err(at(
+            Stage::Namespaces,
+            "unshare",
+            "CLONE_NEWTIME",
+        ))?;
+        let offset = |clock| sys::clock_seconds(clock).map(|now| 1 - now);
+        let monotonic = offset(libc::CLOCK_MONOTONIC).map_err(at(
+            Stage::Namespaces,
+            "clock_gettime",
+            "CLOCK_MONOTONIC",
+        ))?;
+        let boottime = offset(libc::CLOCK_BOOTTIME).map_err(at(
+            Stage::Namespaces,
+            "clock_gettime",
+            "CLOCK_BOOTTIME",
+        ))?;
+        let offsets = format!("monotonic {monotonic} 0\nboottime {boottime} 0\n");
+        let path = c"/proc/self/timens_offsets";
+        let fd = nix::fcntl::open(path, OFlag::O_WRONLY | OFlag::O_CLOEXEC, FileMode::empty())
+            .map_err(at(Stage::Namespaces, "open", "/proc/self/timens_offsets"))?;
+        nix::unistd::write(&fd, offsets.as_bytes()).map_err(at(
+            Stage::Namespaces,
+            "write",
+            "/proc/self/timens_offsets",
+        ))?;
+    }
+    // 3d. The jail's own kernel budgets (inotify, namespaces, IPC, memfd exec), through the host's
+    //     /proc while it is still there: each value is that of the writer's namespaces. After the
+    //     unshares above, which these limits would refuse.
+    for sysctl in &p.sysctls {
+        budgets::write(sysctl).map_err(in_stage(Stage::Sysctls))?;
+    }
+    // 3e. Our command line is warden's, with its host paths (rules file, program, job dir) and its
+    //     environment: the program must not read them from /proc/1 (it cannot see pid 1 anyway where
+    //     proc hides other users' processes). We never read them again.
+    if let Some(areas) = p.arg_env {
+        // SAFETY: `areas` were read by warden before cloning, in the address space ours is a copy
+        // of; the init never reads its argv or environment.
+        unsafe { sys::overwrite_arg_env(areas, INIT_NAME.to_bytes()) };
+    }
+    let _ = nix::sys::prctl::set_name(INIT_NAME);
     // 4. Our own hostname (the UTS namespace is ours): the host's name is not the program's business.
     nix::unistd::sethostname(p.hostname).map_err(at(Stage::Hostname, "sethostname", p.hostname))?;
     // 5. The file system: private propagation, tmpfs root, binds, /dev, /proc, the program text,
@@ -142,6 +224,22 @@ fn init(p: &Prepared, control_fd: &OwnedFd, pipes: Pipes) -> Result<i32, StageEr
         let _ = message::recv_from_parent(control);
     }
     Ok(0)
+}
+
+/// The init's name in `/proc/<pid>/comm` and `cmdline`.
+const INIT_NAME: &std::ffi::CStr = c"warden-init";
+
+/// Whether warden closed its end of the control socket (it died).
+fn warden_gone(control: BorrowedFd<'_>) -> bool {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    let mut fds = [PollFd::new(control, PollFlags::POLLIN)];
+    match poll(&mut fds, PollTimeout::ZERO) {
+        Ok(0) => false,
+        Ok(_) => fds[0]
+            .revents()
+            .is_some_and(|events| events.intersects(PollFlags::POLLHUP | PollFlags::POLLERR)),
+        Err(_) => true,
+    }
 }
 
 fn open_null() -> Result<OwnedFd, Errno> {

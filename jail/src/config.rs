@@ -105,6 +105,18 @@ impl Default for Limits {
     }
 }
 
+/// What a run does when this host cannot enforce the memory limit with a memory cgroup.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MemoryEnforcement {
+    /// The run is refused (`setup_failed`): only a memory cgroup counts everything a run holds.
+    #[default]
+    Strict,
+    /// The run goes ahead with RLIMIT_AS, as one process, with memfds and System V shared memory
+    /// refused (what RLIMIT_AS cannot count); the record says `memory: best-effort`.
+    BestEffort,
+}
+
 /// A host file made visible in the work dir.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Input {
@@ -133,6 +145,9 @@ pub struct Config {
     /// Name of warden's directory under each cgroup hierarchy (default `warden`, or `warden-<uid>`
     /// when not running as root).
     pub cgroup_parent: Option<String>,
+    /// Whether a run may go ahead when no memory cgroup can enforce the memory limit.
+    #[serde(default)]
+    pub memory_enforcement: MemoryEnforcement,
 }
 
 impl Default for Config {
@@ -152,6 +167,7 @@ impl Default for Config {
             .into(),
             inputs: Vec::new(),
             cgroup_parent: None,
+            memory_enforcement: MemoryEnforcement::Strict,
         }
     }
 }

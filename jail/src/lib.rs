@@ -24,6 +24,7 @@
 //! [`run`] must be called from a single-threaded process (it clones with fork semantics); a
 //! multi-threaded server should run `warden run` as a subprocess.
 
+mod budgets;
 mod caps;
 mod cgroup;
 mod child;
@@ -50,8 +51,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use nix::sys::signal::{SigSet, SigmaskHow, Signal};
 use nix::sys::signalfd::{SfdFlags, SignalFd};
 
+pub use budgets::{KernelHost, KernelPlan, Memory, INOTIFY_INSTANCES, INOTIFY_WATCHES, SIGNALS};
 pub use cgroup::{CgroupHost, Version as CgroupVersion};
-pub use config::{Config, Input, Layer, Limits, PROGRAM_PATH, WORKDIR};
+pub use config::{Config, Input, Layer, Limits, MemoryEnforcement, PROGRAM_PATH, WORKDIR};
 pub use error::{JailError, SysError};
 pub use interpreter::{resolve as resolve_interpreter, Interpreter};
 pub use landlock::LandlockPlan;

@@ -36,10 +36,12 @@ pub enum Stage {
     Landlock,
     Seccomp,
     Exec,
+    Namespaces,
+    Sysctls,
 }
 
 impl Stage {
-    const ALL: [Stage; 16] = [
+    const ALL: [Stage; 18] = [
         Stage::Init,
         Stage::Cgroup,
         Stage::Hostname,
@@ -56,6 +58,8 @@ impl Stage {
         Stage::Landlock,
         Stage::Seccomp,
         Stage::Exec,
+        Stage::Namespaces,
+        Stage::Sysctls,
     ];
 
     /// The stage's name in error messages.
@@ -77,6 +81,8 @@ impl Stage {
             Stage::Landlock => "landlock",
             Stage::Seccomp => "seccomp",
             Stage::Exec => "exec",
+            Stage::Namespaces => "namespaces",
+            Stage::Sysctls => "sysctls",
         }
     }
 

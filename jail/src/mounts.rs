@@ -17,7 +17,8 @@
 //!   files are bound read-only into `/work`;
 //! - `/dev`: a small tmpfs with `null`, `zero`, `random`, `urandom` bound from the host, and the
 //!   `fd`, `stdin`, `stdout`, `stderr` and `shm` (→ `/tmp`) symlinks;
-//! - `/proc`: a fresh proc of the jail's pid namespace (`subset=pid`);
+//! - `/proc`: a fresh proc of the jail's pid namespace (`subset=pid,hidepid=invisible`: the
+//!   program's own processes only);
 //! - `/run/warden/main.py`: the program text, read-only.
 //!
 //! The root is a mount point of its own (pivot_root requires it), and is made read-only last.
@@ -583,10 +584,16 @@ impl Op {
                 let mount = |data: Option<&CStr>| {
                     nix::mount::mount(Some(c"proc"), target.as_c_str(), Some(c"proc"), flags, data)
                 };
-                // `subset=pid` (Linux 5.8) hides /proc/sys, /proc/sysrq-trigger and the like; older
-                // kernels refuse the option and get a plain proc of the jail's pid namespace.
-                match mount(Some(c"subset=pid")) {
-                    Err(Errno::EINVAL) => mount(None),
+                // `subset=pid` (Linux 5.8) hides /proc/sys, /proc/sysrq-trigger and the like;
+                // `hidepid=invisible` hides processes the reader may not ptrace: the init (another
+                // uid as root; outside the program's Landlock domain in both modes), so the program
+                // sees only its own. Older kernels refuse the options and get a plain proc of the
+                // jail's pid namespace.
+                match mount(Some(c"subset=pid,hidepid=invisible")) {
+                    Err(Errno::EINVAL) => match mount(Some(c"subset=pid")) {
+                        Err(Errno::EINVAL) => mount(None),
+                        other => other,
+                    },
                     other => other,
                 }
                 .map_err(fail("mount(proc)", target))

@@ -68,6 +68,13 @@ pub struct Layers {
     /// `v1`, `v2` or `none`.
     pub cgroup: String,
     pub rlimits: bool,
+    /// How the memory limit is enforced: `cgroup` (the whole run counted), or `best-effort`
+    /// (RLIMIT_AS of one process; new processes, memfds and System V shared memory refused).
+    #[serde(default)]
+    pub memory: String,
+    /// How a memfd is kept from being executed: `vm.memfd_noexec=2` or `memfd_create refused`.
+    #[serde(default)]
+    pub memfd_exec: String,
 }
 
 /// How a run ended.

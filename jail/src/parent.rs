@@ -27,6 +27,7 @@ use nix::sys::signal::{kill, Signal};
 use nix::sys::socket::{socketpair, AddressFamily, SockFlag, SockType};
 use nix::unistd::Pid;
 
+use crate::budgets;
 use crate::cgroup::{self, Cgroup};
 use crate::child::{self, Pipes, Prepared};
 use crate::error::JailError;
@@ -35,7 +36,7 @@ use crate::mounts;
 use crate::plan::Plan;
 use crate::seccomp;
 use crate::sys::{self, Forked};
-use crate::userns::Mode;
+use crate::userns::{Mode, RunIds};
 
 /// A program that is running in its jail.
 pub struct Running {
@@ -49,6 +50,8 @@ pub struct Running {
     pub cgroup: Option<Cgroup>,
     pub started: Instant,
     guard: InitGuard,
+    /// Root mode: the run's own host ids, held until the run is over (`userns.rs`).
+    _ids: Option<RunIds>,
 }
 
 impl Running {
@@ -117,11 +120,7 @@ fn prepare(
         clear_groups: plan.id_maps.clear_groups,
         run_as: plan.run_as,
         landlock: plan.landlock.clone(),
-        seccomp: plan
-            .seccomp
-            .as_ref()
-            .map(|_| seccomp::compile())
-            .transpose()?,
+        seccomp: plan.seccomp.as_ref().map(seccomp::compile).transpose()?,
         cgroup_tasks: match cgroup {
             Some(cgroup) => cgroup
                 .v1_tasks_files()?
@@ -131,6 +130,10 @@ fn prepare(
             None => Vec::new(),
         },
         linger: workdir.is_some(),
+        become_root: plan.kernel.owner.is_some(),
+        time_namespace: plan.kernel.time_namespace,
+        sysctls: budgets::prepare(&plan.kernel.sysctls)?,
+        arg_env: sys::arg_env_areas(),
     })
 }
 
@@ -204,9 +207,23 @@ pub fn spawn(
         None => None,
     };
 
+    let ids = plan
+        .kernel
+        .owner
+        .as_ref()
+        .map(|range| range.allocate())
+        .transpose()?;
+
     crate::trace("clone");
     let started = Instant::now();
+    // Whatever the jail holds is charged to the creator of its user namespace: create it with our
+    // soft limits lowered to the jail's ceilings and, as root, with the run's own owner uid as our
+    // euid (`budgets.rs`, `userns.rs`).
+    let creator = Creator::become_for(plan, ids.as_ref())?;
     let forked = sys::clone_jail(CLONE_FLAGS as u64, cgroup_fd.as_ref().map(|fd| fd.as_fd()));
+    if !matches!(forked, Ok(Forked::Child)) {
+        creator.restore()?;
+    }
     let (init, pidfd) = match forked {
         Ok(Forked::Child) => {
             drop((control, stdout, stderr));
@@ -239,7 +256,7 @@ pub fn spawn(
 
     // The init waits for its id maps before doing anything.
     crate::trace("cloned");
-    plan.id_maps.write(init)?;
+    plan.id_maps.write(init, ids.as_ref())?;
     message::send_to_child(control.as_fd(), ToChild::Go)
         .map_err(|errno| JailError::syscall("send", "go", errno))?;
     Ok(Running {
@@ -251,5 +268,76 @@ pub fn spawn(
         cgroup,
         started,
         guard,
+        _ids: ids,
     })
+}
+
+/// warden's credentials and soft limits while it creates the jail's namespaces, and what to put
+/// back afterwards.
+struct Creator {
+    limits: Vec<(nix::sys::resource::Resource, u64)>,
+    switched: bool,
+    restored: bool,
+    /// The parent-death signal armed before the switch (a server's worker arms one) and the parent
+    /// it watched: changing the effective uid clears it, so it is armed again on the way back.
+    death_signal: Option<(nix::sys::signal::Signal, nix::unistd::Pid)>,
+}
+
+impl Creator {
+    /// Lowers the soft limits that become the namespace's ceilings and, with `ids` (root mode),
+    /// makes the run's owner uid our effective uid. The real and saved uids stay 0, so the
+    /// permitted capabilities stay and come back with euid 0; the file-system uid stays 0 for the
+    /// cgroup (`CLONE_INTO_CGROUP` checks it) and `/proc`.
+    fn become_for(plan: &Plan, ids: Option<&RunIds>) -> Result<Self, JailError> {
+        let mut creator = Creator {
+            limits: budgets::lower(&plan.kernel.namespace_ceilings)?,
+            switched: false,
+            restored: false,
+            death_signal: nix::sys::prctl::get_pdeathsig()
+                .ok()
+                .flatten()
+                .map(|signal| (signal, nix::unistd::getppid())),
+        };
+        if let Some(ids) = ids {
+            let root = nix::unistd::Uid::from_raw(0);
+            nix::unistd::setresuid(root, nix::unistd::Uid::from_raw(ids.owner), root)
+                .map_err(|errno| JailError::syscall("setresuid", ids.owner, errno))?;
+            creator.switched = true;
+            nix::unistd::setfsuid(root);
+        }
+        Ok(creator)
+    }
+
+    /// Puts our credentials and limits back (parent side, right after `clone3`).
+    fn restore(mut self) -> Result<(), JailError> {
+        self.restored = true;
+        self.put_back()
+    }
+
+    fn put_back(&self) -> Result<(), JailError> {
+        if self.switched {
+            let root = nix::unistd::Uid::from_raw(0);
+            nix::unistd::setresuid(root, root, root)
+                .map_err(|errno| JailError::syscall("setresuid", 0, errno))?;
+            if let Some((signal, parent)) = self.death_signal {
+                nix::sys::prctl::set_pdeathsig(signal).map_err(|errno| {
+                    JailError::syscall("prctl(PR_SET_PDEATHSIG)", signal, errno)
+                })?;
+                // The parent may have died while the signal was not armed: act as it would have.
+                if nix::unistd::getppid() != parent {
+                    let _ = nix::sys::signal::raise(signal);
+                }
+            }
+        }
+        budgets::restore(&self.limits)
+    }
+}
+
+impl Drop for Creator {
+    fn drop(&mut self) {
+        // An error path between lowering and cloning: never leave warden with another euid.
+        if !self.restored {
+            let _ = self.put_back();
+        }
+    }
 }

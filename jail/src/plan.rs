@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::budgets::{self, KernelHost, KernelPlan};
 use crate::cgroup::{CgroupHost, CgroupLimits, CgroupPlan, Hierarchy};
 use crate::config::{Config, Layer, Limits, PROGRAM_PATH, WORKDIR};
 use crate::error::JailError;
@@ -49,6 +50,8 @@ pub struct Host {
     /// The directory the jail's root is mounted on (inside the jail's own mount namespace only).
     pub stage_dir: PathBuf,
     pub cpus: usize,
+    /// What the kernel offers the jail's own limits (sysctls, time namespaces, owner ids).
+    pub kernel: KernelHost,
 }
 
 impl Host {
@@ -68,6 +71,7 @@ impl Host {
             cgroup: CgroupHost::probe(&parent, mode == Mode::Root),
             layout: HostLayout::probe(),
             stage_dir: stage_dir(mode),
+            kernel: KernelHost::probe(mode),
             // The CPUs this process may run on (sched_getaffinity; std's available_parallelism also reads
             // cgroup files, which costs more than the rest of the probe).
             cpus: nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)).map_or(1, |set| {
@@ -202,6 +206,8 @@ pub struct Plan {
     pub rlimits: Vec<Rlimit>,
     /// `None`: no usable cgroup (rlimit fallbacks are in the list above).
     pub cgroup: Option<CgroupPlan>,
+    /// The jail's own kernel budgets, the memory enforcement, what the init hides (`budgets.rs`).
+    pub kernel: KernelPlan,
     pub limits: Limits,
 }
 
@@ -268,7 +274,17 @@ impl Plan {
             required: required(Layer::Landlock),
             rules: landlock_rules(config, host, &interpreter, &read_only),
         };
-        let seccomp = host.seccomp.then(SeccompPlan::default_profile);
+        let (kernel, refused) = budgets::plan(
+            config,
+            host.mode,
+            &host.kernel,
+            has("memory"),
+            host.cgroup.reason.as_deref(),
+        )?;
+        let seccomp = host.seccomp.then(|| SeccompPlan {
+            refused,
+            ..SeccompPlan::default_profile()
+        });
         Ok(Plan {
             mode: host.mode,
             namespaces: NAMESPACES.to_vec(),
@@ -289,6 +305,7 @@ impl Plan {
             seccomp,
             rlimits: rlimits::plan(&config.limits, has("memory"), has("pids")),
             cgroup,
+            kernel,
             limits: config.limits.clone(),
         })
     }
@@ -318,6 +335,7 @@ fn cgroup_plan(config: &Config, host: &Host) -> Option<CgroupPlan> {
             cpu_cores: config.limits.cpu_cores,
         },
         create_parents: host.mode == Mode::Root,
+        delegated: host.cgroup.delegated.clone(),
     })
 }
 
@@ -486,6 +504,7 @@ mod tests {
                 ],
                 writable: true,
                 reason: None,
+                delegated: None,
             },
             layout: HostLayout {
                 top_level: vec![
@@ -496,6 +515,7 @@ mod tests {
             },
             stage_dir: PathBuf::from("/run/warden/root"),
             cpus: 2,
+            kernel: KernelHost::full(mode),
         }
     }
 
@@ -619,11 +639,87 @@ mod tests {
             gid: 1000,
         });
         host.cgroup.version = None;
-        let plan = Plan::build(&Config::default(), &host, python()).unwrap();
+        let config = Config {
+            memory_enforcement: crate::config::MemoryEnforcement::BestEffort,
+            ..Config::default()
+        };
+        let plan = Plan::build(&config, &host, python()).unwrap();
         assert!(plan.cgroup.is_none());
         let names: Vec<_> = plan.rlimits.iter().map(|r| r.name).collect();
         assert!(names.contains(&"RLIMIT_NPROC") && names.contains(&"RLIMIT_AS"));
         assert_eq!(plan.id_maps.uid_map, "65534 1000 1\n");
+        assert_eq!(plan.kernel.memory, crate::budgets::Memory::BestEffort);
+    }
+
+    #[test]
+    fn a_memory_limit_without_a_memory_cgroup_fails_closed_unless_best_effort_is_accepted() {
+        use crate::seccomp::Refusal;
+        let mut host = host(Mode::Unprivileged {
+            uid: 1000,
+            gid: 1000,
+        });
+        host.cgroup.version = None;
+        host.cgroup.reason = Some("not delegated: /sys/fs/cgroup/warden-1000".into());
+        let err = Plan::build(&Config::default(), &host, python())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("layer `cgroup`")
+                && err.contains("not delegated")
+                && err.contains("memory_enforcement = \"best-effort\""),
+            "{err}"
+        );
+        let config = Config {
+            memory_enforcement: crate::config::MemoryEnforcement::BestEffort,
+            ..Config::default()
+        };
+        let plan = Plan::build(&config, &host, python()).unwrap();
+        let refused: Vec<Refusal> = plan
+            .seccomp
+            .unwrap()
+            .refused
+            .iter()
+            .map(|r| r.refusal)
+            .collect();
+        assert_eq!(
+            refused,
+            [
+                Refusal::ProcessCreation,
+                Refusal::MemfdCreate,
+                Refusal::SysvShm
+            ]
+        );
+        // With a memory cgroup the run counts everything: no process refusal; an ordinary user's
+        // jail still refuses memfds (it cannot set vm.memfd_noexec) and System V shared memory.
+        let mut delegated = host.clone();
+        delegated.cgroup = self::host(Mode::Root).cgroup;
+        let plan = Plan::build(&Config::default(), &delegated, python()).unwrap();
+        assert_eq!(plan.kernel.memory, crate::budgets::Memory::Cgroup);
+        let refused: Vec<Refusal> = plan
+            .seccomp
+            .unwrap()
+            .refused
+            .iter()
+            .map(|r| r.refusal)
+            .collect();
+        assert_eq!(refused, [Refusal::MemfdCreate, Refusal::SysvShm]);
+        // As root, sysctls do both: nothing is refused.
+        let plan = Plan::build(&Config::default(), &self::host(Mode::Root), python()).unwrap();
+        assert!(plan.seccomp.unwrap().refused.is_empty());
+        assert_eq!(plan.kernel.memfd_exec, "vm.memfd_noexec=2");
+    }
+
+    #[test]
+    fn root_runs_need_the_reserved_owner_ids() {
+        let mut taken = host(Mode::Root);
+        taken.kernel.owner_ids = Some(Err("/etc/passwd gives id 2000000001 to `x`".into()));
+        let err = Plan::build(&Config::default(), &taken, python())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("layer `namespaces`") && err.contains("`x`"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Per-process resource limits of the program.
 //!
 //! Owns: the list of rlimits (pure data, derived from the limits and from which cgroup controllers are
-//! in force) and setting them (jail side, in the program's process before it drops privileges).
+//! in force; queued signals and message queues kept low for every run, see `budgets.rs`) and setting
+//! them (jail side, in the program's process before it drops privileges).
 //! `RLIMIT_NPROC` and `RLIMIT_AS` are fallbacks for hosts where warden has no cgroup: NPROC counts the
 //! program's processes per user namespace (a pids cap), AS turns memory exhaustion into a Python
 //! `MemoryError` instead of an OOM kill.
@@ -58,6 +59,20 @@ pub fn plan(limits: &Limits, cgroup_memory: bool, cgroup_pids: bool) -> Vec<Rlim
             hard: cpu_seconds + 1,
             why: "CPU seconds per process: SIGXCPU at the soft limit, SIGKILL one second later",
         },
+        Rlimit {
+            name: "RLIMIT_SIGPENDING",
+            resource: Resource::RLIMIT_SIGPENDING,
+            soft: crate::budgets::SIGNALS,
+            hard: crate::budgets::SIGNALS,
+            why: "queued signals (the namespace's ceiling is the same, see budgets.rs)",
+        },
+        Rlimit {
+            name: "RLIMIT_MSGQUEUE",
+            resource: Resource::RLIMIT_MSGQUEUE,
+            soft: 0,
+            hard: 0,
+            why: "no POSIX message queues (charged to the namespace's owner, released late)",
+        },
     ];
     if !cgroup_pids {
         list.push(Rlimit {
@@ -101,7 +116,14 @@ mod tests {
         let with = names(plan(&limits, true, true));
         assert_eq!(
             with,
-            ["RLIMIT_CORE", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CPU"]
+            [
+                "RLIMIT_CORE",
+                "RLIMIT_FSIZE",
+                "RLIMIT_NOFILE",
+                "RLIMIT_CPU",
+                "RLIMIT_SIGPENDING",
+                "RLIMIT_MSGQUEUE"
+            ]
         );
         let without = names(plan(&limits, false, false));
         assert!(without.contains(&"RLIMIT_NPROC") && without.contains(&"RLIMIT_AS"));

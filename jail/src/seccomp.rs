@@ -560,6 +560,28 @@ pub struct SeccompPlan {
     pub enosys: Vec<&'static str>,
     /// x32 call numbers are refused with EPERM.
     pub deny_x32: bool,
+    /// Calls this run refuses on top of the profile (a third filter), each with why.
+    pub refused: Vec<Refused>,
+}
+
+/// A refusal a plan adds to the default profile for one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Refusal {
+    /// `fork`, `vfork` and `clone` without `CLONE_THREAD` fail with EAGAIN (Python raises
+    /// `BlockingIOError`, as under a pids limit); threads are created as before.
+    ProcessCreation,
+    /// `memfd_create` fails with EPERM (libffi falls back to other trampolines; ctypes callbacks work).
+    MemfdCreate,
+    /// `shmget` fails with EPERM.
+    SysvShm,
+}
+
+/// A [`Refusal`] and why this run has it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refused {
+    pub refusal: Refusal,
+    pub why: &'static str,
 }
 
 impl Syscall {
@@ -599,6 +621,7 @@ impl SeccompPlan {
             denied_arguments,
             enosys: vec!["clone3"],
             deny_x32: true,
+            refused: Vec::new(),
         }
     }
 }
@@ -629,8 +652,19 @@ fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, JailError> {
     SeccompRule::new(conditions).map_err(compile_error("deny"))
 }
 
-/// Compiles the two filters, in installation order (parent side, before cloning).
-pub fn compile() -> Result<Vec<BpfProgram>, JailError> {
+/// Compiles the filters of `plan`, in installation order (parent side, before cloning): the number
+/// filter, the argument filter, and the run's own refusals when it has any.
+pub fn compile(plan: &SeccompPlan) -> Result<Vec<BpfProgram>, JailError> {
+    let mut filters = compile_profile()?;
+    let refusals: Vec<Refusal> = plan.refused.iter().map(|r| r.refusal).collect();
+    if !refusals.is_empty() {
+        filters.push(refusal_filter(audit_arch()?, &refusals));
+    }
+    Ok(filters)
+}
+
+/// The number and argument filters of the default profile.
+fn compile_profile() -> Result<Vec<BpfProgram>, JailError> {
     let arch = target_arch()?;
     let numbers = number_filter(
         audit_arch()?,
@@ -784,6 +818,66 @@ fn number_filter(
     Ok(prog)
 }
 
+const BPF_JSET_K: u16 = 0x45; // BPF_JMP | BPF_JSET | BPF_K
+/// Low 32 bits of the first argument (`offsetof(struct seccomp_data, args[0])`, little-endian).
+const DATA_ARG0_LOW: u32 = 16;
+const RET_EAGAIN: u32 = libc::SECCOMP_RET_ERRNO | libc::EAGAIN as u32;
+
+/// The calls behind each refusal: (number, `true` when only a `clone` without `CLONE_THREAD` is
+/// refused, the answer).
+fn refused_calls(refusal: Refusal) -> Vec<(u32, bool, u32)> {
+    match refusal {
+        Refusal::ProcessCreation => {
+            let mut calls = vec![(libc::SYS_clone as u32, true, RET_EAGAIN)];
+            #[cfg(target_arch = "x86_64")]
+            calls.extend([
+                (libc::SYS_fork as u32, false, RET_EAGAIN),
+                (libc::SYS_vfork as u32, false, RET_EAGAIN),
+            ]);
+            calls
+        }
+        Refusal::MemfdCreate => vec![(libc::SYS_memfd_create as u32, false, RET_EPERM)],
+        Refusal::SysvShm => vec![(libc::SYS_shmget as u32, false, RET_EPERM)],
+    }
+}
+
+/// The refusal filter: a chain of number checks, each leading to its answer (a `clone` is let
+/// through when `CLONE_THREAD` is in its flags: a thread always shares the memory, so it is no new
+/// process). The kernel runs every filter and returns the most severe answer; between two errnos,
+/// the later filter's, so these answers win over the argument filter's EPERM.
+fn refusal_filter(audit_arch: u32, refusals: &[Refusal]) -> BpfProgram {
+    use seccompiler::sock_filter;
+    let ins = |code, jt, jf, k| sock_filter { code, jt, jf, k };
+    let calls: Vec<(u32, bool, u32)> = refusals.iter().flat_map(|r| refused_calls(*r)).collect();
+    let n = calls.len();
+    // 0: arch, 1: foreign → allow, 2: number, 3..3+n: checks, 3+n: allow, then the answers.
+    let allow = 3 + n;
+    let mut prog = vec![
+        ins(BPF_LD_W_ABS, 0, 0, DATA_ARCH),
+        ins(BPF_JEQ_K, 0, (allow - 2) as u8, audit_arch),
+        ins(BPF_LD_W_ABS, 0, 0, DATA_NR),
+    ];
+    let mut answer_at = allow + 1;
+    let mut answers = Vec::new();
+    for (i, &(nr, clone_only, answer)) in calls.iter().enumerate() {
+        let here = 3 + i;
+        prog.push(ins(BPF_JEQ_K, (answer_at - here - 1) as u8, 0, nr));
+        if clone_only {
+            answers.push(ins(BPF_LD_W_ABS, 0, 0, DATA_ARG0_LOW));
+            answers.push(ins(BPF_JSET_K, 0, 1, libc::CLONE_THREAD as u32));
+            answers.push(ins(BPF_RET_K, 0, 0, RET_ALLOW));
+            answers.push(ins(BPF_RET_K, 0, 0, answer));
+            answer_at += 4;
+        } else {
+            answers.push(ins(BPF_RET_K, 0, 0, answer));
+            answer_at += 1;
+        }
+    }
+    prog.push(ins(BPF_RET_K, 0, 0, RET_ALLOW));
+    prog.extend(answers);
+    prog
+}
+
 /// Installs the filters on the calling thread (jail side, last step before `execve`).
 pub fn apply(filters: &[BpfProgram]) -> Result<(), SysError> {
     for filter in filters {
@@ -877,7 +971,7 @@ mod tests {
 
     #[test]
     fn the_filters_compile_small() {
-        let filters = compile().unwrap();
+        let filters = compile(&SeccompPlan::default_profile()).unwrap();
         assert_eq!(filters.len(), 2);
         assert!(
             filters[0].len() < 300,
@@ -916,7 +1010,7 @@ mod tests {
     #[test]
     fn the_number_filter_answers_every_call_as_the_lists_say() {
         let arch = audit_arch().unwrap();
-        let prog = &compile().unwrap()[0];
+        let prog = &compile(&SeccompPlan::default_profile()).unwrap()[0];
         for s in ALLOWED.iter().chain(ALLOWED_X86_64) {
             assert_eq!(
                 evaluate(prog, arch, s.nr as u32),
@@ -958,5 +1052,95 @@ mod tests {
                 assert_eq!(evaluate(prog, arch, nr), RET_ENOSYS, "unlisted {nr}");
             }
         }
+    }
+    /// Runs a filter on (arch, nr, low word of arg 0), for the refusal filter's instructions.
+    fn run_with_arg(prog: &[seccompiler::sock_filter], arch: u32, nr: u32, arg0: u32) -> u32 {
+        let (mut pc, mut acc) = (0usize, 0u32);
+        loop {
+            let i = &prog[pc];
+            pc += 1;
+            match i.code {
+                BPF_LD_W_ABS => {
+                    acc = match i.k {
+                        DATA_ARCH => arch,
+                        DATA_NR => nr,
+                        DATA_ARG0_LOW => arg0,
+                        other => panic!("unexpected offset {other}"),
+                    }
+                }
+                BPF_JEQ_K | BPF_JSET_K => {
+                    let taken = if i.code == BPF_JEQ_K {
+                        acc == i.k
+                    } else {
+                        acc & i.k != 0
+                    };
+                    pc += usize::from(if taken { i.jt } else { i.jf });
+                }
+                BPF_RET_K => return i.k,
+                other => panic!("unexpected opcode {other:#x}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_refusal_filter_stops_processes_memfds_and_shm_but_not_threads() {
+        let arch = audit_arch().unwrap();
+        let all = [
+            Refusal::ProcessCreation,
+            Refusal::MemfdCreate,
+            Refusal::SysvShm,
+        ];
+        let prog = refusal_filter(arch, &all);
+        let clone = libc::SYS_clone as u32;
+        let thread = (libc::CLONE_VM
+            | libc::CLONE_FS
+            | libc::CLONE_FILES
+            | libc::CLONE_SIGHAND
+            | libc::CLONE_THREAD
+            | libc::CLONE_SYSVSEM) as u32;
+        assert_eq!(run_with_arg(&prog, arch, clone, thread), RET_ALLOW);
+        assert_eq!(
+            run_with_arg(&prog, arch, clone, libc::SIGCHLD as u32),
+            RET_EAGAIN,
+            "fork through clone"
+        );
+        assert_eq!(
+            run_with_arg(&prog, arch, libc::SYS_memfd_create as u32, 0),
+            RET_EPERM
+        );
+        assert_eq!(
+            run_with_arg(&prog, arch, libc::SYS_shmget as u32, 0),
+            RET_EPERM
+        );
+        assert_eq!(
+            run_with_arg(&prog, arch, libc::SYS_read as u32, 0),
+            RET_ALLOW
+        );
+        assert_eq!(
+            run_with_arg(&prog, arch + 1, clone, 0),
+            RET_ALLOW,
+            "foreign: the number filter kills"
+        );
+        #[cfg(target_arch = "x86_64")]
+        for nr in [libc::SYS_fork, libc::SYS_vfork] {
+            assert_eq!(run_with_arg(&prog, arch, nr as u32, 0), RET_EAGAIN);
+        }
+        let only_memfd = refusal_filter(arch, &[Refusal::MemfdCreate]);
+        assert_eq!(run_with_arg(&only_memfd, arch, clone, 0), RET_ALLOW);
+        assert_eq!(
+            run_with_arg(&only_memfd, arch, libc::SYS_memfd_create as u32, 0),
+            RET_EPERM
+        );
+        let mut plan = SeccompPlan::default_profile();
+        assert_eq!(
+            compile(&plan).unwrap().len(),
+            2,
+            "no refusals: no third filter"
+        );
+        plan.refused.push(Refused {
+            refusal: Refusal::MemfdCreate,
+            why: "test",
+        });
+        assert_eq!(compile(&plan).unwrap().len(), 3);
     }
 }

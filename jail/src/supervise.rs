@@ -489,6 +489,8 @@ pub fn layers(plan: &Plan) -> Layers {
             .map_or("none", |c| c.version.name())
             .to_owned(),
         rlimits: !plan.rlimits.is_empty(),
+        memory: plan.kernel.memory.name().to_owned(),
+        memfd_exec: plan.kernel.memfd_exec.to_owned(),
     }
 }
 

@@ -319,3 +319,68 @@ pub fn reset_signals() -> Result<(), Errno> {
         None,
     )
 }
+
+/// The address ranges of the calling process's argument and environment strings
+/// (`[arg_start, arg_end)`, `[env_start, env_end)`, fields 48–51 of `/proc/self/stat`): what
+/// `/proc/<pid>/cmdline` and `environ` show.
+pub fn arg_env_areas() -> Option<[(usize, usize); 2]> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may contain spaces), numbered from 3.
+    let fields: Vec<&str> = stat[stat.rfind(')')? + 2..].split(' ').collect();
+    let field = |n: usize| fields.get(n - 3)?.parse::<usize>().ok();
+    Some([(field(48)?, field(49)?), (field(50)?, field(51)?)])
+}
+
+/// Overwrites the calling process's argument strings with `name` and its environment strings with
+/// zeros, so that `/proc/<pid>/cmdline` shows `name` and `environ` nothing. The last byte of the
+/// argument area is set non-zero: the kernel then reads the command line up to the first NUL (the
+/// `setproctitle` convention), i.e. exactly `name`.
+///
+/// # Safety
+/// `areas` must be this process's own [`arg_env_areas`] (read in this address space or in the one it
+/// was forked from), and nothing in the process may read its `argv` or `environ` strings afterwards
+/// (the jail's init reads neither).
+pub unsafe fn overwrite_arg_env(areas: [(usize, usize); 2], name: &[u8]) {
+    let [(arg_start, arg_end), (env_start, env_end)] = areas;
+    for (start, end) in [(arg_start, arg_end), (env_start, env_end)] {
+        if end > start {
+            // SAFETY: the kernel placed the process's argument and environment strings in these
+            // ranges of its initial stack, which is mapped writable; the caller guarantees nothing
+            // reads them any more.
+            unsafe { std::ptr::write_bytes(start as *mut u8, 0, end - start) };
+        }
+    }
+    let room = arg_end.saturating_sub(arg_start);
+    if room > name.len() + 1 {
+        // SAFETY: as above; `name.len() + 1 < room`, so both writes stay inside the argument area.
+        unsafe {
+            std::ptr::copy_nonoverlapping(name.as_ptr(), arg_start as *mut u8, name.len());
+            *((arg_end - 1) as *mut u8) = b' ';
+        }
+    }
+}
+
+/// `unshare(flags)` for the namespaces the init adds after its cgroup join (`CLONE_NEWCGROUP`) and
+/// for its children (`CLONE_NEWTIME`).
+pub fn unshare(flags: libc::c_int) -> Result<(), Errno> {
+    // SAFETY: unshare takes an integer and changes only the calling thread's namespaces.
+    if unsafe { libc::unshare(flags) } == -1 {
+        Err(Errno::last())
+    } else {
+        Ok(())
+    }
+}
+
+/// Whole seconds of `clock` (CLOCK_MONOTONIC, CLOCK_BOOTTIME).
+pub fn clock_seconds(clock: libc::clockid_t) -> Result<i64, Errno> {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a live, writable timespec.
+    if unsafe { libc::clock_gettime(clock, &mut now) } == -1 {
+        Err(Errno::last())
+    } else {
+        Ok(now.tv_sec)
+    }
+}

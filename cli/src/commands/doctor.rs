@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use warden_gateway::jail_config;
 
 use super::exit;
-use warden_jail::{Host, Layer, Plan};
+use warden_jail::{Host, Plan};
 
 use super::RulesArg;
 
