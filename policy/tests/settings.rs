@@ -15,6 +15,10 @@ fn error(text: &str) -> RulesError {
     }
 }
 
+fn default_policy() -> Policy {
+    Policy::builtin_default().unwrap_or_else(|err| panic!("{err}"))
+}
+
 fn decision(policy: &Policy, program: &str) -> Decision {
     warden_policy::check(program.as_bytes(), policy).decision
 }
@@ -53,6 +57,7 @@ deny = ["html"]
 os = ["getpid"]
 [limits]
 wall_time_ms = 5000
+memory_enforcement = "best-effort"
 [files]
 read = ["/data"]
 [remove.imports]
@@ -66,6 +71,10 @@ deny_methods = ["to_clipboard"]
     assert_eq!(custom.name, "analysis-plus");
     assert_eq!(custom.limits.wall_time_ms, 5000);
     assert_eq!(custom.limits.cpu_time_ms, 30_000);
+    assert_ne!(
+        custom.memory_enforcement,
+        default_policy().memory_enforcement
+    );
     assert_eq!(custom.files.read, ["/work", "/tmp", "/data"]);
     let os = &custom.imports.members["os"];
     assert!(os.contains("getpid") && os.contains("path") && !os.contains("walk"));

@@ -13,7 +13,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::raw::{RawRemove, RawRules};
+use super::raw::{
+    RawAttributes, RawFiles, RawImports, RawJail, RawLimits, RawNetwork, RawOutput, RawPolicyMeta,
+    RawProcesses, RawReferences, RawRemove, RawRules, RawRuntime, RawSource,
+};
 use super::{locate, parse_raw, RulesError, DEFAULT_RULES};
 use crate::rules::Rule;
 
@@ -175,80 +178,147 @@ fn is_empty(remove: &RawRemove) -> bool {
 }
 
 /// The base with the file's `[remove]` applied and the file's settings merged in, and the `[remove]`
-/// entries the base does not have.
+/// entries the base does not have. Every table is taken apart field by field, so that a key added to
+/// the rules file cannot be forgotten here (it would not compile).
 fn merge(mut base: RawRules, file: RawRules) -> (RawRules, Vec<RulesError>) {
     let errors = remove_inherited(&mut base, &file.remove);
     let mut out = base;
     out.extends = None;
-    out.policy.name = file
-        .policy
-        .name
-        .or_else(|| out.policy.name.map(|name| format!("{name}-extended")));
-    over(&mut out.policy.description, file.policy.description);
-    over(&mut out.policy.target_python, file.policy.target_python);
-    over(&mut out.source.max_bytes, file.source.max_bytes);
-    over(&mut out.source.max_depth, file.source.max_depth);
-    over(&mut out.source.max_nodes, file.source.max_nodes);
-    append(&mut out.imports.allow, file.imports.allow);
-    append(&mut out.imports.deny, file.imports.deny);
-    for (module, members) in file.imports.members {
+    let RawRules {
+        extends: _,
+        policy,
+        source,
+        imports,
+        references,
+        attributes,
+        files,
+        network,
+        processes,
+        actions,
+        runtime,
+        limits,
+        jail,
+        output,
+        remove: _,
+    } = file;
+    let RawPolicyMeta {
+        name,
+        description,
+        target_python,
+    } = policy;
+    out.policy.name = name.or_else(|| out.policy.name.map(|name| format!("{name}-extended")));
+    over(&mut out.policy.description, description);
+    over(&mut out.policy.target_python, target_python);
+    let RawSource {
+        max_bytes,
+        max_depth,
+        max_nodes,
+    } = source;
+    over(&mut out.source.max_bytes, max_bytes);
+    over(&mut out.source.max_depth, max_depth);
+    over(&mut out.source.max_nodes, max_nodes);
+    let RawImports {
+        allow,
+        deny,
+        members,
+    } = imports;
+    append(&mut out.imports.allow, allow);
+    append(&mut out.imports.deny, deny);
+    for (module, members) in members {
         append(out.imports.members.entry(module).or_default(), members);
     }
-    append(&mut out.references.deny, file.references.deny);
-    append(
-        &mut out.references.deny_methods,
-        file.references.deny_methods,
-    );
-    append_optional(
-        &mut out.attributes.allow_dunder,
-        file.attributes.allow_dunder,
-        &[],
-    );
+    let RawReferences { deny, deny_methods } = references;
+    append(&mut out.references.deny, deny);
+    append(&mut out.references.deny_methods, deny_methods);
+    let RawAttributes {
+        allow_dunder,
+        allow_dunder_definitions,
+        deny_names,
+    } = attributes;
+    append_optional(&mut out.attributes.allow_dunder, allow_dunder, &[]);
     append_optional(
         &mut out.attributes.allow_dunder_definitions,
-        file.attributes.allow_dunder_definitions,
+        allow_dunder_definitions,
         &[],
     );
-    append(&mut out.attributes.deny_names, file.attributes.deny_names);
-    append_optional(&mut out.files.read, file.files.read, DEFAULT_ROOTS);
-    append_optional(&mut out.files.write, file.files.write, DEFAULT_ROOTS);
-    over(&mut out.files.inputs_writable, file.files.inputs_writable);
+    append(&mut out.attributes.deny_names, deny_names);
+    let RawFiles {
+        read,
+        write,
+        dynamic_path,
+        inputs_writable,
+    } = files;
+    append_optional(&mut out.files.read, read, DEFAULT_ROOTS);
+    append_optional(&mut out.files.write, write, DEFAULT_ROOTS);
+    over(&mut out.files.inputs_writable, inputs_writable);
     // FILE704: the extending file's setting wins, whichever of its two keys it uses.
-    let file_sets_file704 = file.files.dynamic_path.is_some()
-        || file
-            .actions
+    let sets_file704 = dynamic_path.is_some()
+        || actions
             .keys()
             .any(|id| Rule::from_id(id) == Some(Rule::DynamicPath));
-    if file_sets_file704 {
+    if sets_file704 {
         out.files.dynamic_path = None;
         out.actions
             .retain(|id, _| Rule::from_id(id) != Some(Rule::DynamicPath));
     }
-    over(&mut out.files.dynamic_path, file.files.dynamic_path);
-    out.actions.extend(file.actions);
-    over(&mut out.network.allow, file.network.allow);
-    over(&mut out.processes.allow, file.processes.allow);
-    if file.runtime.name.is_some() || file.runtime.interpreter.is_some() {
-        out.runtime.name = file.runtime.name;
-        out.runtime.interpreter = file.runtime.interpreter;
+    over(&mut out.files.dynamic_path, dynamic_path);
+    out.actions.extend(actions);
+    let RawNetwork { allow } = network;
+    over(&mut out.network.allow, allow);
+    let RawProcesses { allow } = processes;
+    over(&mut out.processes.allow, allow);
+    let RawRuntime {
+        interpreter,
+        name,
+        hooks,
+    } = runtime;
+    if name.is_some() || interpreter.is_some() {
+        out.runtime.name = name;
+        out.runtime.interpreter = interpreter;
     }
-    over(&mut out.runtime.hooks, file.runtime.hooks);
-    let (limits, given) = (&mut out.limits, file.limits);
-    over(&mut limits.wall_time_ms, given.wall_time_ms);
-    over(&mut limits.cpu_time_ms, given.cpu_time_ms);
-    over(&mut limits.memory_mib, given.memory_mib);
-    over(&mut limits.pids, given.pids);
-    over(&mut limits.stdout_bytes, given.stdout_bytes);
-    over(&mut limits.stderr_bytes, given.stderr_bytes);
-    over(&mut limits.file_size_mib, given.file_size_mib);
-    over(&mut limits.open_files, given.open_files);
-    over(&mut limits.tmp_mib, given.tmp_mib);
-    over(&mut limits.output_files, given.output_files);
-    over(&mut limits.output_mib, given.output_mib);
-    append_optional(&mut out.jail.required, file.jail.required, DEFAULT_LAYERS);
-    append(&mut out.jail.read_only_binds, file.jail.read_only_binds);
-    if file.output.schema.is_some() || file.output.schema_file.is_some() {
-        out.output = file.output;
+    over(&mut out.runtime.hooks, hooks);
+    let RawLimits {
+        wall_time_ms,
+        cpu_time_ms,
+        memory_mib,
+        pids,
+        stdout_bytes,
+        stderr_bytes,
+        file_size_mib,
+        open_files,
+        tmp_mib,
+        output_files,
+        output_mib,
+        memory_enforcement,
+    } = limits;
+    let base_limits = &mut out.limits;
+    over(&mut base_limits.wall_time_ms, wall_time_ms);
+    over(&mut base_limits.cpu_time_ms, cpu_time_ms);
+    over(&mut base_limits.memory_mib, memory_mib);
+    over(&mut base_limits.pids, pids);
+    over(&mut base_limits.stdout_bytes, stdout_bytes);
+    over(&mut base_limits.stderr_bytes, stderr_bytes);
+    over(&mut base_limits.file_size_mib, file_size_mib);
+    over(&mut base_limits.open_files, open_files);
+    over(&mut base_limits.tmp_mib, tmp_mib);
+    over(&mut base_limits.output_files, output_files);
+    over(&mut base_limits.output_mib, output_mib);
+    over(&mut base_limits.memory_enforcement, memory_enforcement);
+    let RawJail {
+        required,
+        read_only_binds,
+    } = jail;
+    append_optional(&mut out.jail.required, required, DEFAULT_LAYERS);
+    append(&mut out.jail.read_only_binds, read_only_binds);
+    let RawOutput {
+        schema,
+        schema_file,
+    } = output;
+    if schema.is_some() || schema_file.is_some() {
+        out.output = RawOutput {
+            schema,
+            schema_file,
+        };
     }
     (out, errors)
 }
