@@ -389,11 +389,17 @@ fn a_policy_author_adds_one_module_with_a_three_line_rules_file() {
     // Everything else of the default policy holds.
     assert_eq!(judge("import subprocess\n", Some(&rules)), "deny");
     assert_eq!(
-        judge("import pandas as pd\npd.read_pickle('x.pkl')\n", Some(&rules)),
+        judge(
+            "import pandas as pd\npd.read_pickle('x.pkl')\n",
+            Some(&rules)
+        ),
         "deny"
     );
     assert_eq!(
-        judge("import pandas as pd\nprint(pd.DataFrame({'a': [1]}))\n", Some(&rules)),
+        judge(
+            "import pandas as pd\nprint(pd.DataFrame({'a': [1]}))\n",
+            Some(&rules)
+        ),
         "allow"
     );
     let check = warden()

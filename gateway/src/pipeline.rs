@@ -274,9 +274,7 @@ pub fn execute(policy: &Policy, request: &RunRequest) -> anyhow::Result<RunRecor
         End::Denied | End::ReviewRequired => {
             Some(stopped_by::from_findings(&record.check.findings))
         }
-        End::Ran(_) => {
-            stopped_by::from_run(record.error.as_ref(), &record.stderr, record.signal)
-        }
+        End::Ran(_) => stopped_by::from_run(record.error.as_ref(), &record.stderr, record.signal),
         End::SetupFailed => None,
     };
     Ok(record)

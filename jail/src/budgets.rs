@@ -319,9 +319,10 @@ pub fn plan(
     let memory = match (cgroup_memory, config.memory_enforcement) {
         (true, _) => Memory::Cgroup,
         (false, MemoryEnforcement::BestEffort) => Memory::BestEffort,
-        (false, MemoryEnforcement::Strict) => return Err(JailError::LayerUnavailable {
-            layer: Layer::Cgroup,
-            reason: format!(
+        (false, MemoryEnforcement::Strict) => {
+            return Err(JailError::LayerUnavailable {
+                layer: Layer::Cgroup,
+                reason: format!(
                 "{}; the memory limit ({} MiB) cannot be enforced without a memory cgroup, which \
                      counts the whole run (every process, page cache, tmpfs, memfds): delegate one \
                      (docs/jail.md), or accept rlimits with `[limits] memory_enforcement = \
@@ -329,7 +330,8 @@ pub fn plan(
                 cgroup_reason.unwrap_or("no usable cgroup hierarchy"),
                 config.limits.memory_bytes >> 20
             ),
-        }),
+            })
+        }
     };
     let sysctls = sysctls(mode, |name| kernel.sysctls.contains(&name));
     let mut refused = Vec::new();

@@ -19,8 +19,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::Context;
-use warden_gateway::pipeline::RunRecord;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use warden_gateway::pipeline::RunRecord;
 
 use super::job::{Job, WorkerReply, PARENT_PID_ENV};
 
