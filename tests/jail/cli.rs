@@ -108,7 +108,7 @@ both_modes! {
     fn doctor_reports_every_layer(who: As) {
         let dir = support::shared_tempdir();
         let rules = dir.path().join("rules.toml");
-        std::fs::write(&rules, support::BASE_RULES).expect("rules");
+        std::fs::write(&rules, support::rules_for(who, support::BASE_RULES)).expect("rules");
         let out = warden(who, &["doctor", "--json", "--rules", rules.to_str().unwrap_or_default()]);
         let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("doctor json");
         assert_eq!(out.status, 0, "{report}");

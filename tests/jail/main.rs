@@ -6,5 +6,6 @@ use warden_test_support::jail as support;
 
 mod cli;
 mod containment;
+mod hardening;
 mod limits;
 mod redcode;

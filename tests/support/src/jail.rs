@@ -103,6 +103,23 @@ output_mib = 8
 file_size_mib = 4
 "#;
 
+/// `rules` as `who` runs them: the test user has no memory cgroup on a host that did not delegate
+/// one, where a memory limit is refused unless the rules accept the best effort — so its runs say
+/// `[limits] memory_enforcement = "best-effort"` unless the rules decide themselves.
+pub fn rules_for(who: As, rules: &str) -> String {
+    if who == As::Root || rules.contains("memory_enforcement") {
+        return rules.to_owned();
+    }
+    let key = "memory_enforcement = \"best-effort\"\n";
+    match rules.find("[limits]\n") {
+        Some(at) => {
+            let after = at + "[limits]\n".len();
+            format!("{}{key}{}", &rules[..after], &rules[after..])
+        }
+        None => format!("{rules}\n[limits]\n{key}"),
+    }
+}
+
 /// One finished `warden run`.
 #[derive(Debug)]
 pub struct Run {
@@ -173,7 +190,8 @@ pub fn run(who: As, program: &str, options: Options<'_>) -> Run {
     std::fs::write(&program_path, program).expect("write program");
     let mut args: Vec<String> = vec!["run".into(), "--no-policy".into(), "--json".into()];
     let rules_path = dir.path().join("rules.toml");
-    std::fs::write(&rules_path, options.rules.unwrap_or(BASE_RULES)).expect("write rules");
+    std::fs::write(&rules_path, rules_for(who, options.rules.unwrap_or(BASE_RULES)))
+        .expect("write rules");
     args.push("--rules".into());
     args.push(rules_path.display().to_string());
     args.extend(options.extra_args);
