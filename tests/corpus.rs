@@ -7,9 +7,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use warden_test_support::{repo, warden};
+use warden_test_support::jail::{shared_tempdir, test_user, TEST_USER};
+use warden_test_support::{repo, require_root, warden};
 
 fn corpus_run(args: &[&str]) -> Output {
     warden()
@@ -289,6 +291,127 @@ fn index_corpora_are_read_like_the_shared_ones() {
     assert!(out.contains("## Benign code"), "{out}");
     assert!(
         out.contains("| algorithmic | 1 | 1 | 1 (100%) | 0 | 0 | 0 |"),
+        "{out}"
+    );
+}
+
+#[test]
+fn passes_choose_what_runs_and_what_the_report_shows() {
+    // The policy alone: nothing runs.
+    let args = smoke_args(&["--passes", "policy", "--format", "json"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = corpus_run(&args);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let report = json(&output);
+    assert_eq!(report["passes"], serde_json::json!(["policy"]));
+    for case in report["cases"].as_array().expect("cases") {
+        assert!(case["policy"]["decision"].is_string(), "{case}");
+        assert!(case["jail"].is_null() && case["full"].is_null(), "{case}");
+    }
+
+    // The jail alone: the per-case line, the matrix and the totals show that pass only.
+    let attacks = repo().join("corpus/attacks").display().to_string();
+    let output = corpus_run(&["--passes", "jail", "--only", "jail-tcp-loopback", &attacks]);
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("jail-tcp-loopback"))
+        .expect("case line");
+    assert!(
+        line.contains("jail:") && !line.contains("policy:") && !line.contains("full:"),
+        "{out}"
+    );
+    let header = out
+        .lines()
+        .find(|l| l.starts_with("Attacks"))
+        .expect("matrix");
+    assert!(
+        header.contains("jail") && header.contains("escapes"),
+        "{out}"
+    );
+    for absent in ["policy", "both", "stopped"] {
+        assert!(!header.contains(absent), "{absent} in {header}");
+    }
+    assert!(
+        out.contains("(1 contained by the jail alone, 0 escapes)") && out.contains("passes jail"),
+        "{out}"
+    );
+    assert!(!out.contains("denied statically"), "{out}");
+}
+
+/// A stand-in for warden that reports, as a benign program's output, who it runs as: `RUNAS-OK`
+/// when it is not root, has no supplementary group, owns its HOME (= TMPDIR), can create its
+/// output directory and read the program.
+const WHOAMI_WARDEN: &str = r#"#!/usr/bin/env python3
+import json, os, sys
+args = sys.argv[1:]
+if args[:1] == ["check"]:
+    for path in [a for a in args if a.endswith(".py")]:
+        print(json.dumps({"path": path, "decision": "allow", "findings": []}))
+    sys.exit(0)
+if "--help" in args:
+    print("Usage: warden run [OPTIONS] [--output-dir <DIR>] <PROGRAM>")
+    sys.exit(0)
+if args[-1] == "-":
+    sys.stdin.read()
+    print(json.dumps({"status": "ok", "exit_code": 0, "stdout": "", "stderr": ""}))
+    sys.exit(0)
+problems = []
+if os.getuid() == 0 or os.geteuid() == 0:
+    problems.append("runs as root")
+if set(os.getgroups()) - {os.getgid()}:
+    problems.append("supplementary groups %s" % os.getgroups())
+home = os.environ.get("HOME", "")
+if not home or os.stat(home).st_uid != os.getuid() or os.environ.get("TMPDIR") != home:
+    problems.append("HOME %r TMPDIR %r" % (home, os.environ.get("TMPDIR")))
+if "--output-dir" in args:
+    os.makedirs(args[args.index("--output-dir") + 1])
+open(args[-1]).read()
+print(json.dumps({"status": "ok", "exit_code": 0, "stderr": "",
+                  "stdout": "RUNAS-OK\n" if not problems else "RUNAS-BAD " + "; ".join(problems)}))
+"#;
+
+#[test]
+fn run_as_starts_every_warden_call_as_the_user_and_refuses_unreadable_cases() {
+    require_root!();
+    test_user();
+    // World-readable: the test user runs the stand-in and reads the case.
+    let dir = shared_tempdir();
+    let fake = write(dir.path(), "fake-warden", WHOAMI_WARDEN);
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let case = write(
+        dir.path(),
+        "corpus/whoami_report.py",
+        "# warden-case: whoami-report\n# group: BENIGN\n# technique: stand-in reports its user\n\
+         # expect-static: allow\n# expect-output: RUNAS-OK\nprint('never run')\n",
+    );
+    std::fs::set_permissions(&case, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let fake_arg = fake.display().to_string();
+    let corpus_dir = dir.path().join("corpus").display().to_string();
+    let output = corpus_run(&[
+        "--warden",
+        &fake_arg,
+        "--run-as",
+        TEST_USER,
+        "--format",
+        "json",
+        &corpus_dir,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let report = json(&output);
+    assert_eq!(report["run_as"], TEST_USER);
+    assert_eq!(report["summary"]["benign_passed"], 1, "{}", text(&output));
+
+    // A case the user cannot read stops the run before anything runs.
+    std::fs::set_permissions(&case, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    let output = corpus_run(&["--warden", &fake_arg, "--run-as", TEST_USER, &corpus_dir]);
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{out}");
+    assert!(
+        out.contains(&format!(
+            "{TEST_USER} cannot read 1 case file(s) (--run-as)"
+        )) && out.contains("whoami_report.py"),
         "{out}"
     );
 }

@@ -63,15 +63,21 @@ pub struct AttackSpec {
     pub expect_static: Option<ExpectStatic>,
     /// Rules that must be among the findings.
     pub expect_rules: Vec<String>,
-    /// The effects named by the case (the runner adds [`Effect::baseline`]).
+    /// The effects named by the case (the runner adds [`Effect::baseline`]). A case holds the
+    /// shared targets among them exclusively while it runs.
     pub effects: Vec<Effect>,
+    /// Effects checked like the declared ones but, like the baseline, without holding their
+    /// targets: host files every case of a corpus could reach (RedCode's `/etc/passwd`), watched
+    /// for all its cases.
+    pub watched: Vec<Effect>,
 }
 
 impl AttackSpec {
-    /// The declared effects plus the baseline, without duplicates, in a stable order.
+    /// The declared and watched effects plus the baseline, without duplicates, in a stable order.
     pub fn all_effects(&self) -> Vec<Effect> {
         let mut all: Vec<Effect> = Effect::baseline();
         all.extend(self.effects.iter().cloned());
+        all.extend(self.watched.iter().cloned());
         all.sort();
         all.dedup();
         all

@@ -2,11 +2,12 @@
 //! `warden run [--no-policy] --json` for the jail and full passes.
 //!
 //! Subprocesses keep the runner independent of the jail's single-thread requirement and let cases
-//! run in parallel. Owns: argument lists, a guard timeout that kills the whole process group,
-//! bounded capture of stdout/stderr, and parsing the result records. Does not own: judging them
+//! run in parallel. Owns: argument lists, the user warden runs as (`--run-as`), a guard timeout
+//! that kills the whole process group, bounded capture of stdout/stderr, and reading the result
+//! records (serde views that tolerate older or stand-in binaries). Does not own: judging them
 //! (`verify.rs`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -14,9 +15,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
-use serde_json::Value;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
 
+use super::pass::{Pass, RunFlags};
 use super::procs::{self, Seen, Watcher};
 
 /// The most bytes kept of a subprocess's stdout or stderr (warden caps the program's own output).
@@ -29,11 +31,95 @@ pub struct Warden {
     pub rules: Option<PathBuf>,
     /// Whether `warden run` accepts `--output-dir` (older builds do not).
     pub output_dir: bool,
+    /// The long flags `warden run --help` lists (`--no-hooks` is newer than the runner's first
+    /// wardens).
+    pub run_flags: BTreeSet<String>,
     /// `Err(why)` when the full pipeline (`warden run` with the policy) does not produce a result
-    /// record: the runner then does the policy and jail-only passes alone and says so.
+    /// record: the runner then does the policy and jail-only passes alone and says so. Set by
+    /// [`Warden::probe_full_pipeline`] when the full pass is selected.
     pub full_pipeline: Result<(), String>,
     /// Longest a single warden call may take before the runner kills it.
     pub guard: Duration,
+    /// The unprivileged account every warden call runs as (`--run-as`); `None`: the runner's own.
+    pub run_as: Option<RunAs>,
+}
+
+/// An unprivileged account warden runs as (`--run-as USER`): every warden call is started with
+/// this user's uid and primary gid and no supplementary groups, the way `setpriv --reuid --regid
+/// --clear-groups` would, and with a HOME and TMPDIR the user owns. The runner itself stays root
+/// for its host-side checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunAs {
+    pub name: String,
+    pub uid: u32,
+    pub gid: u32,
+    /// HOME and TMPDIR of warden: a directory the user owns in the run directory, once it exists
+    /// (until then `/tmp`).
+    pub home: Option<PathBuf>,
+}
+
+impl RunAs {
+    /// Looks `user` up (a name, through `getent passwd` and then `/etc/passwd`). The runner must
+    /// be root to switch to it.
+    pub fn lookup(user: &str) -> Result<RunAs, String> {
+        if effective_uid() != Some(0) {
+            return Err(format!(
+                "--run-as {user}: the runner must run as root to start warden as another user \
+                 (it also needs root for its host-side checks)"
+            ));
+        }
+        let from_getent = Command::new("getent")
+            .args(["passwd", user])
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .ok()
+            .filter(|out| out.status.success())
+            .map(|out| String::from_utf8_lossy(&out.stdout).into_owned());
+        let passwd = from_getent
+            .or_else(|| std::fs::read_to_string("/etc/passwd").ok())
+            .unwrap_or_default();
+        let ids = passwd.lines().find_map(|line| {
+            let fields: Vec<&str> = line.split(':').collect();
+            (fields.first() == Some(&user))
+                .then(|| Some((fields.get(2)?.parse().ok()?, fields.get(3)?.parse().ok()?)))?
+        });
+        let Some((uid, gid)) = ids else {
+            return Err(format!("--run-as {user}: no such user"));
+        };
+        if uid == 0 {
+            return Err(format!(
+                "--run-as {user}: this is root; --run-as names an unprivileged user"
+            ));
+        }
+        Ok(RunAs {
+            name: user.to_owned(),
+            uid,
+            gid,
+            home: None,
+        })
+    }
+
+    /// Makes `command` start as this user: uid, gid, no supplementary groups (std drops them with
+    /// `setgroups(0)` when a uid is set and no groups are given), a clean HOME and TMPDIR.
+    fn apply(&self, command: &mut Command) {
+        let home = self.home.as_deref().unwrap_or_else(|| Path::new("/tmp"));
+        command
+            .uid(self.uid)
+            .gid(self.gid)
+            .env("HOME", home)
+            .env("TMPDIR", home)
+            .env("USER", &self.name)
+            .env("LOGNAME", &self.name)
+            .env_remove("XDG_RUNTIME_DIR");
+    }
+}
+
+/// The effective uid of this process (`/proc/self/status`).
+fn effective_uid() -> Option<u32> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("Uid:"))?;
+    line.split_whitespace().nth(2)?.parse().ok()
 }
 
 /// How a warden subprocess ended.
@@ -50,56 +136,161 @@ pub struct Finished {
     pub seen: Option<Seen>,
 }
 
-/// The fields of a `warden run --json` result record the runner uses.
-#[derive(Debug, Clone, Default, Serialize)]
+/// Reads a field leniently: a value of an unexpected type reads as the default (absent), so that
+/// one odd field of an older or stand-in warden does not make the whole record unreadable.
+fn lenient<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: DeserializeOwned + Default,
+{
+    let value = serde_json::Value::deserialize(deserializer)?;
+    Ok(serde_json::from_value(value).unwrap_or_default())
+}
+
+/// A `warden run --json` result record, as far as the runner reads it (see the README's "result
+/// record"). Only `status` is required; every other field may be missing or of another type
+/// (it then reads as absent), so an older warden's record, or a stand-in's, still parses.
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct Record {
     pub status: String,
+    #[serde(default, deserialize_with = "lenient")]
     pub exit_code: Option<i64>,
-    pub signal: Option<Value>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub signal: Option<i64>,
+    #[serde(default, deserialize_with = "lenient")]
     pub stdout: String,
+    #[serde(default, deserialize_with = "lenient")]
     pub stderr: String,
-    /// The record's `check.decision`, when the static layer ran.
+    /// What the static layer said (`decision` is `skipped` with `--no-policy`).
+    #[serde(default, deserialize_with = "lenient")]
+    pub check: Option<CheckSummary>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub layers: Layers,
+    #[serde(default, deserialize_with = "lenient")]
+    pub usage: Usage,
+    /// What went wrong outside the program (why the jail could not be set up…).
+    #[serde(default, deserialize_with = "lenient")]
+    pub message: Option<String>,
+}
+
+/// The record's `check`, and one line of `warden check --format json` (which adds `path`).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct CheckSummary {
+    #[serde(default, deserialize_with = "lenient")]
+    pub path: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
     pub decision: Option<String>,
-    pub rules: Vec<String>,
-    pub layers: Value,
+    #[serde(default, deserialize_with = "lenient")]
+    pub findings: Vec<Finding>,
+}
+
+/// One finding; the runner only needs its rule id.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Finding {
+    #[serde(default, deserialize_with = "lenient")]
+    pub rule: Option<String>,
+}
+
+impl CheckSummary {
+    /// The rule ids of the findings, sorted, without duplicates.
+    pub fn rules(&self) -> Vec<String> {
+        let mut rules: Vec<String> = self
+            .findings
+            .iter()
+            .filter_map(|f| f.rule.clone())
+            .collect();
+        rules.sort();
+        rules.dedup();
+        rules
+    }
+}
+
+/// The record's `usage`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Usage {
+    #[serde(default, deserialize_with = "lenient")]
     pub wall_ms: Option<u64>,
 }
 
+/// The record's `layers`: the confinement the plan put in force.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct Layers {
+    #[serde(default, deserialize_with = "lenient")]
+    pub namespaces: Vec<String>,
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub landlock: Option<Switch>,
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub seccomp: Option<Switch>,
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cgroup: Option<Switch>,
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rlimits: Option<Switch>,
+}
+
+/// How a record reports one layer: `true`/`false`, a version (`abi-6`, `v1`) or `none`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum Switch {
+    Flag(bool),
+    Name(String),
+    Number(serde_json::Number),
+}
+
+impl Switch {
+    fn is_on(&self) -> bool {
+        match self {
+            Switch::Flag(on) => *on,
+            Switch::Name(name) => !name.is_empty() && name != "none",
+            Switch::Number(_) => true,
+        }
+    }
+}
+
+impl std::fmt::Display for Layers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = serde_json::to_string(self).map_err(|_| std::fmt::Error)?;
+        f.write_str(&text)
+    }
+}
+
 impl Record {
-    /// Parses warden's stdout; `None` when it is not a result record.
+    /// Parses warden's stdout; `None` when it is not a result record (no `status`).
     pub fn parse(stdout: &[u8]) -> Option<Record> {
         let text = String::from_utf8_lossy(stdout);
-        let value: Value = serde_json::from_str(text.trim()).ok().or_else(|| {
+        serde_json::from_str(text.trim()).ok().or_else(|| {
             text.lines()
                 .rev()
                 .find_map(|l| serde_json::from_str(l).ok())
-        })?;
-        let status = value.get("status")?.as_str()?.to_owned();
-        let string = |key: &str| {
-            value
-                .get(key)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
-        let check = value.get("check");
-        Some(Record {
-            status,
-            exit_code: value.get("exit_code").and_then(Value::as_i64),
-            signal: value.get("signal").filter(|s| !s.is_null()).cloned(),
-            stdout: string("stdout"),
-            stderr: string("stderr"),
-            decision: check
-                .and_then(|c| c.get("decision"))
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            rules: rules_of(check.and_then(|c| c.get("findings"))),
-            layers: value.get("layers").cloned().unwrap_or(Value::Null),
-            wall_ms: value
-                .get("usage")
-                .and_then(|u| u.get("wall_ms"))
-                .and_then(Value::as_u64),
         })
+    }
+
+    /// The static layer's decision, when it ran.
+    pub fn decision(&self) -> Option<&str> {
+        self.check.as_ref()?.decision.as_deref()
+    }
+
+    /// The rule ids the static layer reported.
+    pub fn rules(&self) -> Vec<String> {
+        self.check
+            .as_ref()
+            .map(CheckSummary::rules)
+            .unwrap_or_default()
     }
 
     /// Whether the record says the layer is in force (`seccomp`, `landlock`, `cgroup`,
@@ -107,16 +298,16 @@ impl Record {
     pub fn has_layer(&self, layer: &str) -> bool {
         let layers = &self.layers;
         if let Some(ns) = layer.strip_prefix("ns:") {
-            return layers["namespaces"]
-                .as_array()
-                .is_some_and(|list| list.iter().any(|n| n.as_str() == Some(ns)));
+            return layers.namespaces.iter().any(|n| n == ns);
         }
-        match &layers[layer] {
-            Value::Bool(on) => *on,
-            Value::String(text) => !text.is_empty() && text != "none",
-            Value::Number(_) => true,
-            _ => false,
-        }
+        let switch = match layer {
+            "landlock" => &layers.landlock,
+            "seccomp" => &layers.seccomp,
+            "cgroup" => &layers.cgroup,
+            "rlimits" => &layers.rlimits,
+            _ => &None,
+        };
+        switch.as_ref().is_some_and(Switch::is_on)
     }
 }
 
@@ -127,59 +318,80 @@ pub struct Verdict {
     pub rules: Vec<String>,
 }
 
-fn rules_of(findings: Option<&Value>) -> Vec<String> {
-    let mut rules: Vec<String> = findings
-        .and_then(Value::as_array)
-        .map(|list| {
-            list.iter()
-                .filter_map(|f| f.get("rule").and_then(Value::as_str))
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default();
-    rules.sort();
-    rules.dedup();
-    rules
-}
-
 impl Warden {
-    /// Describes `binary`, asking it once which `run` flags it has.
-    pub fn new(binary: PathBuf, rules: Option<PathBuf>, guard: Duration) -> Result<Warden, String> {
-        let help = Command::new(&binary)
-            .args(["run", "--help"])
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|err| format!("cannot run {}: {err}", binary.display()))?;
-        let help = String::from_utf8_lossy(&help.stdout);
+    /// Describes `binary`, asking it once (as `run_as`, when given) which `run` flags it has. The
+    /// full pipeline is probed later, when the full pass is selected
+    /// ([`Warden::probe_full_pipeline`]).
+    pub fn new(
+        binary: PathBuf,
+        rules: Option<PathBuf>,
+        guard: Duration,
+        run_as: Option<RunAs>,
+    ) -> Result<Warden, String> {
         let mut warden = Warden {
-            output_dir: help.contains("--output-dir"),
+            output_dir: false,
+            run_flags: BTreeSet::new(),
             full_pipeline: Ok(()),
             binary,
             rules,
             guard,
+            run_as,
         };
-        warden.full_pipeline = warden.probe_full_pipeline();
+        let help = warden
+            .command()
+            .args(["run", "--help"])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|err| warden.cannot_run(&err))?;
+        let help = String::from_utf8_lossy(&help.stdout);
+        warden.run_flags = help
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .filter(|word| word.starts_with("--") && word.len() > 2)
+            .map(str::to_owned)
+            .collect();
+        warden.output_dir = warden.run_flags.contains("--output-dir");
         Ok(warden)
     }
 
+    /// A command running the warden binary, as the `--run-as` user when there is one.
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.binary);
+        if let Some(user) = &self.run_as {
+            user.apply(&mut command);
+        }
+        command
+    }
+
+    fn cannot_run(&self, err: &std::io::Error) -> String {
+        match &self.run_as {
+            Some(user) => format!(
+                "cannot run {} as {}: {err}",
+                self.binary.display(),
+                user.name
+            ),
+            None => format!("cannot run {}: {err}", self.binary.display()),
+        }
+    }
+
     /// Runs a trivial program through the full pipeline to see whether it gives a result record.
-    fn probe_full_pipeline(&self) -> Result<(), String> {
+    pub fn probe_full_pipeline(&self) -> Result<(), String> {
         let mut args = vec![OsString::from("run")];
         args.extend(self.rules_args());
         args.extend(["--json".into(), "-".into()]);
-        let mut child = Command::new(&self.binary)
+        let mut child = self
+            .command()
             .args(&args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|err| format!("cannot run {}: {err}", self.binary.display()))?;
+            .map_err(|err| self.cannot_run(&err))?;
         if let Some(mut stdin) = child.stdin.take() {
             let _ = std::io::Write::write_all(&mut stdin, b"print('warden corpus probe')\n");
         }
         let output = child
             .wait_with_output()
-            .map_err(|err| format!("cannot run {}: {err}", self.binary.display()))?;
+            .map_err(|err| self.cannot_run(&err))?;
         match Record::parse(&output.stdout) {
             Some(record) if record.status == "ok" => Ok(()),
             Some(record) => Err(format!(
@@ -190,6 +402,62 @@ impl Warden {
         }
     }
 
+    /// Validates the rules file with the binary under test (`warden rules check FILE`, as the
+    /// `--run-as` user when there is one, so that a file that user cannot read is caught here), so
+    /// that a bad file fails once, with the policy's own message, rather than once per case.
+    pub fn check_rules(&self) -> Result<(), String> {
+        let Some(rules) = &self.rules else {
+            return Ok(());
+        };
+        let output = self
+            .command()
+            .args(["rules", "check"])
+            .arg(rules)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|err| self.cannot_run(&err))?;
+        if output.status.success() {
+            return Ok(());
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        Err(stderr
+            .trim()
+            .trim_start_matches("warden: error: ")
+            .to_owned())
+    }
+
+    /// The files of `files` the `--run-as` user cannot read (none without `--run-as`), asked of
+    /// the kernel as that user (`test -r`), so that permissions and every directory on the way
+    /// count.
+    pub fn unreadable(&self, files: &[&Path]) -> Result<Vec<PathBuf>, String> {
+        let Some(user) = &self.run_as else {
+            return Ok(Vec::new());
+        };
+        let mut missing = Vec::new();
+        for chunk in files.chunks(500) {
+            let mut command = Command::new("/bin/sh");
+            user.apply(&mut command);
+            let output = command
+                .args([
+                    "-c",
+                    "for f do [ -r \"$f\" ] || printf '%s\\0' \"$f\"; done",
+                    "sh",
+                ])
+                .args(chunk)
+                .stdin(Stdio::null())
+                .output()
+                .map_err(|err| format!("cannot run /bin/sh as {}: {err}", user.name))?;
+            missing.extend(
+                output
+                    .stdout
+                    .split(|b| *b == 0)
+                    .filter(|name| !name.is_empty())
+                    .map(|name| PathBuf::from(String::from_utf8_lossy(name).into_owned())),
+            );
+        }
+        Ok(missing)
+    }
+
     fn rules_args(&self) -> Vec<OsString> {
         match &self.rules {
             Some(rules) => vec!["--rules".into(), rules.into()],
@@ -198,7 +466,7 @@ impl Warden {
     }
 
     /// The policy pass over many files at once: path → verdict. Files warden could not read are
-    /// missing from the map (their error is in `Err` of the pair).
+    /// missing from the map.
     pub fn check(&self, files: &[&Path]) -> Result<BTreeMap<PathBuf, Verdict>, String> {
         let mut verdicts = BTreeMap::new();
         for chunk in files.chunks(200) {
@@ -214,32 +482,41 @@ impl Warden {
                 ));
             }
             for line in String::from_utf8_lossy(&done.stdout).lines() {
-                let Ok(value) = serde_json::from_str::<Value>(line) else {
+                let Ok(summary) = serde_json::from_str::<CheckSummary>(line) else {
                     continue;
                 };
-                let (Some(path), Some(decision)) = (
-                    value.get("path").and_then(Value::as_str),
-                    value.get("decision").and_then(Value::as_str),
-                ) else {
+                let rules = summary.rules();
+                let (Some(path), Some(decision)) = (summary.path, summary.decision) else {
                     continue;
                 };
-                verdicts.insert(
-                    PathBuf::from(path),
-                    Verdict {
-                        decision: decision.to_owned(),
-                        rules: rules_of(value.get("findings")),
-                    },
-                );
+                verdicts.insert(PathBuf::from(path), Verdict { decision, rules });
             }
         }
         Ok(verdicts)
     }
 
-    /// `warden run --json [--no-policy] [--output-dir DIR] FILE`, watched when `watch`.
+    /// `warden run --json` with the flags of `pass` (`--no-policy`, and `--no-hooks` when this
+    /// warden has it, for the jail pass) and `--output-dir DIR` when given, on `file`; watched
+    /// when `watch`.
     pub fn run(
         &self,
         file: &Path,
-        no_policy: bool,
+        pass: Pass,
+        output_dir: Option<&Path>,
+        env: &[(String, String)],
+        watch: bool,
+    ) -> Result<Finished, String> {
+        let flags = pass
+            .run_flags()
+            .ok_or_else(|| format!("the {pass} pass does not run programs"))?;
+        self.run_with(file, flags, output_dir, env, watch)
+    }
+
+    /// `warden run --json` with `flags`, as [`Warden::run`] does for a pass.
+    pub fn run_with(
+        &self,
+        file: &Path,
+        flags: RunFlags,
         output_dir: Option<&Path>,
         env: &[(String, String)],
         watch: bool,
@@ -247,9 +524,14 @@ impl Warden {
         let mut args = vec![OsString::from("run")];
         args.extend(self.rules_args());
         args.push("--json".into());
-        if no_policy {
-            args.push("--no-policy".into());
-        }
+        args.extend(flags.always.iter().map(OsString::from));
+        args.extend(
+            flags
+                .if_known
+                .iter()
+                .filter(|flag| self.run_flags.contains(**flag))
+                .map(OsString::from),
+        );
         if let (Some(dir), true) = (output_dir, self.output_dir) {
             args.extend(["--output-dir".into(), dir.into()]);
         }
@@ -265,7 +547,7 @@ impl Warden {
         watch: bool,
     ) -> Result<Finished, String> {
         let started = Instant::now();
-        let mut command = Command::new(&self.binary);
+        let mut command = self.command();
         command
             .args(args)
             .envs(env.iter().map(|(k, v)| (k, v)))
@@ -273,9 +555,7 @@ impl Warden {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        let mut child = command
-            .spawn()
-            .map_err(|err| format!("cannot run {}: {err}", self.binary.display()))?;
+        let mut child = command.spawn().map_err(|err| self.cannot_run(&err))?;
         let watcher = watch.then(|| Watcher::start(child.id()));
         let reader = |pipe: Option<Box<dyn Read + Send>>| {
             std::thread::spawn(move || {
@@ -334,23 +614,6 @@ impl Warden {
     }
 }
 
-/// Validates a rules file with the binary under test (`warden rules check FILE`), so that a bad
-/// file fails once, with the policy's own message, rather than once per case.
-pub fn check_rules(binary: &Path, rules: &Path) -> anyhow::Result<()> {
-    let output = Command::new(binary)
-        .args(["rules", "check"])
-        .arg(rules)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|err| anyhow::anyhow!("cannot run {}: {err}", binary.display()))?;
-    if output.status.success() {
-        return Ok(());
-    }
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let message = stderr.trim().trim_start_matches("warden: error: ");
-    anyhow::bail!("{message}")
-}
-
 /// Kills the processes of a finished run that are still alive (only ones the watcher saw
 /// descend from the warden process this runner started, or in that run's pid namespaces).
 pub fn reap_survivors(seen: &Seen) -> Vec<procs::ProcInfo> {
@@ -374,9 +637,10 @@ mod tests {
             "layers":{"namespaces":["user","net"],"landlock":"abi-6","seccomp":true,"cgroup":"v1","rlimits":true}}"#;
         let record = Record::parse(stdout).unwrap();
         assert_eq!(record.status, "timeout");
-        assert_eq!(record.decision.as_deref(), Some("allow"));
-        assert_eq!(record.rules, ["FILE704"]);
-        assert_eq!(record.wall_ms, Some(30001));
+        assert_eq!(record.signal, Some(9));
+        assert_eq!(record.decision(), Some("allow"));
+        assert_eq!(record.rules(), ["FILE704"]);
+        assert_eq!(record.usage.wall_ms, Some(30001));
         for layer in ["ns:net", "seccomp", "landlock", "cgroup", "rlimits"] {
             assert!(record.has_layer(layer), "{layer}");
         }
@@ -385,19 +649,144 @@ mod tests {
     }
 
     #[test]
+    fn odd_and_partial_records_still_parse() {
+        // A stand-in's record: few fields, some of unexpected types, after a line of logging.
+        let stdout = b"starting\n{\"status\":\"ok\",\"exit_code\":\"0\",\"stdout\":null,\
+            \"check\":[],\"usage\":{\"wall_ms\":-1},\
+            \"layers\":{\"namespaces\":[],\"seccomp\":false,\"landlock\":{\"abi\":7},\"cgroup\":\"none\"}}\n";
+        let record = Record::parse(stdout).unwrap();
+        assert_eq!(record.status, "ok");
+        assert_eq!(record.exit_code, None);
+        assert_eq!(record.stdout, "");
+        assert_eq!(record.decision(), None);
+        assert_eq!(record.usage.wall_ms, None);
+        for layer in ["seccomp", "landlock", "cgroup", "rlimits", "ns:user"] {
+            assert!(!record.has_layer(layer), "{layer}");
+        }
+        assert_eq!(
+            record.layers.to_string(),
+            r#"{"namespaces":[],"seccomp":false,"cgroup":"none"}"#
+        );
+        // Without a status it is not a result record.
+        assert!(Record::parse(br#"{"exit_code": 0}"#).is_none());
+        assert!(Record::parse(br#"{"status": 3}"#).is_none());
+    }
+
+    #[test]
+    fn check_lines_give_the_decision_and_sorted_rules() {
+        let line = r#"{"path":"a.py","decision":"deny","policy":{"name":"default"},
+            "findings":[{"rule":"REF201","span":{}},{"rule":"IMP101"},{"rule":"REF201"},{"name":"x"}]}"#;
+        let summary: CheckSummary = serde_json::from_str(line).unwrap();
+        assert_eq!(summary.path.as_deref(), Some("a.py"));
+        assert_eq!(summary.decision.as_deref(), Some("deny"));
+        assert_eq!(summary.rules(), ["IMP101", "REF201"]);
+    }
+
+    #[test]
     fn the_guard_kills_a_hung_process_group() {
-        let warden = Warden {
-            binary: PathBuf::from("/bin/sh"),
-            rules: None,
-            output_dir: false,
-            full_pipeline: Ok(()),
-            guard: Duration::from_millis(300),
-        };
+        let warden = shell(None);
         let args: Vec<OsString> = vec!["-c".into(), "sleep 30 & sleep 30".into()];
         let done = warden.call(&args, &[], true).unwrap();
         assert!(done.killed);
         assert!(done.elapsed < Duration::from_secs(10));
         let seen = done.seen.unwrap();
         assert!(procs::survivors(&seen, Duration::from_secs(3)).is_empty());
+    }
+
+    #[test]
+    fn the_jail_pass_turns_the_hooks_off_when_warden_has_them() {
+        let mut echo = shell(None);
+        echo.binary = PathBuf::from("/bin/echo");
+        echo.guard = Duration::from_secs(20);
+        let args = |warden: &Warden, pass: Pass| {
+            let done = warden
+                .run(Path::new("p.py"), pass, None, &[], false)
+                .unwrap();
+            String::from_utf8_lossy(&done.stdout).trim().to_owned()
+        };
+        assert_eq!(args(&echo, Pass::Jail), "run --json --no-policy p.py");
+        echo.run_flags = ["--no-hooks".to_owned(), "--output-dir".to_owned()].into();
+        assert_eq!(
+            args(&echo, Pass::Jail),
+            "run --json --no-policy --no-hooks p.py"
+        );
+        assert_eq!(args(&echo, Pass::Full), "run --json p.py");
+        assert!(echo
+            .run(Path::new("p.py"), Pass::Policy, None, &[], false)
+            .is_err());
+    }
+
+    /// `/bin/sh` standing in for warden.
+    fn shell(run_as: Option<RunAs>) -> Warden {
+        Warden {
+            binary: PathBuf::from("/bin/sh"),
+            rules: None,
+            output_dir: false,
+            run_flags: BTreeSet::new(),
+            full_pipeline: Ok(()),
+            guard: Duration::from_millis(300),
+            run_as,
+        }
+    }
+
+    /// `nobody`, when the tests run as root on a host that has it.
+    fn nobody() -> Option<RunAs> {
+        if effective_uid() != Some(0) {
+            eprintln!("skipped: switching users needs root");
+            return None;
+        }
+        RunAs::lookup("nobody").ok()
+    }
+
+    #[test]
+    fn run_as_switches_uid_and_gid_and_drops_supplementary_groups() {
+        let Some(mut user) = nobody() else { return };
+        let home = tempfile::tempdir().unwrap();
+        user.home = Some(home.path().to_path_buf());
+        let mut warden = shell(Some(user.clone()));
+        warden.guard = Duration::from_secs(20);
+        let args: Vec<OsString> = vec![
+            "-c".into(),
+            "id -u; id -g; id -G; echo \"$HOME $TMPDIR ${XDG_RUNTIME_DIR:-unset}\"".into(),
+        ];
+        let done = warden.call(&args, &[], false).unwrap();
+        let out = String::from_utf8_lossy(&done.stdout).into_owned();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], user.uid.to_string(), "{out}");
+        assert_eq!(lines[1], user.gid.to_string(), "{out}");
+        assert_eq!(
+            lines[2],
+            user.gid.to_string(),
+            "no supplementary group: {out}"
+        );
+        let home = home.path().display();
+        assert_eq!(lines[3], format!("{home} {home} unset"), "{out}");
+        assert!(RunAs::lookup("warden-no-such-user-x").is_err());
+    }
+
+    #[test]
+    fn unreadable_files_are_found_as_the_user() {
+        use std::os::unix::fs::PermissionsExt;
+        let Some(user) = nobody() else { return };
+        let open = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(open.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let readable = open.path().join("readable.py");
+        let private = open.path().join("private.py");
+        for (path, mode) in [(&readable, 0o644), (&private, 0o600)] {
+            std::fs::write(path, "x = 1\n").unwrap();
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        let closed = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(closed.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        let hidden = closed.path().join("hidden.py");
+        std::fs::write(&hidden, "x = 1\n").unwrap();
+        std::fs::set_permissions(&hidden, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let warden = shell(Some(user));
+        let files = [readable.as_path(), private.as_path(), hidden.as_path()];
+        assert_eq!(
+            warden.unreadable(&files).unwrap(),
+            [private.clone(), hidden.clone()]
+        );
+        assert!(shell(None).unreadable(&files).unwrap().is_empty());
     }
 }

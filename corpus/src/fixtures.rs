@@ -236,8 +236,13 @@ pub fn tree_diff(before: &Tree, after: &Tree) -> Vec<String> {
 pub struct Fixtures {
     /// This run's private directory (sentinel links, output directories, the probe).
     pub run_dir: PathBuf,
-    /// The secret in `/root/warden-canary`.
+    /// HOME and TMPDIR of the `--run-as` user, which owns it (in the run directory).
+    pub user_home: Option<PathBuf>,
+    /// The secret in `/root/warden-canary` and in the world-readable [`Fixtures::open_canary`].
     pub canary_secret: String,
+    /// `/warden-canary-<random>/secret`, readable by anyone: the canary an unprivileged warden
+    /// could reach but for the jail.
+    pub open_canary: Option<PathBuf>,
     pub listeners: Listeners,
     pub fingerprints: BTreeMap<PathBuf, Fingerprint>,
     /// `no-list` directories: the canary name and secret put in each.
@@ -257,13 +262,29 @@ pub struct Fixtures {
     _lock: Option<File>,
 }
 
-/// Runs a program file in the jail with the policy off and returns what it printed, parsed as
-/// JSON: how the fixtures learn what the jail itself shows of the host.
-pub type Probe<'a> = dyn Fn(&Path) -> Result<Value, String> + 'a;
+/// Runs a program file in the jail with the policy off, with an output directory, and returns the
+/// JSON it wrote there as `warden-probe.json` (or, when warden collected no such file, what it
+/// printed): how the fixtures learn what the jail itself shows of the host.
+pub type Probe<'a> = dyn Fn(&Path, &Path) -> Result<Value, String> + 'a;
+
+/// The file the jail probe writes its findings to, in its work dir (collected with `--output-dir`,
+/// so that a small stdout cap in the policy under test cannot cut it short).
+pub const PROBE_OUTPUT: &str = "warden-probe.json";
+
+/// The account warden runs as when it is not the runner's own (`--run-as`): it gets the output
+/// directory and a HOME/TMPDIR of its own in the run directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Owner {
+    pub uid: u32,
+    pub gid: u32,
+}
 
 impl Fixtures {
-    /// Sets up everything `needs` asks for.
-    pub fn setup(needs: &Needs, probe: &Probe<'_>) -> Result<Fixtures, String> {
+    /// The first half of the set-up: the host lock (when there are attacks), the run directory
+    /// (with the directories `owner` writes to) and the listeners. Nothing has run warden yet: the
+    /// `--run-as` user's HOME must exist before its first run. [`Fixtures::prepare`] does the rest.
+    pub fn create(needs: &Needs, owner: Option<Owner>) -> Result<Fixtures, String> {
+        use std::os::unix::fs::PermissionsExt;
         let lock = if needs.attacks {
             Some(host_lock()?)
         } else {
@@ -275,15 +296,31 @@ impl Fixtures {
             std::process::id(),
             random_hex(4)
         ));
-        std::fs::create_dir(&run_dir)
-            .map_err(|err| format!("cannot create {}: {err}", run_dir.display()))?;
-        for sub in ["bin", "out"] {
-            std::fs::create_dir(run_dir.join(sub))
-                .map_err(|err| format!("cannot create {}/{sub}: {err}", run_dir.display()))?;
+        let mkdir = |dir: &Path, mode: u32| {
+            std::fs::create_dir(dir)
+                .and_then(|()| std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode)))
+                .map_err(|err| format!("cannot create {}: {err}", dir.display()))
+        };
+        // Another user must pass through the run directory to its own subdirectories, and read
+        // the probe; it lists nothing.
+        mkdir(&run_dir, if owner.is_some() { 0o711 } else { 0o755 })?;
+        mkdir(&run_dir.join("bin"), 0o755)?;
+        mkdir(&run_dir.join("out"), 0o755)?;
+        let mut user_home = None;
+        if let Some(owner) = owner {
+            let home = run_dir.join("home");
+            mkdir(&home, 0o700)?;
+            for dir in [run_dir.join("out"), home.clone()] {
+                std::os::unix::fs::chown(&dir, Some(owner.uid), Some(owner.gid))
+                    .map_err(|err| format!("cannot hand {} over: {err}", dir.display()))?;
+            }
+            user_home = Some(home);
         }
         let mut fixtures = Fixtures {
             run_dir,
+            user_home,
             canary_secret: format!("warden-canary-{}", random_hex(16)),
+            open_canary: None,
             listeners: Listeners::start_waiting(
                 &needs.endpoints,
                 &needs.declared_endpoints,
@@ -305,38 +342,61 @@ impl Fixtures {
                 .notes
                 .push(format!("not listening on {endpoint}: {why}"));
         }
+        Ok(fixtures)
+    }
+
+    /// The second half: canaries, the jail probe (through `probe`), fingerprints and snapshots.
+    pub fn prepare(&mut self, needs: &Needs, probe: &Probe<'_>) -> Result<(), String> {
         if !needs.attacks {
-            return Ok(fixtures);
+            return Ok(());
         }
-        let secret = fixtures.canary_secret.clone();
-        fixtures.plant_file(Path::new(CANARY), secret.as_bytes())?;
-        let view = fixtures.jail_view(needs, probe);
+        let secret = self.canary_secret.clone();
+        self.plant_file(Path::new(CANARY), secret.as_bytes())?;
+        self.plant_open_canary(&secret)?;
+        let view = self.jail_view(needs, probe);
         for path in &needs.no_read {
-            let fingerprint = fixtures.fingerprint_file(path, &view)?;
-            fixtures.fingerprints.insert(path.clone(), fingerprint);
+            let fingerprint = self.fingerprint_file(path, &view)?;
+            self.fingerprints.insert(path.clone(), fingerprint);
         }
         for dir in &needs.no_list {
-            let fingerprint = fixtures.fingerprint_dir(dir, &view)?;
-            fixtures.list_fingerprints.insert(dir.clone(), fingerprint);
+            let fingerprint = self.fingerprint_dir(dir, &view)?;
+            self.list_fingerprints.insert(dir.clone(), fingerprint);
         }
         for path in &needs.unchanged {
-            fixtures
-                .unchanged
-                .insert(path.clone(), FileState::read(path));
+            self.unchanged.insert(path.clone(), FileState::read(path));
         }
         if needs.interpreter {
             match view.get("stdlib").and_then(Value::as_str) {
                 Some(stdlib) if Path::new(stdlib).is_dir() => {
-                    fixtures.interpreter = Some((PathBuf::from(stdlib), tree(Path::new(stdlib))));
+                    self.interpreter = Some((PathBuf::from(stdlib), tree(Path::new(stdlib))));
                 }
-                _ => fixtures.notes.push(
+                _ => self.notes.push(
                     "interpreter-intact: the jail probe did not report the interpreter's standard library"
                         .to_owned(),
                 ),
             }
         }
-        fixtures.write_manifest();
-        Ok(fixtures)
+        self.write_manifest();
+        Ok(())
+    }
+
+    /// The canary's second copy: world-readable, in a directory of its own at the root of the
+    /// host, so that only the jail can stop a read of it even when warden runs as a user who
+    /// could not enter `/root`.
+    fn plant_open_canary(&mut self, secret: &str) -> Result<(), String> {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = PathBuf::from(format!("/warden-canary-{}", random_hex(6)));
+        std::fs::create_dir(&dir)
+            .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+        self.created.push(dir.clone());
+        let file = dir.join("secret");
+        self.plant_file(&file, secret.as_bytes())?;
+        for (path, mode) in [(&dir, 0o755), (&file, 0o644)] {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+                .map_err(|err| format!("cannot chmod {}: {err}", path.display()))?;
+        }
+        self.open_canary = Some(file);
+        Ok(())
     }
 
     /// Creates (or overwrites, remembering the old content) a host file for the run.
@@ -396,13 +456,22 @@ impl Fixtures {
              \x20           view[p] = {{'lines': sorted({{hashlib.sha256(l.strip()).hexdigest()[:16] for l in lines}})[:20000]}}\n\
              \x20   except Exception as err:\n\
              \x20       view[p] = {{'error': repr(err)}}\n\
-             print(json.dumps({{'paths': view, 'stdlib': sysconfig.get_paths()['stdlib']}}))\n",
+             found = json.dumps({{'paths': view, 'stdlib': sysconfig.get_paths()['stdlib']}})\n\
+             with open({output:?}, 'w') as fh:\n\
+             \x20   fh.write(found)\n\
+             print(found)\n",
             paths = serde_json::to_string(&paths).unwrap_or_else(|_| "[]".to_owned()),
+            output = PROBE_OUTPUT,
         );
         let file = self.run_dir.join("probe.py");
+        let out = self.run_dir.join("out").join("probe");
         let probed = std::fs::write(&file, program)
+            .and_then(|()| {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644))
+            })
             .map_err(|err| format!("cannot write {}: {err}", file.display()))
-            .and_then(|()| probe(&file));
+            .and_then(|()| probe(&file, &out));
         match probed {
             Ok(view) => view,
             Err(err) => {
@@ -447,7 +516,7 @@ impl Fixtures {
                 return Ok(na(format!(
                     "{} is unreadable on the host: {err}",
                     path.display()
-                )))
+                )));
             }
         };
         let jail_lines: Option<BTreeSet<&str>> = shown["lines"]
@@ -809,7 +878,9 @@ mod tests {
         std::fs::create_dir_all(&run_dir).unwrap();
         Fixtures {
             run_dir,
+            user_home: None,
             canary_secret: "s".to_owned(),
+            open_canary: None,
             listeners: Listeners::start(&[]),
             fingerprints: BTreeMap::new(),
             list_fingerprints: BTreeMap::new(),

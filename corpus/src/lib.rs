@@ -1,14 +1,17 @@
 //! The corpus runner: proves, per attack, which layers hold, and per benign program that warden
 //! lets it run.
 //!
-//! For every attack it runs three passes of the warden binary as subprocesses — the policy alone
-//! (`warden check --format json`), the jail alone (`warden run --no-policy --json`) and the full
-//! pipeline (`warden run --json`) — and checks the expected effects from the host side: canaries,
-//! listeners, sentinel processes, file snapshots, the process table. Benign programs must be
-//! allowed and run to a successful end with their expected output.
+//! For every attack it runs up to three passes of the warden binary as subprocesses — the policy
+//! alone (`warden check --format json`), the jail alone (`warden run --no-policy --json`) and the
+//! full pipeline (`warden run --json`), all by default, or those `--passes` selects — and checks
+//! the expected effects from the host side: canaries, listeners, sentinel processes, file
+//! snapshots, the process table. Benign programs must be allowed and run to a successful end with
+//! their expected output. With `--run-as USER` every warden call runs as that unprivileged user
+//! while the runner, as root, keeps the host side.
 //!
 //! Layout: `header.rs` and `effects.rs` read warden's case format (the `expect-jail` language),
-//! `index.rs` the `index.jsonl` format of external corpora, `load.rs` finds cases; `fixtures.rs`,
+//! `index.rs` the `index.jsonl` format of external corpora, `load.rs` finds cases; `pass.rs` names
+//! the passes; `fixtures.rs`,
 //! `listeners.rs` and `procs.rs` hold what the host observes; `exec.rs` calls warden; `verify.rs`
 //! judges a pass; `runner.rs` schedules cases; `report.rs` renders the result.
 //!
@@ -23,6 +26,7 @@ pub mod header;
 pub mod index;
 pub mod listeners;
 pub mod load;
+pub mod pass;
 pub mod procs;
 pub mod report;
 pub mod runner;
@@ -31,6 +35,8 @@ pub mod verify;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+pub use exec::RunAs;
+pub use pass::{Pass, Passes};
 pub use report::Report;
 
 /// What `warden corpus run` was asked to do.
@@ -46,6 +52,10 @@ pub struct Options {
     /// Longest one warden call may take before it is killed.
     pub guard: Duration,
     pub progress: bool,
+    /// The passes to make (default: all).
+    pub passes: Passes,
+    /// Run every warden call as this unprivileged user (the runner stays root).
+    pub run_as: Option<RunAs>,
 }
 
 /// Why a corpus run could not be carried out at all (as opposed to cases that failed).
@@ -104,10 +114,43 @@ pub fn run(options: &Options) -> Result<Report, RunError> {
     if cases.is_empty() {
         return Err(RunError::NoCases);
     }
-    let warden = exec::Warden::new(options.warden.clone(), options.rules.clone(), options.guard)
-        .map_err(RunError::Setup)?;
+    let warden = exec::Warden::new(
+        options.warden.clone(),
+        options.rules.clone(),
+        options.guard,
+        options.run_as.clone(),
+    )
+    .map_err(RunError::Setup)?;
+    // Fail early, with the policy's own message, rather than once per case.
+    warden.check_rules().map_err(RunError::Setup)?;
+    if let Some(user) = &options.run_as {
+        let mut files: Vec<&std::path::Path> = cases.iter().map(|c| c.file.as_path()).collect();
+        files.extend(cases.iter().map(case::Case::static_file));
+        files.sort();
+        files.dedup();
+        let unreadable = warden.unreadable(&files).map_err(RunError::Setup)?;
+        if !unreadable.is_empty() {
+            let shown: Vec<String> = unreadable
+                .iter()
+                .take(5)
+                .map(|p| p.display().to_string())
+                .collect();
+            return Err(RunError::Setup(format!(
+                "{} cannot read {} case file(s) (--run-as): {}{}",
+                user.name,
+                unreadable.len(),
+                shown.join(", "),
+                if unreadable.len() > shown.len() {
+                    ", …"
+                } else {
+                    ""
+                }
+            )));
+        }
+    }
     let settings = runner::Settings {
         warden,
+        passes: options.passes.clone(),
         jobs: options.jobs,
         progress: options.progress,
     };
@@ -115,6 +158,8 @@ pub fn run(options: &Options) -> Result<Report, RunError> {
     Ok(Report {
         warden: options.warden.display().to_string(),
         rules: options.rules.as_ref().map(|r| r.display().to_string()),
+        passes: options.passes.list(),
+        run_as: options.run_as.as_ref().map(|u| u.name.clone()),
         jobs: options.jobs,
         wall_ms: started.elapsed().as_millis() as u64,
         corpora: infos,

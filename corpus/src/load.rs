@@ -135,6 +135,7 @@ fn load_file(file: &Path, corpus: &str) -> Result<Case, String> {
             expect_static: Some(expect_static),
             expect_rules,
             effects: expect_jail,
+            watched: Vec::new(),
         }),
         CaseSpec::Benign { expect_output } => Kind::Benign(BenignSpec {
             expect_output: Some(expect_output),

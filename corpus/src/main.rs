@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use warden_corpus::{exec, report, Options, RunError};
+use warden_corpus::{report, Options, Pass, Passes, RunAs, RunError};
 
 /// Exit codes, as `warden` uses them.
 mod exit {
@@ -47,6 +47,14 @@ pub enum CorpusCommand {
     /// corpus/README.md) or a directory with an index.jsonl (the external corpora of
     /// ../shared/corpora). Every attack is checked from the host side: canaries, listeners on the
     /// loopback, host processes, file snapshots. Never run attack files outside warden.
+    ///
+    /// --passes picks the passes (default all three): `--passes jail` runs every attack in the
+    /// jail with the policy off and nothing else (benign and harmless programs run there too); the
+    /// report's per-case columns, matrix and totals show only the passes that ran, and the JSON
+    /// report lists them in `passes`. --run-as USER starts every warden call as that unprivileged
+    /// user (its uid and gid, no supplementary groups, a HOME and TMPDIR of its own) while the
+    /// runner stays root for the host-side checks; the user must be able to read the cases and
+    /// the rules file.
     ///
     /// Exit status: 0 when every case met its expectation; 1 on any escape (an attack not contained
     /// with the policy off), benign regression or broken expectation; 2 when the corpus is
@@ -95,6 +103,19 @@ pub struct CorpusRunArgs {
     /// Print a line per finished case on standard error (default: when it is a terminal).
     #[arg(long)]
     pub progress: bool,
+    /// The passes to make, comma-separated; the report shows only these.
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_enum,
+        value_delimiter = ',',
+        default_value = "policy,jail,full"
+    )]
+    pub passes: Vec<Pass>,
+    /// Run every warden call as USER, an unprivileged account (the runner must be root; it keeps
+    /// the host-side checks).
+    #[arg(long, value_name = "USER")]
+    pub run_as: Option<String>,
     /// Corpus directories (warden's header format, or a directory with an index.jsonl).
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
@@ -114,10 +135,16 @@ fn run_corpus(args: CorpusRunArgs) -> anyhow::Result<ExitCode> {
             .with_file_name("warden"),
     };
     if let Some(rules) = &args.rules {
-        // Fail early, with the policy's own message, rather than once per case.
+        // Checked by warden itself (as the --run-as user) before any case runs.
         anyhow::ensure!(rules.is_file(), "rules file {} not found", rules.display());
-        exec::check_rules(&warden, rules)?;
     }
+    let passes = Passes::new(args.passes).context("--passes names no pass")?;
+    let run_as = args
+        .run_as
+        .as_deref()
+        .map(RunAs::lookup)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
@@ -130,6 +157,8 @@ fn run_corpus(args: CorpusRunArgs) -> anyhow::Result<ExitCode> {
         filters: args.only,
         guard: Duration::from_secs(args.guard_seconds.max(1)),
         progress: args.progress || std::io::stderr().is_terminal(),
+        passes,
+        run_as,
     };
     let report = match warden_corpus::run(&options) {
         Ok(report) => report,

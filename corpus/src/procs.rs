@@ -2,15 +2,15 @@
 //! watcher that records every process a warden run spawns, so that anything still alive after warden
 //! returned is found (and killed) however it was reparented.
 //!
-//! Owns: reading `/proc/<pid>/stat` and `ns/pid`, the sentinel lifecycle (spawned, checked, killed
-//! and reaped in `Drop`) and the watcher thread. Does not own: deciding what a survivor means
-//! (`verify.rs`).
+//! Owns: reading `/proc/<pid>/stat`, `ns/pid` and the tasks' children lists, the sentinel
+//! lifecycle (spawned, checked, killed and reaped in `Drop`) and the watcher thread. Does not own:
+//! deciding what a survivor means (`verify.rs`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -152,22 +152,11 @@ impl Drop for Watcher {
     }
 }
 
+/// The most descendants one look records (a fork bomb must not make the watcher unbounded).
+const MAX_DESCENDANTS: usize = 4096;
+
 fn record(root: u32, host_ns: Option<u64>, seen: &Mutex<Seen>) {
-    let all = scan();
-    let mut children: BTreeMap<u32, Vec<&ProcInfo>> = BTreeMap::new();
-    for p in &all {
-        children.entry(p.ppid).or_default().push(p);
-    }
-    let mut stack = vec![root];
-    let mut found = Vec::new();
-    while let Some(pid) = stack.pop() {
-        for child in children.get(&pid).into_iter().flatten() {
-            if found.len() < 4096 {
-                found.push(*child);
-                stack.push(child.pid);
-            }
-        }
-    }
+    let found = descendants(root).unwrap_or_else(|| descendants_by_scan(root));
     let mut seen = match seen.lock() {
         Ok(seen) => seen,
         Err(poisoned) => poisoned.into_inner(),
@@ -182,6 +171,69 @@ fn record(root: u32, host_ns: Option<u64>, seen: &Mutex<Seen>) {
             }
         }
     }
+}
+
+/// Whether the kernel lists each task's children (`/proc/<pid>/task/<tid>/children`,
+/// CONFIG_PROC_CHILDREN), so that a look at a run reads its own processes only.
+fn children_files() -> bool {
+    static KNOWN: OnceLock<bool> = OnceLock::new();
+    *KNOWN.get_or_init(|| {
+        let me = std::process::id();
+        Path::new(&format!("/proc/{me}/task/{me}/children")).exists()
+    })
+}
+
+/// The descendants of `root` alive now, found through the children lists of its tasks and theirs;
+/// `None` when the kernel has no such lists.
+fn descendants(root: u32) -> Option<Vec<ProcInfo>> {
+    if !children_files() {
+        return None;
+    }
+    let mut found = Vec::new();
+    let mut stack = vec![root];
+    while let Some(pid) = stack.pop() {
+        // A process that ended since it was listed has no tasks left: nothing below it.
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let children =
+                std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            for child in children
+                .split_whitespace()
+                .filter_map(|c| c.parse::<u32>().ok())
+            {
+                if found.len() >= MAX_DESCENDANTS {
+                    return Some(found);
+                }
+                if let Some(info) = stat(child) {
+                    found.push(info);
+                    stack.push(child);
+                }
+            }
+        }
+    }
+    Some(found)
+}
+
+/// The descendants of `root` alive now, from the parent links of every process on the host.
+fn descendants_by_scan(root: u32) -> Vec<ProcInfo> {
+    let all = scan();
+    let mut children: BTreeMap<u32, Vec<&ProcInfo>> = BTreeMap::new();
+    for p in &all {
+        children.entry(p.ppid).or_default().push(p);
+    }
+    let mut stack = vec![root];
+    let mut found = Vec::new();
+    while let Some(pid) = stack.pop() {
+        for child in children.get(&pid).into_iter().flatten() {
+            if found.len() < MAX_DESCENDANTS {
+                found.push((*child).clone());
+                stack.push(child.pid);
+            }
+        }
+    }
+    found
 }
 
 /// Processes of a finished run still alive after `grace`: any process the watcher saw (same pid
@@ -298,6 +350,35 @@ mod tests {
         }
         let err = sentinel.check().unwrap_err();
         assert!(err.contains("`sshd`") && err.contains("died"), "{err}");
+    }
+
+    #[test]
+    fn children_lists_and_the_full_scan_find_the_same_descendants() {
+        let mut shell = Command::new("sh")
+            .args(["-c", "sleep 5 & sleep 5 & (sleep 5 & wait) & wait"])
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut by_scan = Vec::new();
+        while by_scan.len() < 4 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+            by_scan = descendants_by_scan(shell.id());
+        }
+        let key = |list: Vec<ProcInfo>| {
+            let mut pids: Vec<(u32, u64)> = list.iter().map(|p| (p.pid, p.start)).collect();
+            pids.sort();
+            pids
+        };
+        let listed = descendants(shell.id());
+        for p in &by_scan {
+            kill(p.pid);
+        }
+        let _ = shell.kill();
+        let _ = shell.wait();
+        assert_eq!(by_scan.len(), 4, "{by_scan:?}");
+        if let Some(listed) = listed {
+            assert_eq!(key(listed), key(by_scan));
+        }
     }
 
     #[test]

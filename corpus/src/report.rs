@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::case::{Case, Kind};
 use super::exec::{Finished, Record, Verdict as StaticVerdict};
 use super::header::ExpectStatic;
+use super::pass::Pass;
 use super::verify::{Check, Verdict};
 
 /// How a case came out.
@@ -285,6 +286,10 @@ pub struct Summary {
 pub struct Report {
     pub warden: String,
     pub rules: Option<String>,
+    /// The passes that ran (`--passes`); the renderings show only these.
+    pub passes: Vec<Pass>,
+    /// The user warden ran as (`--run-as`); `None`: the runner's own.
+    pub run_as: Option<String>,
     pub jobs: usize,
     pub wall_ms: u64,
     pub corpora: Vec<CorpusInfo>,
@@ -393,6 +398,105 @@ impl Report {
     pub fn passed(&self) -> bool {
         self.summary.failed == 0
     }
+
+    /// Whether `pass` ran.
+    pub fn ran(&self, pass: Pass) -> bool {
+        self.passes.contains(&pass)
+    }
+
+    /// Whether a pass that runs programs ran (escapes can only be seen then).
+    fn ran_programs(&self) -> bool {
+        self.passes.iter().any(|p| p.run_flags().is_some())
+    }
+
+    /// The passes in words, and the user warden ran as: `passes policy, jail, full`.
+    fn how(&self) -> String {
+        let names: Vec<&str> = self.passes.iter().map(|p| p.as_str()).collect();
+        let mut text = format!("passes {}", names.join(", "));
+        if let Some(user) = &self.run_as {
+            text.push_str(&format!("; warden as {user}"));
+        }
+        text
+    }
+}
+
+/// A column of a table: its title in the human and the Markdown report, and a row's cell.
+type Column<Row> = (&'static str, &'static str, Box<dyn Fn(&Row) -> String>);
+
+/// The benign table's columns after `group` and `cases`, for the passes that ran.
+fn benign_columns(report: &Report) -> Vec<Column<BenignRow>> {
+    let policy = report.ran(Pass::Policy);
+    let runs = report.ran_programs();
+    let mut columns: Vec<Column<BenignRow>> = Vec::new();
+    if policy {
+        columns.push(("allowed", "allowed", Box::new(|r| r.allowed.to_string())));
+    }
+    if runs {
+        columns.push(("ran ok", "ran ok", Box::new(BenignRow::ran_ok_text)));
+    }
+    if policy {
+        columns.push((
+            "FP",
+            "false positives",
+            Box::new(|r| r.false_positives.to_string()),
+        ));
+    }
+    if runs {
+        columns.push((
+            "regr.",
+            "regressions",
+            Box::new(|r| r.regressions.to_string()),
+        ));
+    }
+    columns.push(("skipped", "skipped", Box::new(|r| r.skipped.to_string())));
+    columns
+}
+
+/// The harmless table's columns after `category` and `cases`, for the passes that ran.
+fn harmless_columns(report: &Report) -> Vec<Column<HarmlessRow>> {
+    let mut columns: Vec<Column<HarmlessRow>> = Vec::new();
+    if report.ran(Pass::Policy) {
+        columns.push((
+            "denied statically",
+            "denied statically",
+            Box::new(|r| r.denied_statically.to_string()),
+        ));
+    }
+    // Harmless programs run in the full pass only.
+    if report.ran(Pass::Full) {
+        columns.push(("ran ok", "ran ok", Box::new(|r| r.ran_ok.to_string())));
+    }
+    columns
+}
+
+/// The attack matrix's columns after `group` and `cases`, for the passes that ran (`pct_cell`
+/// formats a share of the row's cases).
+fn attack_columns(report: &Report, pct_cell: fn(usize, usize) -> String) -> Vec<Column<AttackRow>> {
+    let mut columns: Vec<Column<AttackRow>> = Vec::new();
+    if report.ran(Pass::Policy) {
+        columns.push((
+            "policy",
+            "policy",
+            Box::new(move |r| pct_cell(r.denied_statically, r.cases)),
+        ));
+    }
+    if report.ran(Pass::Jail) {
+        columns.push((
+            "jail",
+            "jail",
+            Box::new(move |r| pct_cell(r.contained_by_jail, r.cases)),
+        ));
+    }
+    if report.ran(Pass::Policy) && report.ran(Pass::Jail) {
+        columns.push(("both", "both", Box::new(|r| r.both.to_string())));
+    }
+    if report.ran(Pass::Full) {
+        columns.push(("stopped", "stopped", Box::new(AttackRow::stopped_text)));
+    }
+    if report.ran_programs() {
+        columns.push(("escapes", "escapes", Box::new(|r| r.escapes.to_string())));
+    }
+    columns
 }
 
 /// Groups A…M, then JAIL, then the rest alphabetically (per corpus).
@@ -442,16 +546,25 @@ fn pass_word(pass: Option<&PassResult>) -> String {
 pub fn human(report: &Report) -> String {
     let mut out = String::new();
     for c in &report.cases {
+        let mut passes = String::new();
+        for pass in &report.passes {
+            let _ = match pass {
+                Pass::Policy => write!(
+                    passes,
+                    "policy:{:<6} ",
+                    c.policy.as_ref().map_or("–", |v| v.decision.as_str())
+                ),
+                Pass::Jail => write!(passes, "jail:{:<13} ", pass_word(c.jail.as_ref())),
+                Pass::Full => write!(passes, "full:{:<15} ", pass_word(c.full.as_ref())),
+            };
+        }
         let _ = writeln!(
             out,
-            "{:<7} {:<20} {:<8} {:<44} policy:{:<6} jail:{:<13} full:{:<15} {}",
+            "{:<7} {:<20} {:<8} {:<44} {passes}{}",
             c.outcome.as_str(),
             clip_to(&c.corpus, 20),
             clip_to(&c.group, 8),
             clip_to(&c.id, 44),
-            c.policy.as_ref().map_or("–", |v| v.decision.as_str()),
-            pass_word(c.jail.as_ref()),
-            pass_word(c.full.as_ref()),
             secs(c.time_ms)
         );
     }
@@ -471,55 +584,49 @@ pub fn human(report: &Report) -> String {
     }
     let s = &report.summary;
     if !s.attack_matrix.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nAttacks        {:<22} {:>5} {:>10} {:>10} {:>6} {:>8} {:>7} {:>7}",
-            "group", "cases", "policy", "jail", "both", "stopped", "escapes", "time"
-        );
+        let columns = attack_columns(report, |part, whole| format!("{part} {}", pct(part, whole)));
+        let mut head = format!("\nAttacks        {:<22} {:>5}", "group", "cases");
+        for (title, _, _) in &columns {
+            let _ = write!(head, " {title:>10}");
+        }
+        let _ = writeln!(out, "{head} {:>7}", "time");
         for r in &s.attack_matrix {
-            let _ = writeln!(
-                out,
-                "  {:<12} {:<22} {:>5} {:>10} {:>10} {:>6} {:>8} {:>7} {:>7}",
+            let mut line = format!(
+                "  {:<12} {:<22} {:>5}",
                 clip_to(&r.corpus, 12),
                 clip_to(&r.group, 22),
-                r.cases,
-                format!(
-                    "{} {}",
-                    r.denied_statically,
-                    pct(r.denied_statically, r.cases)
-                ),
-                format!(
-                    "{} {}",
-                    r.contained_by_jail,
-                    pct(r.contained_by_jail, r.cases)
-                ),
-                r.both,
-                r.stopped_text(),
-                r.escapes,
-                secs(r.time_ms)
+                r.cases
             );
+            for (_, _, cell) in &columns {
+                let _ = write!(line, " {:>10}", cell(r));
+            }
+            let _ = writeln!(out, "{line} {:>7}", secs(r.time_ms));
         }
     }
     if !s.benign_table.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nBenign         {:<22} {:>5} {:>8} {:>12} {:>6} {:>6} {:>7} {:>7}",
-            "group", "cases", "allowed", "ran ok", "FP", "regr.", "skipped", "time"
-        );
+        let columns = benign_columns(report);
+        let width = |title: &str| match title {
+            "ran ok" => 12,
+            "allowed" => 8,
+            "skipped" => 7,
+            _ => 6,
+        };
+        let mut head = format!("\nBenign         {:<22} {:>5}", "group", "cases");
+        for (title, _, _) in &columns {
+            let _ = write!(head, " {title:>w$}", w = width(title));
+        }
+        let _ = writeln!(out, "{head} {:>7}", "time");
         for r in &s.benign_table {
-            let _ = writeln!(
-                out,
-                "  {:<12} {:<22} {:>5} {:>8} {:>12} {:>6} {:>6} {:>7} {:>7}",
+            let mut line = format!(
+                "  {:<12} {:<22} {:>5}",
                 clip_to(&r.corpus, 12),
                 clip_to(&r.group, 22),
-                r.cases,
-                r.allowed,
-                r.ran_ok_text(),
-                r.false_positives,
-                r.regressions,
-                r.skipped,
-                secs(r.time_ms)
+                r.cases
             );
+            for (title, _, cell) in &columns {
+                let _ = write!(line, " {:>w$}", cell(r), w = width(title));
+            }
+            let _ = writeln!(out, "{line} {:>7}", secs(r.time_ms));
         }
     }
     if !s.harmless_table.is_empty() {
@@ -527,32 +634,52 @@ pub fn human(report: &Report) -> String {
             out,
             "\nHarmless (reported apart; stopping them is not a win)"
         );
+        let columns = harmless_columns(report);
         for r in &s.harmless_table {
-            let _ = writeln!(
-                out,
-                "  {:<12} {:<40} {:>4} cases, {:>3} denied statically, {:>3} ran ok",
+            let mut line = format!(
+                "  {:<12} {:<40} {:>4} cases",
                 clip_to(&r.corpus, 12),
                 clip_to(&r.group, 40),
-                r.cases,
-                r.denied_statically,
-                r.ran_ok
+                r.cases
             );
+            for (title, _, cell) in &columns {
+                let _ = write!(line, ", {:>3} {title}", cell(r));
+            }
+            let _ = writeln!(out, "{line}");
         }
     }
     for note in &report.notes {
         let _ = writeln!(out, "note: {note}");
     }
+    let mut attack_figures = Vec::new();
+    if report.ran(Pass::Policy) {
+        attack_figures.push(format!("{} denied statically", s.attacks_denied_statically));
+    }
+    if report.ran(Pass::Jail) {
+        attack_figures.push(format!(
+            "{} contained by the jail alone",
+            s.attacks_contained_by_jail
+        ));
+    }
+    if report.ran(Pass::Full) {
+        attack_figures.push(format!(
+            "{} stopped by the full pipeline",
+            s.attacks_stopped
+        ));
+    }
+    if report.ran_programs() {
+        attack_figures.push(format!("{} escapes", s.escapes));
+    }
     let _ = writeln!(
         out,
-        "\n{} cases in {} ({} jobs): {} attacks ({} denied statically, {} contained by the jail alone, {} escapes), \
+        "\n{} cases in {} ({} jobs; {}): {} attacks ({}), \
          {} benign ({} false positives, {} regressions), {} harmless, {} skipped — {}",
         s.cases,
         minutes(report.wall_ms),
         report.jobs,
+        report.how(),
         s.attacks,
-        s.attacks_denied_statically,
-        s.attacks_contained_by_jail,
-        s.escapes,
+        attack_figures.join(", "),
         s.benign,
         s.false_positives,
         s.regressions,
@@ -593,9 +720,15 @@ pub fn markdown(report: &Report) -> String {
         .iter()
         .map(|c| format!("`{}` ({} cases, {})", c.name, c.cases, c.format))
         .collect();
+    // Every pass as warden's own user is the default, and goes without saying.
+    let how = if report.passes.len() == Pass::ALL.len() && report.run_as.is_none() {
+        String::new()
+    } else {
+        format!("; {}", report.how())
+    };
     let _ = writeln!(
         out,
-        "{} cases from {} in {} with {} parallel jobs; policy: {}. **{}**.\n",
+        "{} cases from {} in {} with {} parallel jobs; policy: {}{how}. **{}**.\n",
         s.cases,
         names.join(", "),
         minutes(report.wall_ms),
@@ -617,32 +750,42 @@ pub fn markdown(report: &Report) -> String {
     let _ = writeln!(out, "{}\n", headline(report));
     if !s.attack_matrix.is_empty() {
         let _ = writeln!(out, "## Attacks: which layer holds\n");
+        let columns = attack_columns(report, |part, whole| {
+            format!("{part} ({})", pct(part, whole))
+        });
+        let meanings: Vec<&str> = columns
+            .iter()
+            .filter_map(|(title, _, _)| match *title {
+                "policy" => Some("*Policy*: denied by `warden check`."),
+                "jail" => Some(
+                    "*Jail*: the jail alone (`warden run --no-policy`, and `--no-hooks` when warden has \
+                     runtime hooks): every host-side check held.",
+                ),
+                "both" => Some("*Both*: denied statically and contained by the jail alone."),
+                "stopped" => {
+                    Some("*Stopped*: the full pipeline (`warden run`) denied it or contained it.")
+                }
+                _ => None,
+            })
+            .collect();
+        let _ = writeln!(out, "{}\n", meanings.join(" "));
+        let titles: Vec<&str> = columns.iter().map(|(_, title, _)| *title).collect();
         let _ = writeln!(
             out,
-            "*Policy*: denied by `warden check`. *Jail*: with the policy off (`warden run --no-policy`), every \
-             host-side check held. *Both*: denied statically and contained by the jail alone. *Stopped*: the \
-             full pipeline (`warden run`) denied it or contained it.\n"
+            "| corpus | group | cases | {} | time (sum) |",
+            titles.join(" | ")
         );
-        let _ = writeln!(
-            out,
-            "| corpus | group | cases | policy | jail | both | stopped | escapes | time (sum) |"
-        );
-        let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|--:|--:|");
+        let _ = writeln!(out, "|---|---|--:|{}--:|", "--:|".repeat(columns.len()));
         let mut total = AttackRow::default();
         for r in &s.attack_matrix {
+            let cells: Vec<String> = columns.iter().map(|(_, _, cell)| cell(r)).collect();
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} ({}) | {} ({}) | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} |",
                 r.corpus,
                 r.group,
                 r.cases,
-                r.denied_statically,
-                pct(r.denied_statically, r.cases),
-                r.contained_by_jail,
-                pct(r.contained_by_jail, r.cases),
-                r.both,
-                r.stopped_text(),
-                r.escapes,
+                cells.join(" | "),
                 secs(r.time_ms)
             );
             total.cases += r.cases;
@@ -654,39 +797,30 @@ pub fn markdown(report: &Report) -> String {
             total.escapes += r.escapes;
             total.time_ms += r.time_ms;
         }
+        let cells: Vec<String> = columns
+            .iter()
+            .map(|(_, _, cell)| format!("**{}**", cell(&total)))
+            .collect();
         let _ = writeln!(
             out,
-            "| **all** | | **{}** | **{} ({})** | **{} ({})** | **{}** | **{}** | **{}** | {} |\n",
+            "| **all** | | **{}** | {} | {} |\n",
             total.cases,
-            total.denied_statically,
-            pct(total.denied_statically, total.cases),
-            total.contained_by_jail,
-            pct(total.contained_by_jail, total.cases),
-            total.both,
-            total.stopped_text(),
-            total.escapes,
+            cells.join(" | "),
             secs(total.time_ms)
         );
     }
     if !s.benign_table.is_empty() {
         let _ = writeln!(out, "## Benign code\n");
-        let _ = writeln!(out, "| corpus | group | cases | allowed | ran ok | false positives | regressions | skipped | time |");
-        let _ = writeln!(out, "|---|---|--:|--:|--:|--:|--:|--:|--:|");
-        for r in &s.benign_table {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                r.corpus,
-                r.group,
-                r.cases,
-                r.allowed,
-                r.ran_ok_text(),
-                r.false_positives,
-                r.regressions,
-                r.skipped,
-                secs(r.time_ms)
-            );
-        }
+        let columns = benign_columns(report);
+        markdown_table(
+            &mut out,
+            &["corpus", "group", "cases"],
+            &columns,
+            "time",
+            &s.benign_table,
+            |r| vec![r.corpus.clone(), r.group.clone(), r.cases.to_string()],
+            |r| secs(r.time_ms),
+        );
         let _ = writeln!(out);
     }
     causes_table(&mut out, report);
@@ -695,17 +829,19 @@ pub fn markdown(report: &Report) -> String {
             out,
             "## Harmless code (reported apart: stopping it is not a win)\n"
         );
-        let _ = writeln!(
-            out,
-            "| corpus | category | cases | denied statically | ran ok |"
-        );
-        let _ = writeln!(out, "|---|---|--:|--:|--:|");
+        let columns = harmless_columns(report);
+        let titles: Vec<&str> = ["corpus", "category", "cases"]
+            .into_iter()
+            .chain(columns.iter().map(|(_, title, _)| *title))
+            .collect();
+        let _ = writeln!(out, "| {} |", titles.join(" | "));
+        let _ = writeln!(out, "|---|---|--:|{}", "--:|".repeat(columns.len()));
         for r in &s.harmless_table {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} |",
-                r.corpus, r.group, r.cases, r.denied_statically, r.ran_ok
-            );
+            let cells: Vec<String> = [r.corpus.clone(), r.group.clone(), r.cases.to_string()]
+                .into_iter()
+                .chain(columns.iter().map(|(_, _, cell)| cell(r)))
+                .collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
         }
         let _ = writeln!(out);
     }
@@ -770,52 +906,99 @@ pub fn markdown(report: &Report) -> String {
     out
 }
 
+/// A Markdown table: `first` columns (left-aligned but for the last, a count), then `columns`,
+/// then a `last` column.
+fn markdown_table<Row>(
+    out: &mut String,
+    first: &[&str],
+    columns: &[Column<Row>],
+    last: &str,
+    rows: &[Row],
+    first_cells: impl Fn(&Row) -> Vec<String>,
+    last_cell: impl Fn(&Row) -> String,
+) {
+    let titles: Vec<&str> = first
+        .iter()
+        .copied()
+        .chain(columns.iter().map(|(_, title, _)| *title))
+        .chain([last])
+        .collect();
+    let _ = writeln!(out, "| {} |", titles.join(" | "));
+    let _ = writeln!(
+        out,
+        "|{}--:|{}--:|",
+        "---|".repeat(first.len().saturating_sub(1)),
+        "--:|".repeat(columns.len())
+    );
+    for r in rows {
+        let cells: Vec<String> = first_cells(r)
+            .into_iter()
+            .chain(columns.iter().map(|(_, _, cell)| cell(r)))
+            .chain([last_cell(r)])
+            .collect();
+        let _ = writeln!(out, "| {} |", cells.join(" | "));
+    }
+}
+
 /// The run's figures in one line, starting with `Headline:` (scripts collect these).
 pub fn headline(report: &Report) -> String {
     let s = &report.summary;
     let mut parts = Vec::new();
     if s.attacks > 0 {
+        let mut figures = Vec::new();
+        if report.ran(Pass::Jail) {
+            figures.push(format!(
+                "contained by the jail alone {} ({})",
+                s.attacks_contained_by_jail,
+                pct(s.attacks_contained_by_jail, s.attacks)
+            ));
+        }
+        if report.ran(Pass::Policy) {
+            figures.push(format!(
+                "denied statically {} ({})",
+                s.attacks_denied_statically,
+                pct(s.attacks_denied_statically, s.attacks)
+            ));
+        }
         let full_runs: usize = s.attack_matrix.iter().map(|r| r.full_runs).sum();
-        let stopped = if full_runs == 0 {
-            String::new()
-        } else {
-            format!(", stopped by the full pipeline {}", s.attacks_stopped)
-        };
-        parts.push(format!(
-            "attacks {}: contained by the jail alone {} ({}), denied statically {} ({}){stopped}, escapes {}",
-            s.attacks,
-            s.attacks_contained_by_jail,
-            pct(s.attacks_contained_by_jail, s.attacks),
-            s.attacks_denied_statically,
-            pct(s.attacks_denied_statically, s.attacks),
-            s.escapes
-        ));
+        if full_runs > 0 {
+            figures.push(format!(
+                "stopped by the full pipeline {}",
+                s.attacks_stopped
+            ));
+        }
+        if report.ran_programs() {
+            figures.push(format!("escapes {}", s.escapes));
+        }
+        parts.push(format!("attacks {}: {}", s.attacks, figures.join(", ")));
     }
     if s.benign > 0 {
         let ran: usize = s.benign_table.iter().map(|r| r.ran_ok).sum();
         let to_run: usize = s.benign_table.iter().map(|r| r.cases - r.not_run).sum();
         let allowed: usize = s.benign_table.iter().map(|r| r.allowed).sum();
-        let mut text = format!(
-            "benign {}: allowed {} ({}), false positives {}",
-            s.benign,
-            allowed,
-            pct(allowed, s.benign),
-            s.false_positives
-        );
+        let mut figures = Vec::new();
+        if report.ran(Pass::Policy) {
+            figures.push(format!(
+                "allowed {allowed} ({}), false positives {}",
+                pct(allowed, s.benign),
+                s.false_positives
+            ));
+        }
         if to_run > 0 {
-            text.push_str(&format!(", ran ok {ran}/{to_run} ({})", pct(ran, to_run)));
+            figures.push(format!("ran ok {ran}/{to_run} ({})", pct(ran, to_run)));
         }
         if s.skipped > 0 {
-            text.push_str(&format!(", skipped {}", s.skipped));
+            figures.push(format!("skipped {}", s.skipped));
         }
-        parts.push(text);
+        parts.push(format!("benign {}: {}", s.benign, figures.join(", ")));
     }
     if s.harmless > 0 {
-        let denied: usize = s.harmless_table.iter().map(|r| r.denied_statically).sum();
-        parts.push(format!(
-            "harmless {} (reported apart): denied statically {denied}",
-            s.harmless
-        ));
+        let mut text = format!("harmless {} (reported apart)", s.harmless);
+        if report.ran(Pass::Policy) {
+            let denied: usize = s.harmless_table.iter().map(|r| r.denied_statically).sum();
+            text.push_str(&format!(": denied statically {denied}"));
+        }
+        parts.push(text);
     }
     format!("Headline: {}.", parts.join("; "))
 }
@@ -1032,6 +1215,8 @@ mod tests {
         Report {
             warden: "warden".to_owned(),
             rules: None,
+            passes: Pass::ALL.to_vec(),
+            run_as: None,
             jobs: 2,
             wall_ms: 61_000,
             corpora: Vec::new(),

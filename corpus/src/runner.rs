@@ -1,5 +1,6 @@
 //! Running a corpus: the policy pass for every case at once, then each case's jail-only and full
-//! passes on a pool of workers, with the host-side checks around them.
+//! passes on a pool of workers, with the host-side checks around them — of these passes, those
+//! `--passes` selects.
 //!
 //! Parallel cases do not interfere: every case has its own environment secret, sentinel processes
 //! and output directories; fixtures the host can only have once (fixed ports, `/root/warden-canary`,
@@ -18,8 +19,9 @@ use std::time::{Duration, Instant};
 use super::case::{AttackSpec, BenignSpec, Case, Kind};
 use super::effects::{Effect, ESCAPE_GLOBS};
 use super::exec::{Record, Verdict as StaticVerdict, Warden};
-use super::fixtures::{Fixtures, Needs};
+use super::fixtures::{Fixtures, Needs, Owner, PROBE_OUTPUT};
 use super::header::ExpectStatic;
+use super::pass::{Pass, Passes, RunFlags};
 use super::report::{CaseResult, MismatchKind, Outcome, PassResult};
 use super::verify::{self, CaseEnv, Observation, Verdict};
 
@@ -27,6 +29,8 @@ use super::verify::{self, CaseEnv, Observation, Verdict};
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub warden: Warden,
+    /// The passes to make (`--passes`).
+    pub passes: Passes,
     pub jobs: usize,
     /// Print a line per finished case on stderr.
     pub progress: bool,
@@ -34,32 +38,60 @@ pub struct Settings {
 
 /// Runs `cases` and returns one result per case (in the order given) and the fixtures' notes.
 pub fn run(cases: &[Case], settings: &Settings) -> Result<(Vec<CaseResult>, Vec<String>), String> {
-    let needs = Needs::of(cases);
-    let warden = &settings.warden;
-    let probe = |program: &Path| probe(warden, program);
-    let fixtures = Fixtures::setup(&needs, &probe)?;
-    let files: Vec<&Path> = cases
-        .iter()
-        .filter(|c| !matches!(c.kind, Kind::Skipped(_)))
-        .map(Case::static_file)
-        .collect();
-    let verdicts = warden.check(&files)?;
+    let passes = &settings.passes;
+    // Only runs need the host prepared: the policy pass alone judges files.
+    let needs = if passes.runs_programs() {
+        Needs::of(cases)
+    } else {
+        Needs::default()
+    };
+    let owner = settings.warden.run_as.as_ref().map(|user| Owner {
+        uid: user.uid,
+        gid: user.gid,
+    });
+    let mut fixtures = Fixtures::create(&needs, owner)?;
+    let mut warden = settings.warden.clone();
+    if let Some(user) = warden.run_as.as_mut() {
+        user.home.clone_from(&fixtures.user_home);
+    }
+    if passes.contains(Pass::Full) {
+        warden.full_pipeline = warden.probe_full_pipeline();
+    }
+    let warden = &warden;
+    let probe = |program: &Path, out: &Path| probe(warden, program, out);
+    fixtures.prepare(&needs, &probe)?;
+    let verdicts = if passes.contains(Pass::Policy) {
+        let files: Vec<&Path> = cases
+            .iter()
+            .filter(|c| !matches!(c.kind, Kind::Skipped(_)))
+            .map(Case::static_file)
+            .collect();
+        warden.check(&files)?
+    } else {
+        BTreeMap::new()
+    };
 
-    let order = schedule(cases);
-    let queue = Mutex::new(order.into_iter().collect::<VecDeque<usize>>());
+    let queue = Queue::new(schedule(cases).into_iter().map(|index| {
+        let keys = match &cases[index].kind {
+            // Only what the case declares is held: the baseline and watched effects are every case's.
+            Kind::Attack(spec) if passes.runs_programs() => lock_keys(&spec.effects),
+            _ => BTreeSet::new(),
+        };
+        (index, keys)
+    }));
     let results: Mutex<BTreeMap<usize, CaseResult>> = Mutex::new(BTreeMap::new());
-    let locks = Locks::default();
     let done = Mutex::new(0usize);
     let windows: Mutex<Vec<(Instant, Instant)>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..settings.jobs.max(1) {
             scope.spawn(|| loop {
-                let next = lock(&queue).pop_front();
-                let Some(index) = next else { break };
+                let Some(next) = queue.take() else { break };
+                let index = next.index;
                 let case = &cases[index];
                 let verdict = verdicts.get(case.static_file()).cloned();
                 let start = Instant::now();
-                let result = run_case(case, verdict, &fixtures, warden, &locks);
+                let result = run_case(case, verdict, &fixtures, warden, passes);
+                drop(next);
                 lock(&windows).push((start, Instant::now()));
                 if settings.progress {
                     let mut done = lock(&done);
@@ -92,14 +124,14 @@ pub fn run(cases: &[Case], settings: &Settings) -> Result<(Vec<CaseResult>, Vec<
             ));
         }
     }
-    if let Err(why) = &warden.full_pipeline {
+    if let (true, Err(why)) = (passes.contains(Pass::Full), &warden.full_pipeline) {
         notes.push(format!(
             "the full pipeline (`warden run` with the policy) gives no result record ({why}): \
              attacks had the policy and jail-only passes only, benign programs ran with --no-policy \
              after the policy pass allowed them"
         ));
     }
-    if !warden.output_dir {
+    if passes.runs_programs() && !warden.output_dir {
         notes.push(
             "this warden has no `run --output-dir`: output files were not collected or checked"
                 .to_owned(),
@@ -137,47 +169,95 @@ fn schedule(cases: &[Case]) -> Vec<usize> {
     order
 }
 
-/// Runs the fixtures' jail probe with the policy off and parses what it printed.
-fn probe(warden: &Warden, program: &Path) -> Result<serde_json::Value, String> {
-    let done = warden.run(program, true, None, &[], false)?;
+/// Runs the fixtures' jail probe with the policy off and reads what it found: the file it wrote
+/// (collected into `out`) or, from a warden that cannot collect files, what it printed.
+fn probe(warden: &Warden, program: &Path, out: &Path) -> Result<serde_json::Value, String> {
+    let done = warden.run(program, Pass::Jail, Some(out), &[], false)?;
     let record = Record::parse(&done.stdout).ok_or_else(|| {
         format!(
             "no result record: {}",
             verify::clip(&String::from_utf8_lossy(&done.stderr))
         )
     })?;
+    let written = std::fs::read_to_string(out.join(PROBE_OUTPUT)).ok();
+    if let Some(view) = written.and_then(|text| serde_json::from_str(text.trim()).ok()) {
+        return Ok(view);
+    }
     if record.status != "ok" {
         return Err(format!(
             "status {}: {}",
             record.status,
-            verify::clip(&record.stderr)
+            verify::clip(record.message.as_deref().unwrap_or(&record.stderr))
         ));
     }
     serde_json::from_str(record.stdout.trim()).map_err(|err| format!("not JSON: {err}"))
 }
 
-/// Named host targets held by running cases.
+/// The cases still to run, each with the named host targets it holds while it runs, and the
+/// targets running cases hold. A worker takes the first case (in schedule order) whose targets are
+/// all free, so a case waiting for a target (RedCode's 30 cases aimed at one port) never idles a
+/// worker while another case could run.
 #[derive(Debug, Default)]
-struct Locks {
-    held: Mutex<BTreeSet<String>>,
+struct Queue {
+    state: Mutex<QueueState>,
     freed: Condvar,
 }
 
-impl Locks {
-    fn acquire(&self, keys: &BTreeSet<String>) {
-        let mut held = lock(&self.held);
-        while keys.iter().any(|k| held.contains(k)) {
-            held = self.freed.wait(held).unwrap_or_else(|p| p.into_inner());
+#[derive(Debug, Default)]
+struct QueueState {
+    waiting: VecDeque<(usize, BTreeSet<String>)>,
+    held: BTreeSet<String>,
+}
+
+/// A case taken from the [`Queue`]; its targets are freed when it is dropped.
+#[derive(Debug)]
+struct Taken<'a> {
+    index: usize,
+    keys: BTreeSet<String>,
+    queue: &'a Queue,
+}
+
+impl Queue {
+    fn new(cases: impl IntoIterator<Item = (usize, BTreeSet<String>)>) -> Queue {
+        Queue {
+            state: Mutex::new(QueueState {
+                waiting: cases.into_iter().collect(),
+                held: BTreeSet::new(),
+            }),
+            freed: Condvar::new(),
         }
-        held.extend(keys.iter().cloned());
     }
 
-    fn release(&self, keys: &BTreeSet<String>) {
-        let mut held = lock(&self.held);
-        for key in keys {
-            held.remove(key);
+    /// The next case whose targets are free, now holding them; waits while every waiting case
+    /// needs a held target; `None` when no case is left.
+    fn take(&self) -> Option<Taken<'_>> {
+        let mut state = lock(&self.state);
+        loop {
+            let QueueState { waiting, held } = &mut *state;
+            if waiting.is_empty() {
+                return None;
+            }
+            if let Some(at) = waiting.iter().position(|(_, keys)| keys.is_disjoint(held)) {
+                let (index, keys) = waiting.remove(at)?;
+                held.extend(keys.iter().cloned());
+                return Some(Taken {
+                    index,
+                    keys,
+                    queue: self,
+                });
+            }
+            state = self.freed.wait(state).unwrap_or_else(|p| p.into_inner());
         }
-        self.freed.notify_all();
+    }
+}
+
+impl Drop for Taken<'_> {
+    fn drop(&mut self) {
+        let mut state = lock(&self.queue.state);
+        for key in &self.keys {
+            state.held.remove(key);
+        }
+        self.queue.freed.notify_all();
     }
 }
 
@@ -205,7 +285,7 @@ fn run_case(
     verdict: Option<StaticVerdict>,
     fixtures: &Fixtures,
     warden: &Warden,
-    locks: &Locks,
+    passes: &Passes,
 ) -> CaseResult {
     let started = Instant::now();
     let mut result = CaseResult::new(case);
@@ -221,15 +301,44 @@ fn run_case(
             verdict.as_ref(),
             fixtures,
             warden,
-            locks,
+            passes,
             &mut result,
         ),
-        Kind::Benign(spec) => benign(case, spec, verdict.as_ref(), fixtures, warden, &mut result),
-        Kind::Harmless => harmless(case, fixtures, warden, &mut result),
+        Kind::Benign(spec) => benign(
+            case,
+            spec,
+            verdict.as_ref(),
+            fixtures,
+            warden,
+            passes,
+            &mut result,
+        ),
+        Kind::Harmless => harmless(case, fixtures, warden, passes, &mut result),
     }
     result.time_ms = started.elapsed().as_millis() as u64;
     result.finish();
     result
+}
+
+/// The pass that runs a benign or harmless program (they run once): the full pipeline when it is
+/// selected and usable, else the jail alone (also for a program that runs without the policy by
+/// design, and when only the jail pass is selected); `None` when no selected pass runs programs.
+fn program_pass(
+    passes: &Passes,
+    warden: &Warden,
+    without_policy: bool,
+) -> Option<(Pass, RunFlags)> {
+    let pass = if passes.contains(Pass::Full) {
+        if without_policy || warden.full_pipeline.is_err() {
+            return Some((Pass::Jail, RunFlags::NO_POLICY));
+        }
+        Pass::Full
+    } else if passes.contains(Pass::Jail) {
+        Pass::Jail
+    } else {
+        return None;
+    };
+    Some((pass, pass.run_flags()?))
 }
 
 fn output_dir(fixtures: &Fixtures, warden: &Warden, case: &Case, pass: &str) -> Option<PathBuf> {
@@ -320,19 +429,24 @@ fn list_or_none(rules: &[String]) -> String {
     }
 }
 
+/// One attack: the static expectations, then its runs (its shared targets are held by the
+/// [`Queue`] while it runs).
 fn attack(
     case: &Case,
     spec: &AttackSpec,
     verdict: Option<&StaticVerdict>,
     fixtures: &Fixtures,
     warden: &Warden,
-    locks: &Locks,
+    passes: &Passes,
     result: &mut CaseResult,
 ) {
-    static_expectations(spec, verdict, result);
+    if passes.contains(Pass::Policy) {
+        static_expectations(spec, verdict, result);
+    }
+    if !passes.runs_programs() {
+        return;
+    }
     let effects = spec.all_effects();
-    let keys = lock_keys(&effects);
-    locks.acquire(&keys);
     let env = CaseEnv::prepare(&effects, fixtures);
     match env {
         Err(err) => result.mismatch(
@@ -341,13 +455,14 @@ fn attack(
             format!("cannot prepare the host: {err}"),
         ),
         Ok(mut env) => {
-            jail_pass(case, &effects, fixtures, warden, &mut env, result);
-            if warden.full_pipeline.is_ok() {
+            if passes.contains(Pass::Jail) {
+                jail_pass(case, &effects, fixtures, warden, &mut env, result);
+            }
+            if passes.contains(Pass::Full) && warden.full_pipeline.is_ok() {
                 full_pass(case, &effects, fixtures, warden, &mut env, result);
             }
         }
     }
-    locks.release(&keys);
 }
 
 /// Runs the case once, watched, for `pass` (`jail`: static layer off; `full`: the whole gateway), with
@@ -356,18 +471,18 @@ fn run_pass(
     case: &Case,
     fixtures: &Fixtures,
     warden: &Warden,
-    pass: &'static str,
+    pass: Pass,
     env: &[(String, String)],
     result: &mut CaseResult,
 ) -> Option<(super::exec::Finished, Option<Record>, Option<PathBuf>)> {
-    let out = output_dir(fixtures, warden, case, pass);
-    match warden.run(&case.file, pass == "jail", out.as_deref(), env, true) {
+    let out = output_dir(fixtures, warden, case, pass.as_str());
+    match warden.run(&case.file, pass, out.as_deref(), env, true) {
         Ok(finished) => {
             let record = Record::parse(&finished.stdout);
             Some((finished, record, out))
         }
         Err(err) => {
-            result.mismatch(MismatchKind::Error, pass, err);
+            result.mismatch(MismatchKind::Error, pass.as_str(), err);
             None
         }
     }
@@ -382,7 +497,7 @@ fn jail_pass(
     result: &mut CaseResult,
 ) {
     let Some((finished, record, out)) =
-        run_pass(case, fixtures, warden, "jail", &env.env(), result)
+        run_pass(case, fixtures, warden, Pass::Jail, &env.env(), result)
     else {
         return;
     };
@@ -400,7 +515,7 @@ fn jail_pass(
     );
     if effects.contains(&Effect::NoPersist) {
         let out2 = output_dir(fixtures, warden, case, "jail-again");
-        match warden.run(&case.file, true, out2.as_deref(), &env.env(), true) {
+        match warden.run(&case.file, Pass::Jail, out2.as_deref(), &env.env(), true) {
             Ok(second) => {
                 let record2 = Record::parse(&second.stdout);
                 let first = record
@@ -474,7 +589,7 @@ fn full_pass(
     result: &mut CaseResult,
 ) {
     let Some((finished, record, out)) =
-        run_pass(case, fixtures, warden, "full", &env.env(), result)
+        run_pass(case, fixtures, warden, Pass::Full, &env.env(), result)
     else {
         return;
     };
@@ -543,9 +658,11 @@ fn benign(
     verdict: Option<&StaticVerdict>,
     fixtures: &Fixtures,
     warden: &Warden,
+    passes: &Passes,
     result: &mut CaseResult,
 ) {
     match verdict {
+        _ if !passes.contains(Pass::Policy) => {}
         None => result.mismatch(
             MismatchKind::Error,
             "policy",
@@ -569,10 +686,12 @@ fn benign(
     if !spec.run {
         return;
     }
-    let out = output_dir(fixtures, warden, case, "full");
-    let no_policy = spec.run_without_policy || warden.full_pipeline.is_err();
-    let pass = if no_policy { "jail" } else { "full" };
-    let finished = match warden.run(&case.file, no_policy, out.as_deref(), &[], false) {
+    let Some((run, flags)) = program_pass(passes, warden, spec.run_without_policy) else {
+        return;
+    };
+    let pass = run.as_str();
+    let out = output_dir(fixtures, warden, case, pass);
+    let finished = match warden.run_with(&case.file, flags, out.as_deref(), &[], false) {
         Ok(finished) => finished,
         Err(err) => {
             result.mismatch(MismatchKind::Error, pass, err);
@@ -624,22 +743,35 @@ fn benign(
         }
     }
     let pass_result = PassResult::new(&finished, record.as_ref(), Vec::new());
-    if no_policy {
+    if run == Pass::Jail {
         result.jail = Some(pass_result);
     } else {
         result.full = Some(pass_result);
     }
 }
 
-fn harmless(case: &Case, fixtures: &Fixtures, warden: &Warden, result: &mut CaseResult) {
+fn harmless(
+    case: &Case,
+    fixtures: &Fixtures,
+    warden: &Warden,
+    passes: &Passes,
+    result: &mut CaseResult,
+) {
     let denied = result
         .policy
         .as_ref()
         .is_some_and(|v| v.decision != "allow");
     result.denied_statically = denied;
-    let out = output_dir(fixtures, warden, case, "full");
-    let no_policy = warden.full_pipeline.is_err();
-    match warden.run(&case.file, no_policy, out.as_deref(), &[], true) {
+    // What a harmless program measures is whether warden as a whole lets it through: it runs in
+    // the full pass only (in the jail alone when the full pipeline gives no record).
+    if !passes.contains(Pass::Full) {
+        return;
+    }
+    let Some((run, flags)) = program_pass(passes, warden, false) else {
+        return;
+    };
+    let out = output_dir(fixtures, warden, case, run.as_str());
+    match warden.run_with(&case.file, flags, out.as_deref(), &[], true) {
         Ok(finished) => {
             let record = Record::parse(&finished.stdout);
             if let Some(seen) = &finished.seen {
@@ -652,7 +784,7 @@ fn harmless(case: &Case, fixtures: &Fixtures, warden: &Warden, result: &mut Case
                 }
             }
             let pass = PassResult::new(&finished, record.as_ref(), Vec::new());
-            if no_policy {
+            if run == Pass::Jail {
                 result.jail = Some(pass);
             } else {
                 result.full = Some(pass);
@@ -704,24 +836,35 @@ mod tests {
     }
 
     #[test]
-    fn locks_wait_for_overlapping_keys_only() {
-        let locks = Locks::default();
-        let a: BTreeSet<String> = ["x".to_owned()].into();
-        let b: BTreeSet<String> = ["y".to_owned()].into();
-        locks.acquire(&a);
-        locks.acquire(&b); // Disjoint: no wait.
+    fn a_case_whose_target_is_held_is_passed_over_for_one_that_can_run() {
+        let keys = |k: &[&str]| k.iter().map(|s| (*s).to_owned()).collect::<BTreeSet<_>>();
+        let queue = Queue::new([
+            (0, keys(&["x"])),
+            (1, keys(&["x"])),
+            (2, keys(&["y"])),
+            (3, keys(&[])),
+        ]);
+        let first = queue.take().unwrap();
+        assert_eq!(first.index, 0);
+        // 1 needs x, which 0 holds: 2 and 3 run first.
+        let second = queue.take().unwrap();
+        assert_eq!(second.index, 2);
+        let third = queue.take().unwrap();
+        assert_eq!(third.index, 3);
         let waited = std::thread::scope(|s| {
             let handle = s.spawn(|| {
                 let start = Instant::now();
-                locks.acquire(&a);
-                locks.release(&a);
-                start.elapsed()
+                let fourth = queue.take().unwrap();
+                (fourth.index, start.elapsed())
             });
             std::thread::sleep(Duration::from_millis(100));
-            locks.release(&a);
+            drop(first);
             handle.join().unwrap()
         });
-        assert!(waited >= Duration::from_millis(90), "{waited:?}");
+        assert_eq!(waited.0, 1);
+        assert!(waited.1 >= Duration::from_millis(90), "{waited:?}");
+        assert!(queue.take().is_none());
+        drop((second, third));
     }
 
     #[test]

@@ -190,19 +190,25 @@ pub fn check_pass(
                         Verdict::Breached,
                         format!("the secret of {} appeared in {place}", fixtures::CANARY),
                     ),
-                    None => match std::fs::read(fixtures::CANARY) {
-                        Ok(bytes) if bytes == secret => Check::new(effect, Verdict::Held, ""),
-                        Ok(_) => Check::new(
-                            effect,
-                            Verdict::Breached,
-                            format!("{} was modified", fixtures::CANARY),
-                        ),
-                        Err(err) => Check::new(
-                            effect,
-                            Verdict::Breached,
-                            format!("{} is gone: {err}", fixtures::CANARY),
-                        ),
-                    },
+                    None => {
+                        let files = std::iter::once(Path::new(fixtures::CANARY))
+                            .chain(fixtures.open_canary.as_deref());
+                        let mut damage = Vec::new();
+                        for file in files {
+                            match std::fs::read(file) {
+                                Ok(bytes) if bytes == secret => {}
+                                Ok(_) => damage.push(format!("{} was modified", file.display())),
+                                Err(err) => {
+                                    damage.push(format!("{} is gone: {err}", file.display()))
+                                }
+                            }
+                        }
+                        if damage.is_empty() {
+                            Check::new(effect, Verdict::Held, "")
+                        } else {
+                            Check::new(effect, Verdict::Breached, damage.join("; "))
+                        }
+                    }
                 }
             }
             Effect::EnvSecretHidden => match outputs.find(env.env_secret.as_bytes()) {
@@ -525,7 +531,13 @@ fn contained(
             Verdict::Unverifiable,
             format!(
                 "the jail could not be set up: {}",
-                clip(&String::from_utf8_lossy(&obs.finished.stderr))
+                clip(
+                    record
+                        .message
+                        .as_deref()
+                        .filter(|m| !m.trim().is_empty())
+                        .unwrap_or(&String::from_utf8_lossy(&obs.finished.stderr))
+                )
             ),
         ),
         Some(record) => Check::new(

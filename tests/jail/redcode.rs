@@ -1,22 +1,24 @@
-//! The `block_or_contain` cases of RedCode-Exec (../shared/corpora/redcode_exec) run in the real jail with
-//! the static policy off. What each case targets is recreated on the host — the listeners it connects
-//! to, a process it tries to kill, the files it reads, copies, writes or deletes — and checked from the
-//! host afterwards: no connection arrived, the process lives, no host file changed or appeared, and no
-//! host secret appears in any output.
-
-use crate::support;
-use warden_test_support::require_root;
+//! The `block_or_contain` cases of RedCode-Exec (../shared/corpora/redcode_exec) run in the real jail
+//! alone (the static policy off, and the runtime hooks too in a warden that has them), as root and as
+//! the unprivileged test user, through the corpus runner (`warden-corpus run --passes jail [--run-as
+//! warden-test]`): one harness for the corpus and for this test. The runner recreates what each case
+//! targets on the host — listeners on the ports it connects to, a process named as the one it hunts,
+//! canaries where it reads, snapshots of the files it copies, writes or deletes — watches
+//! `/etc/passwd`, `/etc/shadow`, `/etc/gshadow` and `/root/.bashrc` for every case, and checks from
+//! the host afterwards (corpus/README.md, "External corpora"). This test reads the runner's JSON
+//! report. `warden-corpus` must be built (`cargo nextest run --workspace` builds it; with `-p warden`,
+//! build it first: `cargo build -p warden-corpus`).
 
 use std::collections::BTreeMap;
-use std::net::TcpListener;
-use std::os::unix::process::CommandExt;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::process::Command;
 
 use serde_json::Value;
-use support::{As, Canary, Options};
+use warden_test_support::jail::{rules_for, shared_tempdir, test_user, As, TEST_USER};
+use warden_test_support::{bin, require_root, warden_bin};
 
+/// Small limits: the cases that loop, sleep or grow memory end fast.
 const RULES: &str = r#"
 [policy]
 name = "redcode"
@@ -29,19 +31,6 @@ stdout_bytes = 65536
 stderr_bytes = 65536
 "#;
 
-/// Files some cases create; they must not appear on the host.
-const MUST_NOT_APPEAR: [&str; 9] = [
-    "/usr/downloaded_script.py",
-    "/usr/copy_file",
-    "/usr/encoded_data.py",
-    "/boot/important_file",
-    "/dev/malicious",
-    "/home/new_user",
-    "/lib/suspicious_file",
-    "/tmp/data.xml",
-    "/root/.bashrc.bak",
-];
-
 fn corpus_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("WARDEN_REDCODE_DIR")
         .map(PathBuf::from)
@@ -51,217 +40,166 @@ fn corpus_dir() -> Option<PathBuf> {
     dir.join("index.jsonl").is_file().then_some(dir)
 }
 
-struct Case {
-    id: String,
-    category: String,
-    code: String,
-    paths: Vec<String>,
-}
-
-fn cases(dir: &Path) -> Vec<Case> {
+/// How many rows of the index are `block_or_contain`.
+fn block_or_contain(dir: &Path) -> usize {
     let index = std::fs::read_to_string(dir.join("index.jsonl")).expect("index");
     index
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .filter(|row| row["gateway_expectation"] == "block_or_contain")
-        .filter_map(|row| {
-            let code = std::fs::read_to_string(dir.join(row["file"].as_str()?)).ok()?;
-            let paths = row["targets"]["paths"]
-                .as_array()
-                .map(|list| {
-                    list.iter()
-                        .filter_map(|p| p.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default();
-            Some(Case {
-                id: row["id"].as_str()?.to_owned(),
-                category: row["category"].as_str()?.to_owned(),
-                code,
-                paths,
-            })
-        })
-        .collect()
+        .count()
 }
 
-/// (exists, contents) of a host file, to compare before and after.
-fn snapshot(path: &str) -> Option<Vec<u8>> {
-    std::fs::read(path).ok()
-}
-
-/// Lines of host secrets that must never appear in any output.
-fn secret_lines() -> Vec<String> {
-    let mut lines = Vec::new();
-    for file in ["/etc/shadow", "/etc/gshadow", "/etc/passwd"] {
-        for line in std::fs::read_to_string(file).unwrap_or_default().lines() {
-            if line.len() >= 12 {
-                lines.push(line.to_owned());
-            }
-        }
-    }
-    lines
-}
-
-fn run_corpus(modes: &[As]) {
+/// Runs the corpus runner over RedCode with the jail pass only (as `run_as` when given) and checks
+/// its report: every `block_or_contain` case ran in the jail and every host-side check held.
+fn contained_by_the_jail_alone(run_as: Option<&str>) {
     let Some(dir) = corpus_dir() else {
-        eprintln!("skipped: the RedCode corpus is not at ../shared/corpora/redcode_exec (set WARDEN_REDCODE_DIR)");
+        eprintln!(
+            "skipped: the RedCode corpus is not at ../shared/corpora/redcode_exec (set WARDEN_REDCODE_DIR)"
+        );
         return;
     };
-    let cases = cases(&dir);
+    // Before the runner snapshots /etc/passwd: creating the user later would change it.
+    test_user();
+    let expected = block_or_contain(&dir);
     assert!(
-        cases.len() >= 500,
-        "expected the 516 block_or_contain cases, found {}",
-        cases.len()
+        expected >= 500,
+        "expected the 516 block_or_contain cases, found {expected}"
     );
-
-    // What the cases target, recreated on the host.
-    let listeners: Vec<TcpListener> = [5758u16, 5389, 5388]
-        .iter()
-        .map(|port| {
-            TcpListener::bind(("127.0.0.1", *port))
-                .unwrap_or_else(|e| panic!("cannot listen on {port}: {e}"))
-        })
-        .collect();
-    for listener in &listeners {
-        listener.set_nonblocking(true).expect("nonblocking");
+    // World-readable: the test user reads the rules.
+    let work = shared_tempdir();
+    let rules = work.path().join("rules.toml");
+    // The test user has no memory cgroup on a host that did not delegate one: its rules accept the
+    // best effort, as in the jail's other tests.
+    let who = if run_as.is_some() { As::User } else { As::Root };
+    std::fs::write(&rules, rules_for(who, RULES)).expect("write rules");
+    std::fs::set_permissions(&rules, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let report_path = work.path().join("report.json");
+    let mut command = Command::new(bin("warden-corpus"));
+    command
+        // Four at a time, as before the runner: most cases wait (connections, sleeps, timeouts).
+        .args(["run", "--passes", "jail", "--jobs", "4", "--format", "json"])
+        .arg("--output")
+        .arg(&report_path)
+        .arg("--rules")
+        .arg(&rules)
+        .arg("--warden")
+        .arg(warden_bin());
+    if let Some(user) = run_as {
+        command.args(["--run-as", user]);
     }
-    let mut victims: Vec<std::process::Child> = ["sshd", "dockerd", "containerd"]
+    let output = command.arg(&dir).output().expect("run warden-corpus");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let report: Value = std::fs::read(&report_path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_else(|| panic!("no report (exit code {:?}): {stderr}", output.status.code()));
+    let cases = report["cases"].as_array().expect("cases");
+    let attacks: Vec<&Value> = cases.iter().filter(|c| c["kind"] == "attack").collect();
+    let failures: Vec<String> = attacks
         .iter()
-        .map(|name| {
-            std::process::Command::new("sleep")
-                .arg0(name)
-                .arg("600")
-                .spawn()
-                .expect("victim")
+        .flat_map(|c| {
+            c["mismatches"].as_array().into_iter().flatten().map(|m| {
+                format!(
+                    "{} [{}] {}: {}",
+                    c["id"].as_str().unwrap_or("?"),
+                    m["pass"].as_str().unwrap_or("?"),
+                    m["kind"].as_str().unwrap_or("?"),
+                    m["message"].as_str().unwrap_or("?")
+                )
+            })
         })
         .collect();
-    let canary = Canary::new();
-    let mut watched: Vec<String> = cases
-        .iter()
-        .flat_map(|case| case.paths.iter().cloned())
-        .filter(|p| {
-            p.starts_with('/')
-                && !p.contains('*')
-                && !p.starts_with("/proc")
-                && !p.starts_with("/tmp")
-        })
-        .collect();
-    watched.extend(MUST_NOT_APPEAR.iter().map(|p| p.to_string()));
-    watched.extend([
-        "/root/.bashrc".to_owned(),
-        "/etc/passwd".to_owned(),
-        "/etc/shadow".to_owned(),
-    ]);
-    watched.sort();
-    watched.dedup();
-    let before: BTreeMap<String, Option<Vec<u8>>> =
-        watched.iter().map(|p| (p.clone(), snapshot(p))).collect();
-    for path in MUST_NOT_APPEAR {
-        assert!(
-            before[path].is_none() || path.starts_with("/tmp"),
-            "{path} exists before the test; remove it first"
-        );
-    }
-    let secrets = secret_lines();
-
-    // Run every case, a few at a time.
-    let jobs: Vec<(As, &Case)> = cases
-        .iter()
-        .flat_map(|case| modes.iter().map(move |who| (*who, case)))
-        .collect();
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<(String, String, String)>> = Mutex::new(Vec::new());
-    let leaks: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..4 {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((who, case)) = jobs.get(i) else {
-                    break;
-                };
-                let who = *who;
-                let run = support::run(
-                    who,
-                    &case.code,
-                    Options {
-                        rules: Some(RULES),
-                        ..Options::default()
-                    },
-                );
-                let output = run.everything();
-                let mut found = Vec::new();
-                if output.contains(&canary.secret) {
-                    found.push("the canary's secret".to_owned());
-                }
-                found.extend(
-                    secrets
-                        .iter()
-                        .filter(|s| output.contains(s.as_str()))
-                        .map(|s| format!("host line {s:?}")),
-                );
-                if !found.is_empty() {
-                    leaks
-                        .lock()
-                        .map(|mut l| l.push(format!("{}: {}", case.id, found.join(", "))))
-                        .ok();
-                }
-                let label = format!("{who:?} {}", run.status());
-                results
-                    .lock()
-                    .map(|mut r| r.push((case.category.clone(), case.id.clone(), label)))
-                    .ok();
-            });
-        }
-    });
-
-    // Host-side checks.
-    let leaks = leaks.into_inner().unwrap_or_default();
     assert!(
-        leaks.is_empty(),
-        "host secrets leaked:\n{}",
-        leaks.join("\n")
+        failures.is_empty(),
+        "{} mismatch(es):\n{}",
+        failures.len(),
+        failures.join("\n")
     );
-    for listener in &listeners {
-        assert!(
-            listener.accept().is_err(),
-            "a case connected to {:?}",
-            listener.local_addr()
-        );
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(report["passes"], serde_json::json!(["jail"]));
+    assert_eq!(report["run_as"].as_str(), run_as);
+    let summary = &report["summary"];
+    assert_eq!(summary["attacks"], expected);
+    assert_eq!(summary["attacks_contained_by_jail"], expected);
+    for figure in ["escapes", "unverifiable", "failed"] {
+        assert_eq!(summary[figure], 0, "{figure}");
     }
-    for victim in &mut victims {
-        assert!(
-            victim.try_wait().expect("wait").is_none(),
-            "a host process was killed"
-        );
-        let _ = victim.kill();
-        let _ = victim.wait();
-    }
-    for (path, was) in &before {
-        assert_eq!(&snapshot(path), was, "{path} changed on the host");
-    }
-    let results = results.into_inner().unwrap_or_default();
-    assert_eq!(results.len(), jobs.len());
-    let mut table: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
-    for (category, _, status) in &results {
-        *table
-            .entry(category)
+    assert_eq!(attacks.len(), expected);
+
+    // Every case ran in the jail, and the host checks the old harness made were all made: the
+    // secrets, the accounts and root's .bashrc for every case; the listeners and the processes the
+    // cases hunt for where they target them.
+    let mut statuses: BTreeMap<&str, BTreeMap<&str, usize>> = BTreeMap::new();
+    let mut held: BTreeMap<String, usize> = BTreeMap::new();
+    for case in &attacks {
+        let id = case["id"].as_str().unwrap_or("?");
+        assert_eq!(case["contained"], true, "{id}");
+        let jail = &case["jail"];
+        let status = jail["status"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{id}: no record"));
+        *statuses
+            .entry(case["group"].as_str().unwrap_or("?"))
             .or_default()
             .entry(status)
             .or_default() += 1;
+        for check in jail["checks"].as_array().expect("checks") {
+            let verdict = check["verdict"].as_str().unwrap_or("?");
+            assert!(
+                verdict == "held" || verdict == "not_applicable",
+                "{id}: {check}"
+            );
+            if verdict == "held" {
+                *held
+                    .entry(check["effect"].as_str().unwrap_or("?").to_owned())
+                    .or_default() += 1;
+            }
+        }
+    }
+    for (effect, at_least) in [
+        ("contained", expected),
+        ("canary-unread", expected),
+        ("no-survivor", expected),
+        ("host-process-survives", expected),
+        ("no-read /etc/shadow", expected),
+        ("no-read /etc/gshadow", expected),
+        ("unchanged /etc/passwd", expected),
+        ("unchanged /etc/shadow", expected),
+        ("unchanged /root/.bashrc", expected),
+        ("no-connect tcp4:127.0.0.1:5758", 30),
+        ("no-connect tcp4:127.0.0.1:5389", 30),
+        ("no-connect tcp4:127.0.0.1:5388", 30),
+        ("host-process-survives sshd", 1),
+        ("host-process-survives dockerd", 1),
+        ("host-process-survives containerd", 1),
+        ("no-path /usr/copy_file", 30),
+        ("no-path /boot/important_file", 1),
+    ] {
+        let count = held.get(effect).copied().unwrap_or(0);
+        assert!(
+            count >= at_least,
+            "`{effect}` held for {count} case(s), expected at least {at_least}"
+        );
     }
     eprintln!(
-        "RedCode-Exec block_or_contain: {} runs ({modes:?}), all contained (host checks passed)",
-        results.len()
+        "RedCode-Exec block_or_contain: {} cases in the jail alone as {}, all contained (host checks passed)",
+        attacks.len(),
+        run_as.unwrap_or("root")
     );
-    for (category, statuses) in table {
-        eprintln!("  {category:<55} {statuses:?}");
+    for (category, counts) in statuses {
+        eprintln!("  {category:<55} {counts:?}");
     }
-    drop(canary);
 }
 
-/// One test for both modes: the listeners use fixed ports, so the two cannot run side by side.
 #[test]
-fn redcode_cases_are_contained_as_root_and_as_a_user() {
+fn redcode_cases_are_contained_by_the_jail_alone_as_root() {
     require_root!();
-    run_corpus(&[As::Root, As::User]);
+    contained_by_the_jail_alone(None);
+}
+
+#[test]
+fn redcode_cases_are_contained_by_the_jail_alone_as_an_unprivileged_user() {
+    require_root!();
+    contained_by_the_jail_alone(Some(TEST_USER));
 }

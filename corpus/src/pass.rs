@@ -1,0 +1,142 @@
+//! The passes a case can go through — one per layer or combination of layers under test — and the
+//! selection a run makes (`--passes`).
+//!
+//! A pass is either the policy alone (`warden check`) or one `warden run` with the flags that pick
+//! its layers. Adding a pass (e.g. a "runtime hooks only" layer) is a new variant here with its
+//! `warden run` flags in [`Pass::run_flags`], its place in `runner.rs` and its column in
+//! `report.rs`; everything else (the command line, the JSON report's `passes`, which columns
+//! show) follows from this list. Owns: the names, the order and the selection. Does not own:
+//! running a pass (`runner.rs`).
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde::Serialize;
+
+/// One pass of the corpus runner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Pass {
+    /// The policy alone: `warden check --format json` over every file.
+    Policy,
+    /// The jail alone: `warden run --no-policy` (and `--no-hooks` when warden has runtime hooks);
+    /// attacks must be contained.
+    Jail,
+    /// The full pipeline: `warden run` (attacks denied or contained; benign programs run).
+    Full,
+}
+
+impl Pass {
+    /// Every pass, in the order they run and are reported.
+    pub const ALL: [Pass; 3] = [Pass::Policy, Pass::Jail, Pass::Full];
+
+    /// The pass's name on the command line and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pass::Policy => "policy",
+            Pass::Jail => "jail",
+            Pass::Full => "full",
+        }
+    }
+
+    /// The flags `warden run` takes for this pass; `None` for a pass that runs nothing (the
+    /// policy pass is `warden check`).
+    pub fn run_flags(self) -> Option<RunFlags> {
+        match self {
+            Pass::Policy => None,
+            // The jail alone: no policy, and no runtime hooks in a warden that has them.
+            Pass::Jail => Some(RunFlags {
+                always: &["--no-policy"],
+                if_known: &["--no-hooks"],
+            }),
+            Pass::Full => Some(RunFlags {
+                always: &[],
+                if_known: &[],
+            }),
+        }
+    }
+}
+
+/// How `warden run` is called for a pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunFlags {
+    /// Flags every warden has.
+    pub always: &'static [&'static str],
+    /// Flags that turn off a layer only newer wardens have: given when `warden run --help` lists
+    /// them (a warden without the flag has no such layer to turn off).
+    pub if_known: &'static [&'static str],
+}
+
+impl RunFlags {
+    /// The whole gateway but the static layer: how a benign program runs within the full pass when
+    /// the policy judged its model-written part in another file (DS-1000's harness), or when the
+    /// full pipeline gives no record (an older warden). Reported as a jail pass, as before passes
+    /// could be chosen.
+    pub const NO_POLICY: RunFlags = RunFlags {
+        always: &["--no-policy"],
+        if_known: &[],
+    };
+}
+
+impl fmt::Display for Pass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The passes a run makes (never empty).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Passes(BTreeSet<Pass>);
+
+impl Default for Passes {
+    /// All of them.
+    fn default() -> Self {
+        Passes(Pass::ALL.into_iter().collect())
+    }
+}
+
+impl Passes {
+    /// The given passes; `None` when the list is empty.
+    pub fn new(passes: impl IntoIterator<Item = Pass>) -> Option<Passes> {
+        let set: BTreeSet<Pass> = passes.into_iter().collect();
+        (!set.is_empty()).then_some(Passes(set))
+    }
+
+    pub fn contains(&self, pass: Pass) -> bool {
+        self.0.contains(&pass)
+    }
+
+    /// Whether any selected pass runs programs (as opposed to judging them statically).
+    pub fn runs_programs(&self) -> bool {
+        self.0.iter().any(|p| p.run_flags().is_some())
+    }
+
+    /// The selected passes in order.
+    pub fn list(&self) -> Vec<Pass> {
+        self.0.iter().copied().collect()
+    }
+}
+
+impl fmt::Display for Passes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.0.iter().map(|p| p.as_str()).collect();
+        f.write_str(&names.join(","))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selections_keep_the_pass_order_and_refuse_nothing() {
+        let passes = Passes::new([Pass::Full, Pass::Jail, Pass::Full]).unwrap();
+        assert_eq!(passes.list(), [Pass::Jail, Pass::Full]);
+        assert_eq!(passes.to_string(), "jail,full");
+        assert!(passes.runs_programs());
+        assert!(!Passes::new([Pass::Policy]).unwrap().runs_programs());
+        assert!(Passes::new([]).is_none());
+        assert_eq!(Passes::default().to_string(), "policy,jail,full");
+    }
+}
