@@ -76,9 +76,8 @@ impl Background {
         let pid = self.pid();
         let out = self.stdout.join().unwrap_or_default();
         support::assert_nothing_left(pid);
-        serde_json::from_slice(&out).unwrap_or_else(|err| {
-            panic!("no record ({err}): {}", String::from_utf8_lossy(&out))
-        })
+        serde_json::from_slice(&out)
+            .unwrap_or_else(|err| panic!("no record ({err}): {}", String::from_utf8_lossy(&out)))
     }
 }
 
@@ -113,7 +112,12 @@ fn descendants(root: u32) -> Vec<u32> {
     let mut i = 0;
     while i < found.len() {
         let parent = found[i];
-        found.extend(parents.iter().filter(|(_, p)| *p == parent).map(|(c, _)| *c));
+        found.extend(
+            parents
+                .iter()
+                .filter(|(_, p)| *p == parent)
+                .map(|(c, _)| *c),
+        );
         i += 1;
     }
     found.remove(0);
@@ -151,7 +155,10 @@ fn inotify_headroom() -> usize {
         .args(["-c", count])
         .output()
         .expect("python3");
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(0)
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(0)
 }
 
 /// The jail's process whose `comm` is `name`, once it appears (within 60 s).
@@ -217,7 +224,10 @@ time.sleep(5)
         (200..=256).contains(&program_signals),
         "the program queued {program_signals} signals (ceiling 256): {stdout}"
     );
-    assert!(inotify <= 8, "the program made {inotify} inotify instances (ceiling 8)");
+    assert!(
+        inotify <= 8,
+        "the program made {inotify} inotify instances (ceiling 8)"
+    );
     // Root's budgets did not move (other tests running as root meanwhile get a little slack).
     assert!(
         root_signals_during <= root_signals_before + 64,
@@ -392,7 +402,11 @@ fn numpy_threads_run_in_best_effort_mode() {
         },
     );
     assert_eq!(run.status(), "ok", "{:?}", run.record);
-    assert!(run.stdout().starts_with("SUM 216000000.0"), "{}", run.stdout());
+    assert!(
+        run.stdout().starts_with("SUM 216000000.0"),
+        "{}",
+        run.stdout()
+    );
     assert_eq!(run.record["layers"]["memory"], "best-effort");
 }
 
@@ -518,8 +532,11 @@ fn supplementary_groups_are_dropped_or_shown_as_overflow() {
     let program_path = dir.path().join("program.py");
     let rules_path = dir.path().join("rules.toml");
     std::fs::write(&program_path, program).expect("program");
-    std::fs::write(&rules_path, rules_for(As::User, &without_hooks(support::BASE_RULES)))
-        .expect("rules");
+    std::fs::write(
+        &rules_path,
+        rules_for(As::User, &without_hooks(support::BASE_RULES)),
+    )
+    .expect("rules");
     let mut command = std::process::Command::new("setpriv");
     command
         .arg(format!("--reuid={uid}"))

@@ -190,8 +190,11 @@ pub fn run(who: As, program: &str, options: Options<'_>) -> Run {
     std::fs::write(&program_path, program).expect("write program");
     let mut args: Vec<String> = vec!["run".into(), "--no-policy".into(), "--json".into()];
     let rules_path = dir.path().join("rules.toml");
-    std::fs::write(&rules_path, rules_for(who, options.rules.unwrap_or(BASE_RULES)))
-        .expect("write rules");
+    std::fs::write(
+        &rules_path,
+        rules_for(who, options.rules.unwrap_or(BASE_RULES)),
+    )
+    .expect("write rules");
     args.push("--rules".into());
     args.push(rules_path.display().to_string());
     args.extend(options.extra_args);
