@@ -183,6 +183,7 @@ fn init(p: &Prepared, control_fd: &OwnedFd, pipes: Pipes) -> Result<i32, StageEr
     for sysctl in &p.sysctls {
         budgets::write(sysctl).map_err(in_stage(Stage::Sysctls))?;
     }
+    crate::trace("init: own namespaces and sysctls");
     // 3e. Our command line is warden's, with its host paths (rules file, program, job dir) and its
     //     environment: the program must not read them from /proc/1 (it cannot see pid 1 anyway where
     //     proc hides other users' processes). We never read them again.

@@ -166,9 +166,17 @@ impl OwnerRange {
         self.first + 2 * self.slots - 1
     }
 
-    /// Looks at the host's accounts: `Err` names what uses an id of the range.
+    /// Looks at the host's accounts: `Err` names what uses an id of the range, or says that
+    /// warden's own user namespace does not have the ids (a container with a partial id map).
     pub fn check_host(&self) -> Result<(), String> {
         let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+        for map in ["/proc/self/uid_map", "/proc/self/gid_map"] {
+            if !self.mapped_in(&read(map)) {
+                return Err(format!(
+                    "{map} does not map them (warden runs in a user namespace with a partial id map)"
+                ));
+            }
+        }
         self.conflicts(
             &read("/etc/passwd"),
             &read("/etc/group"),
@@ -176,6 +184,19 @@ impl OwnerRange {
             &read("/etc/subgid"),
         )
         .map_or(Ok(()), Err)
+    }
+
+    /// Whether an id map (`/proc/self/uid_map` text: inside, outside, count) has every id of the
+    /// range (pure).
+    pub fn mapped_in(&self, map: &str) -> bool {
+        let (first, last) = (u64::from(self.first), u64::from(self.last()));
+        map.lines().any(|line| {
+            let fields: Vec<u64> = line
+                .split_whitespace()
+                .filter_map(|f| f.parse().ok())
+                .collect();
+            matches!(fields[..], [inside, _, count] if inside <= first && last < inside + count)
+        })
     }
 
     /// What in these files (passwd, group, subuid, subgid text) uses an id of the range (pure).
@@ -324,6 +345,14 @@ mod tests {
         let freed = a.owner;
         drop(a);
         assert_eq!(range.allocate().unwrap().owner, freed);
+    }
+
+    #[test]
+    fn the_range_must_be_mapped_in_wardens_own_namespace() {
+        let range = OwnerRange::reserved();
+        assert!(range.mapped_in("         0          0 4294967295\n"));
+        assert!(!range.mapped_in("         0     100000      65536\n"));
+        assert!(!range.mapped_in(""));
     }
 
     #[test]
