@@ -25,6 +25,9 @@ printf 'pass\n' > "$work/prog.py"
 # The same interpreter for all three commands (the built-in policy names a provisioned runtime, whose
 # venv and .pth files would make the comparison unfair); default limits and required layers otherwise.
 printf '[policy]\nname = "bench"\n[runtime]\ninterpreter = "%s"\n' "$python" > "$work/rules.toml"
+# An ordinary user without a delegated cgroup has no memory cgroup: the memory limit is then refused
+# unless the rules accept the best effort (docs/jail.md, "Memory: enforced, or refused").
+[ "$(id -u)" = 0 ] || printf '[limits]\nmemory_enforcement = "best-effort"\n' >> "$work/rules.toml"
 chmod 644 "$work/prog.py" "$work/rules.toml"
 
 bare="$python -I $work/prog.py"

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Runs inside a cgroup-v2-only guest, as root: warden's memory, pids and CPU limits on the v2 path, and
-# the Landlock ABI this kernel offers. Usage: guest-checks.sh WARDEN
+# the Landlock ABI this kernel offers; then as an ordinary user (uid 65534) started in a delegated
+# cgroup v2 subtree (what systemd's Delegate=yes leaves), who gets the same real limits, and outside
+# it, where a memory limit fails closed. Usage: guest-checks.sh WARDEN
 warden=$1
 failures=0
 work=$(mktemp -d /tmp/checks.XXXXXX)
@@ -10,16 +12,36 @@ cat > "$work/rules.toml" <<'RULES'
 name = "vm"
 [limits]
 wall_time_ms = 60000
-cpu_time_ms = 4000
+# Room for a memory bomb to reach the limit under emulation (a page fault is slow there).
+cpu_time_ms = 10000
 memory_mib = 96
 pids = 24
+# The jail alone (the runtime layer and its exec ban are tested on the host).
+[processes]
+allow = true
+[runtime]
+hooks = "off"
 RULES
+chmod 644 "$work/rules.toml"
 field() { /usr/bin/python3 -c "import json,sys; r=json.load(sys.stdin); print($1)"; }
+# Runs warden as root, or with $as_user as uid 65534 from the cgroup in $in_cgroup.
+warden_run() {
+    if [ -z "${as_user:-}" ]; then
+        "$warden" "$@"
+    else
+        # Into the leaf warden moved the subtree's processes to, once it has (the subtree itself then
+        # has controllers enabled for its children, and no process may join it).
+        sh -c 'cg=$0; [ -d "$cg/warden-supervisor" ] && cg=$cg/warden-supervisor
+            echo $$ > "$cg/cgroup.procs" && exec setpriv --reuid=65534 --regid=65534 --clear-groups \
+            env HOME=/tmp TMPDIR=/tmp "$@"' "$in_cgroup" "$warden" "$@"
+    fi
+}
 check() { # name, program, python expression that must be True
     printf '%s\n' "$2" > "$work/$1.py"
-    record=$("$warden" run --no-policy --json --rules "$work/rules.toml" "$work/$1.py" 2>"$work/$1.err")
+    chmod 644 "$work/$1.py"
+    record=$(warden_run run --no-policy --json --rules "$work/rules.toml" "$work/$1.py" 2>"$work/$1.err")
     if [ "$(printf '%s' "$record" | field "$3" 2>/dev/null)" = True ]; then
-        echo "PASS $1: $(printf '%s' "$record" | field "r['status'], r['limits_hit'], r['layers']['cgroup'], r['layers']['landlock'], r['usage']")"
+        echo "PASS $1: $(printf '%s' "$record" | field "r['status'], r['limits_hit'], (r['layers'] or {}).get('cgroup'), (r['layers'] or {}).get('landlock'), r['usage'] or r['message']")"
     else
         echo "FAIL $1: $record $(cat "$work/$1.err")"
         failures=$((failures + 1))
@@ -42,4 +64,52 @@ except OSError:
 check cpu "while True: pass" "r['status'] == 'timeout' and 'cpu_time' in r['limits_hit']"
 left=$(ls -d /sys/fs/cgroup/warden/run-* 2>/dev/null | wc -l)
 if [ "$left" = 0 ]; then echo "PASS cleanup: no run cgroups left"; else echo "FAIL cleanup: $left run cgroups left"; failures=$((failures + 1)); fi
+memfd=$(if [ -e /proc/sys/vm/memfd_noexec ]; then echo vm.memfd_noexec=2; else echo memfd_create refused; fi)
+check root-hardening "import os, time
+print(open('/proc/self/cgroup').read().strip(), int(time.clock_gettime(time.CLOCK_BOOTTIME)), os.path.exists('/proc/1'))" \
+    "r['status'] == 'ok' and r['stdout'].split()[0::2] == ['0::/', 'False'] and int(r['stdout'].split()[1]) < 60 and r['layers']['memfd_exec'] == '$memfd'"
+
+# An ordinary user in a delegated subtree: root makes it and hands it over the way systemd's
+# Delegate=yes does (the directory and its cgroup.procs, cgroup.threads and cgroup.subtree_control,
+# not the limits), then starts the user's process inside it.
+deleg=/sys/fs/cgroup/deleg
+mkdir -p "$deleg"
+echo "+memory +pids +cpu" > /sys/fs/cgroup/cgroup.subtree_control
+chown 65534:65534 "$deleg" "$deleg/cgroup.procs" "$deleg/cgroup.threads" "$deleg/cgroup.subtree_control"
+as_user=1
+in_cgroup=$deleg
+check user-trivial "print('hello from a delegated cgroup')" \
+    "r['status'] == 'ok' and r['layers']['cgroup'] == 'v2' and r['layers']['memory'] == 'cgroup'"
+check user-memory "x = []
+while True: x.append(bytearray(4 << 20))" "r['status'] == 'memory_limit' and 'memory' in r['limits_hit']"
+check user-fork-multiplier "import os, time
+for _ in range(6):
+    if os.fork() == 0:
+        b = bytearray(40 << 20)
+        for i in range(0, len(b), 4096): b[i] = 1
+        time.sleep(5); os._exit(0)
+for _ in range(6): os.wait()" "r['status'] == 'memory_limit' and r['layers']['memory'] == 'cgroup'"
+check user-pids "import os, time
+n = 0
+try:
+    while True:
+        if os.fork() == 0:
+            time.sleep(30); os._exit(0)
+        n += 1
+except OSError:
+    print('stopped at', n)" "'pids' in r['limits_hit'] and r['stdout'].startswith('stopped at')"
+left=$(ls -d "$deleg"/run-* 2>/dev/null | wc -l)
+if [ "$left" = 0 ] && [ -d "$deleg/warden-supervisor" ]; then
+    echo "PASS user-cleanup: no run cgroups left; warden moved into $deleg/warden-supervisor"
+else
+    echo "FAIL user-cleanup: $left run cgroups left under $deleg: $(ls "$deleg")"; failures=$((failures + 1))
+fi
+# The same user outside any delegated subtree: the memory limit cannot be enforced, so the run is
+# refused, naming the layer.
+mkdir -p /sys/fs/cgroup/plain
+in_cgroup=/sys/fs/cgroup/plain
+check user-undelegated "print('must not run')" \
+    "r['status'] == 'setup_failed' and 'layer \`cgroup\`' in r['message'] and 'best-effort' in r['message']"
+as_user=
+rmdir "$deleg/warden-supervisor" "$deleg" /sys/fs/cgroup/plain 2>/dev/null
 exit $failures
