@@ -29,8 +29,9 @@ done
 # The official MCP Python client tests/serve/mcp.rs drives `warden mcp` with (a venv in the data dir).
 scripts/setup-mcp-test.sh
 
-cargo build --release -p warden -p warden-corpus
-echo "setup: warden built at target/release/warden (corpus runner: target/release/warden-corpus)"
+# warden-hook: the runtime layer's native module, found beside the warden binary (libwarden_hook.so).
+cargo build --release -p warden -p warden-corpus -p warden-hook
+echo "setup: warden built at target/release/warden (corpus runner: target/release/warden-corpus, runtime layer: target/release/libwarden_hook.so)"
 
 # The Python runtime the default policy names: (re)installed when missing or when its pinned
 # requirements changed.

@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 ./scripts/demo.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
+# The runtime layer's native module is a cdylib nothing links, so no test build makes it: build it
+# (and the binaries) for the debug profile the tests use, beside target/debug/warden.
+cargo build -p warden -p warden-corpus -p warden-hook
 cargo nextest run --workspace --all-targets --profile ci
 ./scripts/vm-cgroup2/run.sh
 # The full attack and benign corpus through every layer; fails on any escape or benign regression.

@@ -311,14 +311,21 @@ fn caller_limits_only_tighten() {
 #[test]
 fn no_policy_runs_denied_code_in_the_jail_only() {
     let dir = tempdir();
-    let run = run_program(
-        "import subprocess\nprint('still jailed')\n",
-        &["--no-policy"],
-        dir.path(),
-    );
-    assert_eq!(run.code, 0, "{}", run.record);
-    assert_eq!(run.record["check"]["decision"], "skipped");
-    assert_eq!(run.record["stdout"], "still jailed\n");
+    let source = "import subprocess\nprint('still jailed')\n";
+    // The static layer is skipped; the runtime layer still stops the import, and says so.
+    let hooked = run_program(source, &["--no-policy"], dir.path());
+    assert_eq!(hooked.code, 1, "{}", hooked.record);
+    assert_eq!(hooked.record["check"]["decision"], "skipped");
+    assert_eq!(hooked.record["status"], "error");
+    assert_eq!(hooked.record["stopped_by"]["layer"], "runtime");
+    assert_eq!(hooked.record["stopped_by"]["rule"], "IMP101");
+    assert_eq!(hooked.record["stdout"], "");
+    // With the runtime layer off too, only the jail is left.
+    let jailed = run_program(source, &["--no-policy", "--no-hooks"], dir.path());
+    assert_eq!(jailed.code, 0, "{}", jailed.record);
+    assert_eq!(jailed.record["stdout"], "still jailed\n");
+    assert_eq!(jailed.record["layers"]["runtime_hooks"], false);
+    assert_eq!(jailed.record["stopped_by"], Value::Null);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 # variant: plain
 # expect-static: deny
 # expect-rules: IMP101 ATTR303
-# expect-jail: contained; status timeout
+# expect-jail: contained; status timeout|error
 import signal
 
 

@@ -136,7 +136,7 @@ const RUNTIME_READ_ROOTS: [(&str, &str); 9] = [
 /// interpreter's import path. Any other library file calling exec is running a callback the
 /// program passed (`map(exec, …)`, `Series.map(eval)`) and is denied. Found with the hook's log
 /// mode over the benign corpus and `warden runtime check`.
-const CODE_CALLERS: [&str; 15] = [
+const CODE_CALLERS: [&str; 16] = [
     "<frozen importlib._bootstrap", // module bodies: every import
     "<bootstrap>",                  // warden's bootstrap runs the program
     "dataclasses.py",               // @dataclass generates __init__, __repr__, __eq__
@@ -152,6 +152,7 @@ const CODE_CALLERS: [&str; 15] = [
     "sklearn/externals/array_api_compat/_internal.py",
     "scipy/_lib/decorator.py", // scipy's copy of `decorator`: signature-preserving wrappers
     "matplotlib/rcsetup.py",   // rcParams validators generated per type
+    "fontTools/ttLib/tables/otConverters.py", // OpenType table specs (matplotlib's PDF/PS fonts)
 ];
 
 /// Library files that may use ctypes: ctypes itself (its module body), numpy's `ndarray.ctypes`

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use warden_jail::{Config, Layer, Limits, MemoryEnforcement};
+use warden_jail::{Bootstrap, Config, Layer, Limits, MemoryEnforcement};
 use warden_policy::settings::{
     Interpreter, Layer as PolicyLayer, Limits as PolicyLimits, MemoryEnforcement as PolicyMemory,
 };
@@ -69,7 +69,20 @@ pub fn with_limits(policy: &Policy, l: &PolicyLimits) -> anyhow::Result<Config> 
             PolicyMemory::Strict => MemoryEnforcement::Strict,
             PolicyMemory::BestEffort => MemoryEnforcement::BestEffort,
         },
+        bootstrap: Bootstrap::default(),
     })
+}
+
+/// What the jail's bootstrap installs, from the runtime layer `hook_config::runtime_layer` decided.
+pub fn bootstrap(layer: Option<crate::hook_config::RuntimeLayer>) -> Bootstrap {
+    match layer {
+        Some(layer) => Bootstrap {
+            native_module: Some(layer.library),
+            hook_settings: layer.hook_settings,
+            ban_exec: layer.ban_exec,
+        },
+        None => Bootstrap::default(),
+    }
 }
 
 #[cfg(test)]

@@ -78,6 +78,8 @@ pub struct RunRequest {
     pub schema: Option<serde_json::Value>,
     /// Skip the static layer (the jail is never optional).
     pub no_policy: bool,
+    /// Skip the runtime layer's audit hook (to prove the jail alone; the kernel's exec ban stays).
+    pub no_hooks: bool,
     /// Approval for a program the policy sends to review.
     pub approval: Option<Approval>,
     pub limits: CallerLimits,
@@ -386,7 +388,14 @@ fn run_in_jail(
 ) -> anyhow::Result<End> {
     let limits = effective_limits(policy, &request.limits);
     record.limits = Some(AppliedLimits::of(policy, &request.limits));
-    let config = crate::jail_config::with_limits(policy, &limits)?;
+    let mut config = crate::jail_config::with_limits(policy, &limits)?;
+    match crate::hook_config::runtime_layer(policy, request.no_hooks) {
+        Ok(layer) => config.bootstrap = crate::jail_config::bootstrap(layer),
+        Err(message) => {
+            record.message = Some(message);
+            return Ok(End::SetupFailed);
+        }
+    }
     let plan = match warden_jail::Plan::new(&config) {
         Ok(plan) => plan,
         Err(err) => {

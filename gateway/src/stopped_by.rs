@@ -23,6 +23,16 @@ pub enum Depth {
     Kernel,
 }
 
+impl Depth {
+    pub fn name(self) -> &'static str {
+        match self {
+            Depth::Static => "static",
+            Depth::Runtime => "runtime",
+            Depth::Kernel => "kernel",
+        }
+    }
+}
+
 /// The layer that stopped a program and what it stopped.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoppedBy {

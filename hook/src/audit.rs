@@ -266,7 +266,17 @@ unsafe fn introspection(s: &Settings, what: &str) -> Option<Denial> {
 unsafe fn check_import(s: &Settings, args: *mut ffi::PyObject) -> Option<Denial> {
     let p = &s.policy;
     // SAFETY: GIL held (caller).
-    let (module, who) = unsafe { (text_of(arg(args, 0))?, asker(s, &p.import_machinery)?) };
+    let module = unsafe { text_of(arg(args, 0)) }?;
+    // The frame running the event: a library's own `import` statement (the import system's too:
+    // `<frozen importlib._bootstrap_external>` imports `importlib.readers` for itself).
+    // SAFETY: GIL held (caller).
+    let top = unsafe { asker(s, &[]) }?;
+    if top.library && top.importing {
+        return None;
+    }
+    // Otherwise the import was asked for through the import system: judge whoever called it.
+    // SAFETY: GIL held (caller).
+    let who = unsafe { asker(s, &p.import_machinery) }?;
     let denied = module_matches(&p.import_deny, &module, true);
     if who.library {
         if who.importing || !denied {

@@ -36,6 +36,8 @@ use crate::rules::{Denial, Rule};
 use crate::settings::{InterpreterFacts, Settings};
 
 static INSTALLED: AtomicBool = AtomicBool::new(false);
+/// importlib's own `_gcd_import`, which [`gcd_import`] replaces.
+static GCD_IMPORT: std::sync::OnceLock<Py<PyAny>> = std::sync::OnceLock::new();
 static EXEC_BANNED: AtomicBool = AtomicBool::new(false);
 
 /// Replaces `_posixsubprocess.fork_exec`: raises the process rule's `PolicyViolation`.
@@ -53,6 +55,58 @@ fn fork_exec_denied(
     // SAFETY: the GIL is held (we hold `py`).
     unsafe { audit::raise(&denial.message("_posixsubprocess.fork_exec", policy)) };
     Err(PyErr::fetch(py))
+}
+
+/// The absolute module name `_gcd_import(name, package, level)` imports.
+fn absolute_name(name: &str, package: Option<&str>, level: usize) -> String {
+    match (level, package) {
+        (0, _) | (_, None) => name.to_owned(),
+        (level, Some(package)) => {
+            let parts: Vec<&str> = package.split('.').collect();
+            let base = parts[..parts.len().saturating_sub(level - 1)].join(".");
+            if name.is_empty() {
+                base
+            } else {
+                format!("{base}.{name}")
+            }
+        }
+    }
+}
+
+/// Replaces `importlib._bootstrap._gcd_import`, through which every Python-level import goes
+/// (`importlib.import_module`, `importlib.__import__`): it raises no `import` audit event in 3.11
+/// (only the interpreter's own import statement does). This one raises it, as the interpreter
+/// would (for a module not loaded yet), then imports.
+#[pyfunction]
+#[pyo3(signature = (name, package = None, level = 0))]
+fn gcd_import(
+    py: Python<'_>,
+    name: &Bound<'_, PyAny>,
+    package: Option<&Bound<'_, PyAny>>,
+    level: usize,
+) -> PyResult<PyObject> {
+    let Some(original) = GCD_IMPORT.get() else {
+        return Err(PyRuntimeError::new_err("importlib is not wrapped"));
+    };
+    if let Ok(text) = name.extract::<String>() {
+        let package: Option<String> = package.and_then(|p| p.extract().ok());
+        let absolute = absolute_name(&text, package.as_deref(), level);
+        let loaded = py
+            .import("sys")?
+            .getattr("modules")?
+            .contains(absolute.as_str())?;
+        if !loaded {
+            let module = pyo3::types::PyString::new(py, &absolute);
+            // SAFETY: GIL held; "(O)" takes one borrowed object, alive for the call.
+            let denied = unsafe {
+                python::PySys_Audit(c"import".as_ptr(), c"(O)".as_ptr(), module.as_ptr())
+            } < 0;
+            if denied {
+                return Err(PyErr::fetch(py));
+            }
+        }
+    }
+    original.call1(py, (name, package, level))
 }
 
 /// Installs the audit hook. `settings`: the policy's JSON; `trusted_roots`: the interpreter's import
@@ -115,6 +169,13 @@ fn install(
         if let Ok(subprocess) = py.import("sys")?.getattr("modules")?.get_item("subprocess") {
             subprocess.setattr("_fork_exec", &stub)?;
         }
+    }
+
+    // Python-level imports raise no `import` event: route them through one that does.
+    let bootstrap_module = py.import("_frozen_importlib")?;
+    let original = bootstrap_module.getattr("_gcd_import")?.unbind();
+    if GCD_IMPORT.set(original).is_ok() {
+        bootstrap_module.setattr("_gcd_import", wrap_pyfunction!(gcd_import, py)?)?;
     }
 
     // SAFETY: GIL held; `audit::hook` has the signature CPython expects and lives forever.

@@ -18,6 +18,12 @@ extern "C" {
     fn PyFrame_GetBack(frame: *mut ffi::PyFrameObject) -> *mut ffi::PyFrameObject;
     fn PyFrame_GetLasti(frame: *mut ffi::PyFrameObject) -> c_int;
     fn PyCode_GetCode(code: *mut ffi::PyCodeObject) -> *mut ffi::PyObject;
+    /// Variadic: a format and its objects, as `Py_BuildValue`.
+    pub(crate) fn PySys_Audit(
+        event: *const std::ffi::c_char,
+        format: *const std::ffi::c_char,
+        ...
+    ) -> c_int;
     pub(crate) fn PySys_AddAuditHook(
         hook: unsafe extern "C" fn(
             *const std::ffi::c_char,

@@ -18,6 +18,29 @@ pub const WORKDIR: &str = "/work";
 /// Where the program text is placed inside the jail (read-only).
 pub const PROGRAM_PATH: &str = "/run/warden/main.py";
 
+/// warden's bootstrap, the file the interpreter runs (read-only): `bootstrap.py` beside this file.
+pub const BOOTSTRAP_PATH: &str = "/run/warden/bootstrap.py";
+
+/// Where warden's native module is bound (read-only), under the name CPython imports it by.
+pub const NATIVE_MODULE_PATH: &str = "/run/warden/lib/_warden_hook.abi3.so";
+
+/// The audit hook's settings (read-only JSON).
+pub const HOOK_SETTINGS_PATH: &str = "/run/warden/hook.json";
+
+/// What warden's bootstrap does inside the interpreter before the program runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bootstrap {
+    /// Host path of warden's native module (`libwarden_hook.so`), bound read-only at
+    /// [`NATIVE_MODULE_PATH`]. Required by the two settings below.
+    pub native_module: Option<PathBuf>,
+    /// The runtime layer: the audit hook's settings (JSON, opaque to the jail), placed at
+    /// [`HOOK_SETTINGS_PATH`]; `None`: no audit hook.
+    pub hook_settings: Option<String>,
+    /// Forbid execve and process creation once the interpreter runs (seccomp; Landlock's execute
+    /// right where the kernel has Landlock).
+    pub ban_exec: bool,
+}
+
 /// A confinement layer a policy can require.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -148,6 +171,9 @@ pub struct Config {
     /// Whether a run may go ahead when no memory cgroup can enforce the memory limit.
     #[serde(default)]
     pub memory_enforcement: MemoryEnforcement,
+    /// What warden's bootstrap installs before the program runs (runtime layer, exec ban).
+    #[serde(default)]
+    pub bootstrap: Bootstrap,
 }
 
 impl Default for Config {
@@ -168,6 +194,7 @@ impl Default for Config {
             inputs: Vec::new(),
             cgroup_parent: None,
             memory_enforcement: MemoryEnforcement::Strict,
+            bootstrap: Bootstrap::default(),
         }
     }
 }
@@ -267,6 +294,19 @@ impl Config {
             if !names.insert(&input.name) {
                 return bad(format!("input name {:?} is given twice", input.name));
             }
+        }
+        let b = &self.bootstrap;
+        match &b.native_module {
+            Some(module) if !is_clean_absolute(module) => {
+                return bad(format!(
+                    "native module {} is not a clean absolute path",
+                    module.display()
+                ))
+            }
+            None if b.hook_settings.is_some() || b.ban_exec => {
+                return bad("the audit hook and the exec ban need warden's native module".into())
+            }
+            _ => {}
         }
         if let Some(parent) = &self.cgroup_parent {
             let ok = !parent.is_empty()

@@ -84,6 +84,10 @@ pub enum JailError {
     /// unknown. Says how the init ended.
     #[error("the jail's init ended without reporting how the program ended: {0}")]
     InitLost(String),
+    /// warden's bootstrap could not install the runtime layer or the exec ban; the program never
+    /// started. Carries the bootstrap's own line (which step, and the error).
+    #[error("{0}")]
+    Bootstrap(String),
     /// warden received this signal during the run; the jail was killed and cleaned up.
     #[error("interrupted by signal {0}; the jail was killed")]
     Interrupted(i32),

@@ -53,7 +53,10 @@ use nix::sys::signalfd::{SfdFlags, SignalFd};
 
 pub use budgets::{KernelHost, KernelPlan, Memory, INOTIFY_INSTANCES, INOTIFY_WATCHES, SIGNALS};
 pub use cgroup::{CgroupHost, Version as CgroupVersion};
-pub use config::{Config, Input, Layer, Limits, MemoryEnforcement, PROGRAM_PATH, WORKDIR};
+pub use config::{
+    Bootstrap, Config, Input, Layer, Limits, MemoryEnforcement, BOOTSTRAP_PATH, HOOK_SETTINGS_PATH,
+    NATIVE_MODULE_PATH, PROGRAM_PATH, WORKDIR,
+};
 pub use error::{JailError, SysError};
 pub use interpreter::{resolve as resolve_interpreter, Interpreter};
 pub use landlock::LandlockPlan;
@@ -111,9 +114,24 @@ pub fn run(plan: &Plan, program: &str, workdir: Option<&Path>) -> Result<Outcome
         .transpose()?;
     let signals = SignalGuard::block()?;
     let running = parent::spawn(plan, program.as_bytes(), sequence, workdir)?;
-    let outcome = supervise::supervise(plan, running, signals.fd.as_ref(), manifest);
+    let outcome = supervise::supervise(plan, running, signals.fd.as_ref(), manifest)?;
     trace("done");
-    outcome
+    match bootstrap_failure(&outcome) {
+        Some(line) => Err(JailError::Bootstrap(line)),
+        None => Ok(outcome),
+    }
+}
+
+/// The bootstrap's failure line, when the run ended because the runtime layer or the exec ban could
+/// not be installed (exit status 125 and a last line of standard error starting `warden-bootstrap: `).
+fn bootstrap_failure(outcome: &Outcome) -> Option<String> {
+    if outcome.exit_code != Some(plan::BOOTSTRAP_FAILED_STATUS) {
+        return None;
+    }
+    let stderr = String::from_utf8_lossy(&outcome.stderr);
+    let last = stderr.trim_end().lines().last()?;
+    last.starts_with(plan::BOOTSTRAP_FAILED_PREFIX)
+        .then(|| last.to_owned())
 }
 
 /// The layers `plan` puts in force, as the result record reports them.

@@ -19,7 +19,9 @@
 //!   `fd`, `stdin`, `stdout`, `stderr` and `shm` (→ `/tmp`) symlinks;
 //! - `/proc`: a fresh proc of the jail's pid namespace (`subset=pid,hidepid=invisible`: the
 //!   program's own processes only);
-//! - `/run/warden/main.py`: the program text, read-only.
+//! - `/run/warden/main.py`: the program text, read-only; `/run/warden/bootstrap.py` (warden's
+//!   bootstrap), `/run/warden/hook.json` (the audit hook's settings) and
+//!   `/run/warden/lib/_warden_hook.abi3.so` (warden's native module), read-only.
 //!
 //! The root is a mount point of its own (pivot_root requires it), and is made read-only last.
 
@@ -33,7 +35,7 @@ use nix::mount::{MntFlags, MsFlags};
 use nix::sys::stat::Mode as FileMode;
 use serde::Serialize;
 
-use crate::config::{Input, PROGRAM_PATH, WORKDIR};
+use crate::config::{Input, NATIVE_MODULE_PATH, PROGRAM_PATH, WORKDIR};
 use crate::error::{JailError, SysError};
 use crate::userns::PROGRAM_ID;
 
@@ -136,6 +138,10 @@ pub struct MountSettings<'a> {
     pub tmp_bytes: u64,
     pub work_bytes: u64,
     pub hostname: &'a str,
+    /// Files warden writes under `/run/warden` besides the program (path, contents, who needs it).
+    pub run_files: &'a [(PathBuf, String, String)],
+    /// warden's native module (host path), bound read-only at [`NATIVE_MODULE_PATH`].
+    pub native_module: Option<&'a Path>,
 }
 
 /// The ordered mount steps of one jail.
@@ -252,6 +258,21 @@ pub fn plan(s: &MountSettings<'_>) -> Vec<Mount> {
     steps.push(Mount::Program {
         path: PathBuf::from(PROGRAM_PATH),
     });
+    for (path, contents, why) in s.run_files {
+        steps.push(Mount::File {
+            path: path.clone(),
+            mode: 0o444,
+            contents: contents.clone(),
+            why: why.clone(),
+        });
+    }
+    if let Some(module) = s.native_module {
+        steps.push(Mount::BindReadOnly {
+            source: module.to_path_buf(),
+            target: PathBuf::from(NATIVE_MODULE_PATH),
+            why: "warden's native module: the runtime layer's audit hook and the exec ban".into(),
+        });
+    }
     for input in s.inputs {
         steps.push(Mount::BindReadOnly {
             source: input.host.clone(),
@@ -658,6 +679,8 @@ mod tests {
             tmp_bytes: 1 << 20,
             work_bytes: 2 << 20,
             hostname: "warden",
+            run_files: &[],
+            native_module: None,
         }
     }
 

@@ -75,6 +75,12 @@ pub struct Layers {
     /// How a memfd is kept from being executed: `vm.memfd_noexec=2` or `memfd_create refused`.
     #[serde(default)]
     pub memfd_exec: String,
+    /// The runtime layer: warden's audit hook in the interpreter.
+    #[serde(default)]
+    pub runtime_hooks: bool,
+    /// The kernel refuses execve and process creation once the interpreter runs.
+    #[serde(default)]
+    pub exec_ban: bool,
 }
 
 /// How a run ended.

@@ -15,7 +15,10 @@ use serde::Serialize;
 
 use crate::budgets::{self, KernelHost, KernelPlan};
 use crate::cgroup::{CgroupHost, CgroupLimits, CgroupPlan, Hierarchy};
-use crate::config::{Config, Layer, Limits, PROGRAM_PATH, WORKDIR};
+use crate::config::{
+    Config, Layer, Limits, BOOTSTRAP_PATH, HOOK_SETTINGS_PATH, NATIVE_MODULE_PATH, PROGRAM_PATH,
+    WORKDIR,
+};
 use crate::error::JailError;
 use crate::interpreter::{self, Interpreter};
 use crate::landlock::{Grant, LandlockPlan, Rule};
@@ -31,11 +34,20 @@ pub const NAMESPACES: [&str; 7] = ["user", "mount", "pid", "net", "ipc", "uts", 
 /// The hostname inside the jail.
 pub const HOSTNAME: &str = "warden";
 
-/// What the interpreter runs: it compiles the program as text that warden decoded as UTF-8 —
-/// `compile()` of a `str` ignores coding declarations, so none can change what runs — and runs it as
-/// `__main__`, under the program's path so that tracebacks show its lines.
-pub const BOOTSTRAP: &str =
-    "exec(compile(open('/run/warden/main.py', encoding='utf-8').read(), '/run/warden/main.py', 'exec'))\n";
+/// warden's bootstrap (`bootstrap.py` beside this file), the file the interpreter runs: it compiles
+/// the program as text that warden decoded as UTF-8 — `compile()` of a `str` ignores coding
+/// declarations, so none can change what runs — under the program's path so that tracebacks show
+/// its lines; with `--hook` and `--ban-exec` it installs the runtime layer and the exec ban first;
+/// then it runs the program as a fresh `__main__`.
+pub const BOOTSTRAP: &str = include_str!("bootstrap.py");
+
+/// The bootstrap's exit status when the runtime layer or the exec ban could not be installed
+/// (nothing of the program ran); its last line on standard error starts with
+/// [`BOOTSTRAP_FAILED_PREFIX`].
+pub const BOOTSTRAP_FAILED_STATUS: i32 = 125;
+
+/// How the bootstrap's failure line starts.
+pub const BOOTSTRAP_FAILED_PREFIX: &str = "warden-bootstrap: ";
 
 /// Facts about the host a plan depends on.
 #[derive(Debug, Clone, Serialize)]
@@ -261,6 +273,7 @@ impl Plan {
             })
         };
         let read_only = read_only_dirs(config, &interpreter);
+        let run_files = bootstrap_files(config);
         let mounts = mounts::plan(&MountSettings {
             layout: &host.layout,
             read_only: &read_only,
@@ -268,6 +281,8 @@ impl Plan {
             tmp_bytes: config.limits.tmp_bytes,
             work_bytes: config.limits.work_bytes,
             hostname: HOSTNAME,
+            run_files: &run_files,
+            native_module: config.bootstrap.native_module.as_deref(),
         });
         let landlock = LandlockPlan {
             abi: host.landlock_abi,
@@ -292,12 +307,7 @@ impl Plan {
             run_as: PROGRAM_ID,
             hostname: HOSTNAME,
             stage_dir: host.stage_dir.clone(),
-            argv: vec![
-                interpreter.configured.display().to_string(),
-                "-I".into(),
-                "-c".into(),
-                BOOTSTRAP.into(),
-            ],
+            argv: argv(config, &interpreter),
             env: environment(config, host, &interpreter),
             interpreter,
             mounts,
@@ -309,6 +319,40 @@ impl Plan {
             limits: config.limits.clone(),
         })
     }
+}
+
+/// `python -I /run/warden/bootstrap.py [--hook] [--ban-exec]`: isolated mode (no environment
+/// variables, no user site, no script directory on the import path).
+fn argv(config: &Config, interpreter: &Interpreter) -> Vec<String> {
+    let mut argv = vec![
+        interpreter.configured.display().to_string(),
+        "-I".into(),
+        BOOTSTRAP_PATH.into(),
+    ];
+    if config.bootstrap.hook_settings.is_some() {
+        argv.push("--hook".into());
+    }
+    if config.bootstrap.ban_exec {
+        argv.push("--ban-exec".into());
+    }
+    argv
+}
+
+/// The files warden writes for the bootstrap: the bootstrap itself and the hook's settings.
+fn bootstrap_files(config: &Config) -> Vec<(PathBuf, String, String)> {
+    let mut files = vec![(
+        PathBuf::from(BOOTSTRAP_PATH),
+        BOOTSTRAP.to_owned(),
+        "warden's bootstrap: installs the runtime layer, then runs the program".to_owned(),
+    )];
+    if let Some(settings) = &config.bootstrap.hook_settings {
+        files.push((
+            PathBuf::from(HOOK_SETTINGS_PATH),
+            settings.clone(),
+            "the audit hook's settings, from the rules file".to_owned(),
+        ));
+    }
+    files
 }
 
 fn cgroup_plan(config: &Config, host: &Host) -> Option<CgroupPlan> {
@@ -403,6 +447,25 @@ fn landlock_rules(
         Grant::ReadFile,
         "the program text (tracebacks show its lines)",
     ));
+    rules.push(rule(
+        Path::new(BOOTSTRAP_PATH),
+        Grant::ReadFile,
+        "warden's bootstrap, which the interpreter runs",
+    ));
+    if config.bootstrap.hook_settings.is_some() {
+        rules.push(rule(
+            Path::new(HOOK_SETTINGS_PATH),
+            Grant::ReadFile,
+            "the audit hook's settings, read by the bootstrap",
+        ));
+    }
+    if config.bootstrap.native_module.is_some() {
+        rules.push(rule(
+            Path::new(NATIVE_MODULE_PATH),
+            Grant::ReadFile,
+            "warden's native module, loaded by the bootstrap (mapping it needs no execute right)",
+        ));
+    }
     rules.push(rule(
         Path::new("/proc"),
         Grant::Read,
@@ -750,7 +813,7 @@ mod tests {
             }
         }
         assert_eq!(plan.argv[0], "/usr/bin/python3");
-        assert_eq!(&plan.argv[1..3], ["-I", "-c"]);
+        assert_eq!(&plan.argv[1..], ["-I", "/run/warden/bootstrap.py"]);
         assert!(plan.env.iter().all(|(name, _)| !name.starts_with("PYTHON")));
     }
 }

@@ -304,6 +304,14 @@ pub const ALLOWED: &[Syscall] = &[
         SYS_seccomp,
         "warden installs its later filters; a program can only add restrictions"
     ),
+    sc!(
+        SYS_landlock_create_ruleset,
+        "warden's bootstrap adds an execute-nothing domain (the exec ban); only adds restrictions"
+    ),
+    sc!(
+        SYS_landlock_restrict_self,
+        "warden's bootstrap adds an execute-nothing domain (the exec ban); only adds restrictions"
+    ),
     sc!(SYS_capget, "libraries checking their (empty) capabilities"),
     sc!(SYS_capset, "dropping capabilities (there are none to gain)"),
     sc!(SYS_getpid, "everyone"),

@@ -491,6 +491,8 @@ pub fn layers(plan: &Plan) -> Layers {
         rlimits: !plan.rlimits.is_empty(),
         memory: plan.kernel.memory.name().to_owned(),
         memfd_exec: plan.kernel.memfd_exec.to_owned(),
+        runtime_hooks: plan.argv.iter().any(|arg| arg == "--hook"),
+        exec_ban: plan.argv.iter().any(|arg| arg == "--ban-exec"),
     }
 }
 

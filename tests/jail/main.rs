@@ -7,5 +7,6 @@ use warden_test_support::jail as support;
 mod cli;
 mod containment;
 mod hardening;
+mod hook;
 mod limits;
 mod redcode;

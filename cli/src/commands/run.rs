@@ -25,6 +25,10 @@ pub struct RunArgs {
     /// Skip the static policy layer (to prove containment); the jail is never optional.
     #[arg(long)]
     pub no_policy: bool,
+    /// Skip the runtime layer's audit hook (to prove the jail alone); the kernel's exec ban and the
+    /// jail stay.
+    #[arg(long)]
+    pub no_hooks: bool,
     /// Print the result record as JSON.
     #[arg(long)]
     pub json: bool,
@@ -79,6 +83,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         output_dir: args.output_dir.clone(),
         schema,
         no_policy: args.no_policy,
+        no_hooks: args.no_hooks,
         approval: args.approve.then(|| Approval {
             method: "flag".to_owned(),
             by: user_name(),
@@ -215,6 +220,19 @@ fn report(args: &RunArgs, record: &RunRecord) -> anyhow::Result<()> {
     )?;
     if let Some(message) = &record.message {
         writeln!(err, "warden: {message}")?;
+    }
+    if let Some(stopped) = &record.stopped_by {
+        let what = [&stopped.rule, &stopped.event, &stopped.errno]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(" ");
+        writeln!(
+            err,
+            "warden: stopped by the {} layer: {what}",
+            stopped.layer.name()
+        )?;
     }
     for error in &record.validation.errors {
         writeln!(

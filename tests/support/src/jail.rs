@@ -84,13 +84,16 @@ pub fn shared_tempdir() -> tempfile::TempDir {
 }
 
 /// The rules a run gets when a test names none: the default limits, with the system interpreter (the
-/// jail's tests do not depend on a provisioned runtime).
-pub const BASE_RULES: &str = "[policy]\nname = \"jail-test\"\n";
+/// jail's tests do not depend on a provisioned runtime). Processes are allowed: the jail's tests attack
+/// the jail with them (fork bombs, daemons, signals); the exec ban is tested in `tests/jail/hook.rs`.
+pub const BASE_RULES: &str = "[policy]\nname = \"jail-test\"\n[processes]\nallow = true\n";
 
 /// Small limits so that limit tests end fast.
 pub const SMALL_RULES: &str = r#"
 [policy]
 name = "jail-test"
+[processes]
+allow = true
 [limits]
 wall_time_ms = 5000
 cpu_time_ms = 3000
@@ -178,17 +181,23 @@ impl Run {
 #[derive(Default)]
 pub struct Options<'a> {
     pub rules: Option<&'a str>,
+    /// Keep the runtime layer's audit hook (by default the jail's tests run with `--no-hooks`: they
+    /// prove the jail alone).
+    pub hooks: bool,
     pub env: Vec<(&'a str, String)>,
     pub extra_args: Vec<String>,
 }
 
-/// Runs `program` with `warden run --no-policy --json` as `who`, then checks that nothing of the run
-/// is left on the host.
+/// Runs `program` with `warden run --no-policy --json` (and `--no-hooks` unless `options.hooks`) as
+/// `who`, then checks that nothing of the run is left on the host.
 pub fn run(who: As, program: &str, options: Options<'_>) -> Run {
     let dir = shared_tempdir();
     let program_path = dir.path().join("program.py");
     std::fs::write(&program_path, program).expect("write program");
     let mut args: Vec<String> = vec!["run".into(), "--no-policy".into(), "--json".into()];
+    if !options.hooks {
+        args.push("--no-hooks".into());
+    }
     let rules_path = dir.path().join("rules.toml");
     std::fs::write(
         &rules_path,

@@ -1,0 +1,14 @@
+# warden-case: e-rt-shadowed-exec-deleted
+# group: E
+# technique: exec shadowed by a def and deleted again, then called on a string
+# variant: other
+# expect-static: allow
+# expect-rules: none
+# expect-jail: contained
+# expect-runtime: DYN401
+def exec(code):
+    return None
+
+
+del exec
+exec("import os; os.system('id')")

@@ -1,0 +1,12 @@
+# warden-case: g-rt-yaml-unsafe-loader-submodule
+# group: G
+# technique: yaml.loader.UnsafeLoader reached through the submodule builds os.system from a tag
+# variant: import-alias
+# expect-static: allow
+# expect-rules: none
+# expect-jail: contained
+# expect-runtime: PROC801
+import yaml
+
+document = "!!python/object/apply:os.system ['id']"
+print(yaml.loader.UnsafeLoader(document).get_single_data())

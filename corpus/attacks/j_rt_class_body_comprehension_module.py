@@ -1,0 +1,16 @@
+# warden-case: j-rt-class-body-comprehension-module
+# group: J
+# technique: a comprehension in a class body yields the os module; system is called on it
+# variant: container
+# expect-static: allow
+# expect-rules: none
+# expect-jail: contained
+# expect-runtime: PROC801
+import os
+
+
+class Box:
+    mods = [m for m in (os,)]
+
+
+Box.mods[0].system("id")

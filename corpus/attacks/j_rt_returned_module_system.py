@@ -1,0 +1,16 @@
+# warden-case: j-rt-returned-module-system
+# group: J
+# technique: a function returns the os module; system is called on the result
+# variant: value-passing
+# expect-static: allow
+# expect-rules: none
+# expect-jail: contained
+# expect-runtime: PROC801
+import os
+
+
+def tools():
+    return os
+
+
+tools().system("id")

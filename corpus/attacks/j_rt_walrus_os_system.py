@@ -1,0 +1,12 @@
+# warden-case: j-rt-walrus-os-system
+# group: J
+# technique: the os module bound by a walrus, then system called on the name
+# variant: assignment-alias
+# expect-static: allow
+# expect-rules: none
+# expect-jail: contained
+# expect-runtime: PROC801
+import os
+
+if (m := os) is not None:
+    m.system("id > /tmp/warden-escape-walrus")
