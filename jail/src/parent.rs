@@ -221,9 +221,6 @@ pub fn spawn(
     // euid (`budgets.rs`, `userns.rs`).
     let creator = Creator::become_for(plan, ids.as_ref())?;
     let forked = sys::clone_jail(CLONE_FLAGS as u64, cgroup_fd.as_ref().map(|fd| fd.as_fd()));
-    if !matches!(forked, Ok(Forked::Child)) {
-        creator.restore()?;
-    }
     let (init, pidfd) = match forked {
         Ok(Forked::Child) => {
             drop((control, stdout, stderr));
@@ -256,7 +253,10 @@ pub fn spawn(
 
     // The init waits for its id maps before doing anything.
     crate::trace("cloned");
+    // Still as the namespace's owner: a root without CAP_SYS_ADMIN (the systemd unit's capability
+    // set) may write the maps of a namespace it owns, not of one another uid owns.
     plan.id_maps.write(init, ids.as_ref())?;
+    creator.restore()?;
     message::send_to_child(control.as_fd(), ToChild::Go)
         .map_err(|errno| JailError::syscall("send", "go", errno))?;
     Ok(Running {
@@ -285,9 +285,10 @@ struct Creator {
 
 impl Creator {
     /// Lowers the soft limits that become the namespace's ceilings and, with `ids` (root mode),
-    /// makes the run's owner uid our effective uid. The real and saved uids stay 0, so the
-    /// permitted capabilities stay and come back with euid 0; the file-system uid stays 0 for the
-    /// cgroup (`CLONE_INTO_CGROUP` checks it) and `/proc`.
+    /// makes the run's owner uid our effective uid, with our effective capabilities raised again
+    /// (the euid change empties them). The real and saved uids stay 0, so the permitted
+    /// capabilities stay; the file-system uid stays 0 for the cgroup (`CLONE_INTO_CGROUP` checks
+    /// it) and `/proc`. We stay the owner until the id maps are written.
     fn become_for(plan: &Plan, ids: Option<&RunIds>) -> Result<Self, JailError> {
         let mut creator = Creator {
             limits: budgets::lower(&plan.kernel.namespace_ceilings)?,
@@ -304,11 +305,15 @@ impl Creator {
                 .map_err(|errno| JailError::syscall("setresuid", ids.owner, errno))?;
             creator.switched = true;
             nix::unistd::setfsuid(root);
+            // The kernel emptied our effective capabilities with the euid change; the id maps
+            // (CAP_SETUID, CAP_SETFCAP for host root's line) and the cgroup need them.
+            sys::raise_effective_capabilities()
+                .map_err(|errno| JailError::syscall("capset", "effective = permitted", errno))?;
         }
         Ok(creator)
     }
 
-    /// Puts our credentials and limits back (parent side, right after `clone3`).
+    /// Puts our credentials and limits back (parent side, once the id maps are written).
     fn restore(mut self) -> Result<(), JailError> {
         self.restored = true;
         self.put_back()

@@ -271,6 +271,44 @@ pub fn clear_capabilities() -> Result<(), Errno> {
     }
 }
 
+/// Makes the effective capability set equal to the permitted one (no privilege needed: effective
+/// may be any subset of permitted). warden calls it after taking another effective uid, which makes
+/// the kernel empty the effective set while the permitted set stays (real and saved uid are 0).
+pub fn raise_effective_capabilities() -> Result<(), Errno> {
+    const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+    let header = CapHeader {
+        version: LINUX_CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let mut data = [CapData {
+        effective: 0,
+        permitted: 0,
+        inheritable: 0,
+    }; 2];
+    // SAFETY: version 3 of capget writes two data structs, which we pass by pointer to live,
+    // correctly laid out `repr(C)` values; capset reads the same.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_capget,
+            std::ptr::addr_of!(header),
+            data.as_mut_ptr(),
+        )
+    };
+    if ret == -1 {
+        return Err(Errno::last());
+    }
+    for half in &mut data {
+        half.effective = half.permitted;
+    }
+    // SAFETY: as above.
+    let ret = unsafe { libc::syscall(libc::SYS_capset, std::ptr::addr_of!(header), data.as_ptr()) };
+    if ret == -1 {
+        Err(Errno::last())
+    } else {
+        Ok(())
+    }
+}
+
 /// Marks every descriptor from `first` upwards close-on-exec (`close_range(first, ~0, CLOEXEC)`).
 pub fn cloexec_from(first: RawFd) -> Result<(), Errno> {
     // SAFETY: close_range with CLOSE_RANGE_CLOEXEC only changes descriptor flags; no pointers.

@@ -112,7 +112,21 @@ impl Server {
         let review = default
             .replacen("name = \"default\"", "name = \"review-test\"", 1)
             .replace("[actions]\n", "[actions]\nDYN403 = \"review\"\n");
-        std::fs::write(dir.path().join("review.toml"), review).expect("write");
+        // An unprivileged server has no memory cgroup on a host that did not delegate one: its
+        // policies accept the best effort, or the server refuses them at start-up.
+        let as_run = |rules: &str| match options.user {
+            Some(_) => crate::jail::rules_for(crate::jail::As::User, rules),
+            None => rules.to_owned(),
+        };
+        std::fs::write(dir.path().join("review.toml"), as_run(&review)).expect("write");
+        let strict_rules = std::fs::read_to_string(repo().join("rules/strict.toml")).expect("rules");
+        std::fs::write(dir.path().join("strict.toml"), as_run(&strict_rules)).expect("write");
+        let default_policy = if options.user.is_some() {
+            std::fs::write(dir.path().join("default.toml"), as_run(&default)).expect("write");
+            "default.toml"
+        } else {
+            "builtin"
+        };
         let tcp = if options.tcp {
             "tcp = \"127.0.0.1:0\"\n"
         } else {
@@ -135,7 +149,7 @@ max_connections = {max_connections}
 shutdown_grace_ms = {grace}
 {optional}
 [policies]
-default = "builtin"
+default = "{default_policy}"
 review = "review.toml"
 strict = "{strict}"
 {extra}
@@ -191,7 +205,7 @@ policies = ["review", "strict"]
             .into_iter()
             .filter_map(|(key, value)| value.map(|value| format!("{key} = {value}\n")))
             .collect::<String>(),
-            strict = repo().join("rules/strict.toml").display(),
+            strict = dir.path().join("strict.toml").display(),
             extra = options
                 .extra_policies
                 .iter()
