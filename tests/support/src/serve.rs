@@ -119,7 +119,8 @@ impl Server {
             None => rules.to_owned(),
         };
         std::fs::write(dir.path().join("review.toml"), as_run(&review)).expect("write");
-        let strict_rules = std::fs::read_to_string(repo().join("rules/strict.toml")).expect("rules");
+        let strict_rules =
+            std::fs::read_to_string(repo().join("rules/strict.toml")).expect("rules");
         std::fs::write(dir.path().join("strict.toml"), as_run(&strict_rules)).expect("write");
         let default_policy = if options.user.is_some() {
             std::fs::write(dir.path().join("default.toml"), as_run(&default)).expect("write");
