@@ -161,6 +161,35 @@ fn inotify_headroom() -> usize {
         .unwrap_or(0)
 }
 
+/// How many POSIX message queues of 64 KiB a root process on the host can still create, up to 100
+/// (created and unlinked again by a short Python process).
+fn mqueue_headroom() -> usize {
+    let count = r#"
+import ctypes, os
+rt = ctypes.CDLL("librt.so.1", use_errno=True)
+class Attr(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_long), ("maxmsg", ctypes.c_long), ("msgsize", ctypes.c_long), ("curmsgs", ctypes.c_long)]
+attr = Attr(0, 8, 8192, 0)
+names = []
+while len(names) < 100:
+    name = b"/warden-test-%d-%d" % (os.getpid(), len(names))
+    if rt.mq_open(name, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600, ctypes.byref(attr)) < 0:
+        break
+    names.append(name)
+for name in names:
+    rt.mq_unlink(name)
+print(len(names))
+"#;
+    let out = std::process::Command::new("/usr/bin/python3")
+        .args(["-c", count])
+        .output()
+        .expect("python3");
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(0)
+}
+
 /// The jail's process whose `comm` is `name`, once it appears (within 60 s).
 fn wait_for_comm(background: &mut Background, name: &str) -> Option<u32> {
     let start = Instant::now();
@@ -176,8 +205,8 @@ fn wait_for_comm(background: &mut Background, name: &str) -> Option<u32> {
     None
 }
 
-/// Point 2: while a run holds every queued signal and inotify instance it can get, root's own
-/// budgets on the host are untouched (measured by this root process), and the run held no more
+/// Point 2: while a run holds every queued signal, inotify instance and message queue it can get,
+/// root's own budgets on the host are untouched (measured by this root process), and the run held no more
 /// than its jail's ceilings, from host ids of its own.
 #[test]
 fn a_run_holding_its_kernel_budgets_leaves_roots_untouched() {
@@ -195,18 +224,26 @@ for _ in range(120000):
 inotify = 0
 while inotify < 100000 and libc.inotify_init1(0) >= 0:
     inotify += 1
+class MqAttr(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_long), ("maxmsg", ctypes.c_long), ("msgsize", ctypes.c_long), ("curmsgs", ctypes.c_long)]
+attr = MqAttr(0, 8, 8192, 0)
+mqueues = 0
+while mqueues < 1000 and libc.mq_open(b"/hold%d" % mqueues, os.O_CREAT | os.O_RDWR, 0o600, ctypes.byref(attr)) >= 0:
+    mqueues += 1
 libc.prctl(15, b"{marker}", 0, 0, 0)
 sigq = [l.split()[1] for l in open("/proc/self/status") if l.startswith("SigQ")]
-print("HELD", sigq[0], inotify, flush=True)
+print("HELD", sigq[0], inotify, mqueues, flush=True)
 time.sleep(5)
 "##
     );
     let root_signals_before = queued_signals("self");
     let root_inotify_before = inotify_headroom();
+    let root_mqueues_before = mqueue_headroom();
     let mut background = Background::start(As::Root, &program, support::BASE_RULES);
     let held = wait_for_comm(&mut background, &marker);
     let root_signals_during = queued_signals("self");
     let root_inotify_during = inotify_headroom();
+    let root_mqueues_during = mqueue_headroom();
     let program_signals = held.map(|pid| queued_signals(&pid.to_string()));
     let program_uid = held.and_then(|pid| status_line(&pid.to_string(), "Uid:"));
     let record = background.finish();
@@ -228,6 +265,15 @@ time.sleep(5)
         inotify <= 8,
         "the program made {inotify} inotify instances (ceiling 8)"
     );
+    let mqueues: u64 = stdout
+        .split_whitespace()
+        .nth(3)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(u64::MAX);
+    assert_eq!(
+        mqueues, 0,
+        "the program made POSIX message queues: {stdout}"
+    );
     // Root's budgets did not move (other tests running as root meanwhile get a little slack).
     assert!(
         root_signals_during <= root_signals_before + 64,
@@ -236,6 +282,10 @@ time.sleep(5)
     assert!(
         root_inotify_during + 16 >= root_inotify_before && root_inotify_during > 0,
         "root's inotify headroom went from {root_inotify_before} to {root_inotify_during}"
+    );
+    assert!(
+        root_mqueues_during + 2 >= root_mqueues_before && root_mqueues_during > 0,
+        "root's message queue headroom went from {root_mqueues_before} to {root_mqueues_during}"
     );
     // The program ran as a host uid of the run's own, not as the host's nobody or root.
     let uid: u64 = program_uid
