@@ -158,58 +158,171 @@ pub struct CollectLimits {
     pub max_total_bytes: u64,
 }
 
-/// Lists (and, with `destination`, copies) the regular files the program left in `workdir`, skipping the
-/// placed inputs, symlinks and special files. Fails when the caps are exceeded.
+/// The files collected, and what was said about the others.
+#[derive(Debug, Default)]
+pub struct Collected {
+    pub files: Vec<OutputFile>,
+    /// What the record's `message` says about files: left out (and why) or renamed.
+    pub notes: Vec<String>,
+    /// A file was left out because a cap was reached.
+    pub over_caps: bool,
+}
+
+/// Lists (and, with `destination`, delivers) the regular files the program left in `workdir`,
+/// skipping the placed inputs, symlinks and special files, in name order up to the caps (the jail
+/// enforced the same caps when it copied the files back; these hold on their own too).
+///
+/// A name that is not UTF-8 is delivered and listed percent-encoded ([`record_path`]), and a note
+/// says so. A file is delivered by a hard link when `destination` is on the work dir's file system
+/// (nothing is written twice on the host), by a copy otherwise.
 pub fn collect_outputs(
     workdir: &Path,
     inputs: &PlacedInputs,
     limits: CollectLimits,
     destination: Option<&Path>,
-) -> anyhow::Result<Vec<OutputFile>> {
+) -> anyhow::Result<Collected> {
     let mut found = Vec::new();
     walk(workdir, Path::new(""), &mut found)?;
     found.retain(|(relative, _)| !inputs.paths.contains(relative));
     found.sort();
-    if found.len() as u64 > limits.max_files {
-        bail!(
-            "the program wrote {} files; the policy collects at most {}",
-            found.len(),
-            limits.max_files
-        );
-    }
-    let total: u64 = found.iter().map(|(_, size)| size).sum();
-    if total > limits.max_total_bytes {
-        bail!(
-            "the program wrote {total} bytes of files; the policy collects at most {}",
-            limits.max_total_bytes
-        );
-    }
     if let Some(destination) = destination {
         fs::create_dir_all(destination)
             .with_context(|| format!("cannot create output dir {}", destination.display()))?;
     }
-    let mut out = Vec::new();
-    for (relative, _) in found {
+    // Names that are UTF-8 keep their name; an encoded one that would clash with one is left out.
+    let mut taken: std::collections::BTreeSet<String> = found
+        .iter()
+        .filter_map(|(relative, _)| relative.to_str().map(str::to_owned))
+        .collect();
+    let mut collected = Collected::default();
+    let mut total = 0u64;
+    for (relative, size) in found {
+        let (path, encoded) = record_path(&relative);
+        if collected.files.len() as u64 >= limits.max_files {
+            collected.over_caps = true;
+            collected.notes.push(format!(
+                "{path} left out: over the cap of {} files",
+                limits.max_files
+            ));
+            continue;
+        }
+        if size > limits.max_total_bytes.saturating_sub(total) {
+            collected.over_caps = true;
+            collected.notes.push(format!(
+                "{path} left out: its {size} bytes exceed what is left of the {}-byte cap",
+                limits.max_total_bytes
+            ));
+            continue;
+        }
+        if encoded {
+            if !taken.insert(path.clone()) {
+                collected.notes.push(format!(
+                    "{path} left out: its name is not UTF-8 and its percent-encoded name is taken"
+                ));
+                continue;
+            }
+            collected.notes.push(format!(
+                "{path}: the name is not UTF-8; delivered and listed percent-encoded (invalid bytes \
+                 as %XX, % as %25)"
+            ));
+        }
         let source = workdir.join(&relative);
-        let file = open_no_follow(&source)?;
         let (bytes, sha256) = match destination {
             Some(destination) => {
-                let target = destination.join(&relative);
+                let target = destination.join(&path);
                 if let Some(parent) = target.parent() {
                     fs::create_dir_all(parent)?;
                 }
-                copy_hashing(file, &target)?
+                deliver(&source, &target)?
             }
-            None => hash(file)?,
+            None => hash(open_no_follow(&source)?)?,
         };
-        out.push(OutputFile {
-            path: relative.display().to_string(),
+        total = total.saturating_add(bytes);
+        collected.files.push(OutputFile {
+            path,
             bytes,
             sha256,
             content_base64: None,
         });
     }
-    Ok(out)
+    Ok(collected)
+}
+
+/// What the record says about the jail's copy back (files refused while copying, a partial copy
+/// after a kill), and whether a cap, the time bound or the depth left files out.
+pub fn copy_back_notes(
+    copy: Option<&warden_jail::CopyBack>,
+    limits: CollectLimits,
+) -> (Vec<String>, bool) {
+    use warden_jail::Refusal;
+    let Some(copy) = copy else {
+        return (Vec::new(), false);
+    };
+    let mut notes = Vec::new();
+    if copy.partial && copy.files > 0 {
+        notes.push(
+            "the program was stopped before it ended: its files are as it left them (partial)"
+                .to_owned(),
+        );
+    }
+    for refused in &copy.refused {
+        let (path, _) = record_path(&refused.path);
+        let why = match &refused.refusal {
+            Refusal::HardLink { of } => format!(
+                "a hard link to {}, whose content comes back once, under that name",
+                record_path(of).0
+            ),
+            Refusal::FileCap => format!("over the cap of {} files", limits.max_files),
+            Refusal::ByteCap => format!(
+                "its {} bytes exceed what is left of the {}-byte cap (a file counts by its \
+                 length, holes included)",
+                refused.bytes, limits.max_total_bytes
+            ),
+            Refusal::TimeBound => format!(
+                "the copy back ran out of its {} s here; nothing after it was copied",
+                warden_jail::COPY_BACK_TIME.as_secs()
+            ),
+            Refusal::TooDeep => "deeper than 32 directories; nothing below was copied".to_owned(),
+            Refusal::Failed { error } => error.clone(),
+        };
+        notes.push(format!("{path} not returned: {why}"));
+    }
+    let unlisted = copy.refused_total.saturating_sub(copy.refused.len() as u64);
+    if unlisted > 0 {
+        notes.push(format!("{unlisted} more files not returned"));
+    }
+    (notes, copy.capped)
+}
+
+/// A relative path as the record names it, and whether it had to be encoded: a UTF-8 path as it
+/// is; any other percent-encoded (each byte of an invalid sequence as `%XX`, and `%` itself as `%25`,
+/// so the original bytes can be recovered).
+pub fn record_path(path: &Path) -> (String, bool) {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return (text.to_owned(), false);
+    }
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(&chunk.valid().replace('%', "%25"));
+        for byte in chunk.invalid() {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    (out, true)
+}
+
+/// Puts `source` at `target` (which must not exist): a hard link on the same file system, else a
+/// copy. Returns its size and SHA-256.
+fn deliver(source: &Path, target: &Path) -> anyhow::Result<(u64, String)> {
+    match fs::hard_link(source, target) {
+        Ok(()) => hash(open_no_follow(target)?),
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(err).with_context(|| format!("cannot create {}", target.display()))
+        }
+        Err(_) => copy_hashing(open_no_follow(source)?, target),
+    }
 }
 
 fn walk(dir: &Path, relative: &Path, out: &mut Vec<(PathBuf, u64)>) -> anyhow::Result<()> {

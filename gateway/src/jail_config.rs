@@ -43,6 +43,8 @@ pub fn with_limits(policy: &Policy, l: &PolicyLimits) -> anyhow::Result<Config> 
         tmp_bytes: l.tmp_bytes,
         // Everything the program leaves in its work dir is output: the work dir holds at most that.
         work_bytes: l.output_bytes,
+        // ... and only the files the caller may receive come back from it.
+        work_files: l.output_files,
         cpu_cores: None,
     };
     let required_layers = policy

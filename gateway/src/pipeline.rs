@@ -425,16 +425,23 @@ fn run_in_jail(
         collect,
         request.output_dir.as_deref(),
     );
+    // What the jail refused while copying back, then what collecting said; a cap reached is the
+    // run's `output_limit`.
+    let (mut notes, capped) = files::copy_back_notes(outcome.copy_back.as_ref(), collect);
     let files_collected = match collected {
-        Ok(files) => {
-            record.files = files;
-            true
+        Ok(collected) => {
+            record.files = collected.files;
+            notes.extend(collected.notes);
+            !(capped || collected.over_caps)
         }
         Err(err) => {
-            record.message = Some(format!("output files not collected: {err:#}"));
+            notes.push(format!("not collected: {err:#}"));
             false
         }
     };
+    if !notes.is_empty() {
+        record.message = Some(format!("output files: {}", notes.join("; ")));
+    }
     Ok(End::Ran(apply_outcome(
         record,
         outcome,

@@ -104,6 +104,9 @@ pub struct Limits {
     pub tmp_bytes: u64,
     /// Size of the private work dir (`/work`).
     pub work_bytes: u64,
+    /// Files copied back from the work dir (the rest are refused; see `workdir.rs`). Bytes copied
+    /// back are capped by `work_bytes`.
+    pub work_files: u64,
     /// CPU bandwidth cap in cores (cgroup `cpu.max` / CFS quota); `None` leaves the rate free.
     pub cpu_cores: Option<f64>,
 }
@@ -123,6 +126,7 @@ impl Default for Limits {
             open_files: 256,
             tmp_bytes: 64 * MIB,
             work_bytes: 64 * MIB,
+            work_files: 32,
             cpu_cores: None,
         }
     }
@@ -222,6 +226,7 @@ impl Config {
             ("file_size_bytes", l.file_size_bytes),
             ("tmp_bytes", l.tmp_bytes),
             ("work_bytes", l.work_bytes),
+            ("work_files", l.work_files),
         ];
         if let Some((name, _)) = positive.iter().find(|(_, value)| *value == 0) {
             return bad(format!("limit {name} must be greater than zero"));

@@ -12,8 +12,8 @@
 //! ```
 //!
 //! One file per layer: `userns.rs` (id maps), `mounts.rs`, `landlock.rs`, `seccomp.rs`, `cgroup.rs`,
-//! `rlimits.rs`, `caps.rs`; the work dir's copy-in and copy-back is `workdir.rs`, the interpreter's
-//! resolution `interpreter.rs`. The ordered confinement sequence is in `child.rs`, the parent's side
+//! `rlimits.rs`, `caps.rs`; the work dir's copy-in and copy-back is `workdir.rs`, the stage dir the
+//! root is built on `stage.rs`, the interpreter's resolution `interpreter.rs`. The ordered confinement sequence is in `child.rs`, the parent's side
 //! in `parent.rs` and `supervise.rs`, the messages between them in `message.rs`; every `unsafe`
 //! block, and every raw call `nix` does not wrap, is in `sys.rs`. A failed call is a [`SysError`]
 //! wherever it happens; a run that could not be set up is a [`JailError`].
@@ -39,6 +39,7 @@ mod parent;
 mod plan;
 mod rlimits;
 mod seccomp;
+mod stage;
 mod supervise;
 mod sys;
 mod userns;
@@ -65,6 +66,7 @@ pub use outcome::{Layers, LimitHit, Outcome, Status, Usage};
 pub use plan::{Availability, Host, Plan, BOOTSTRAP, NAMESPACES};
 pub use seccomp::SeccompPlan;
 pub use userns::Mode;
+pub use workdir::{CopyBack, Refusal, RefusedFile, COPY_BACK_TIME};
 
 static SEQUENCE: AtomicU64 = AtomicU64::new(0);
 
@@ -112,8 +114,11 @@ pub fn run(plan: &Plan, program: &str, workdir: Option<&Path>) -> Result<Outcome
     let manifest = workdir
         .map(|dir| workdir::manifest(dir).map(|m| (dir, m)))
         .transpose()?;
+    // Checked (or made fresh) before each run; a fresh one is removed when `stage` is dropped, after
+    // the jail is gone.
+    let stage = stage::Stage::prepare(&plan.stage_dir, plan.mode)?;
     let signals = SignalGuard::block()?;
-    let running = parent::spawn(plan, program.as_bytes(), sequence, workdir)?;
+    let running = parent::spawn(plan, stage.path(), program.as_bytes(), sequence, workdir)?;
     let outcome = supervise::supervise(plan, running, signals.fd.as_ref(), manifest)?;
     trace("done");
     match bootstrap_failure(&outcome) {

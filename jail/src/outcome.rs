@@ -100,6 +100,10 @@ pub struct Outcome {
     pub limits_hit: Vec<LimitHit>,
     pub usage: Usage,
     pub layers: Layers,
+    /// What came back from the work dir (`None`: no host work dir, or the jail ended before its
+    /// `/work` could be reached).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copy_back: Option<crate::workdir::CopyBack>,
 }
 
 fn lossy<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {

@@ -36,7 +36,7 @@ use crate::mounts;
 use crate::plan::Plan;
 use crate::seccomp;
 use crate::sys::{self, Forked};
-use crate::userns::{Mode, RunIds};
+use crate::userns::RunIds;
 
 /// A program that is running in its jail.
 pub struct Running {
@@ -99,6 +99,7 @@ fn cstrings<'a>(items: impl Iterator<Item = &'a [u8]>) -> Result<Vec<CString>, J
 
 fn prepare(
     plan: &Plan,
+    stage: &Path,
     program: &[u8],
     workdir: Option<&Path>,
     cgroup: Option<&Cgroup>,
@@ -110,7 +111,7 @@ fn prepare(
         .collect();
     Ok(Prepared {
         hostname: plan.hostname,
-        mounts: mounts::prepare(&plan.mounts, &plan.stage_dir, program, ROOT_BYTES, workdir)?,
+        mounts: mounts::prepare(&plan.mounts, stage, program, ROOT_BYTES, workdir)?,
         exec_path: CString::new(plan.interpreter.real.as_os_str().as_bytes())
             .map_err(|_| JailError::Config("interpreter path contains a NUL byte".into()))?,
         argv: cstrings(plan.argv.iter().map(|arg| arg.as_bytes()))?,
@@ -155,29 +156,16 @@ fn nonblocking(fd: &OwnedFd) -> Result<(), JailError> {
         .map_err(|errno| JailError::syscall("fcntl", "O_NONBLOCK", errno))
 }
 
-fn ensure_stage_dir(plan: &Plan) -> Result<(), JailError> {
-    use std::os::unix::fs::DirBuilderExt;
-    let mode = if plan.mode == Mode::Root {
-        0o755
-    } else {
-        0o700
-    };
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(mode)
-        .create(&plan.stage_dir)
-        .map_err(|err| JailError::io("cannot create", plan.stage_dir.clone(), err))
-}
-
-/// Starts the program of `plan` in a new jail. `sequence` numbers runs within this process;
-/// `workdir` is copied into the jail's `/work`.
+/// Starts the program of `plan` in a new jail whose root is mounted on `stage` (checked by
+/// `stage.rs`). `sequence` numbers runs within this process; `workdir` is copied into the jail's
+/// `/work`.
 pub fn spawn(
     plan: &Plan,
+    stage: &Path,
     program: &[u8],
     sequence: u64,
     workdir: Option<&Path>,
 ) -> Result<Running, JailError> {
-    ensure_stage_dir(plan)?;
     let cgroup = match &plan.cgroup {
         Some(cgroup_plan) => {
             cgroup_plan.reap_stale();
@@ -185,7 +173,7 @@ pub fn spawn(
         }
         None => None,
     };
-    let prepared = prepare(plan, program, workdir, cgroup.as_ref())?;
+    let prepared = prepare(plan, stage, program, workdir, cgroup.as_ref())?;
     let (control, control_child) = socketpair(
         AddressFamily::Unix,
         SockType::SeqPacket,

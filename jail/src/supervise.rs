@@ -28,7 +28,7 @@ use crate::outcome::{Layers, LimitHit, Outcome, Status, Usage};
 use crate::parent::Running;
 use crate::plan::Plan;
 use crate::sys::{self, ChildUsage};
-use crate::workdir::{self, Manifest};
+use crate::workdir::{self, CopyBack, CopyCaps, Manifest};
 
 /// Output past a stream's cap that is still drained (and discarded) before the run is ended.
 const DRAIN_BYTES: u64 = 16 * 1024 * 1024;
@@ -36,6 +36,8 @@ const DRAIN_BYTES: u64 = 16 * 1024 * 1024;
 const CPU_CHECK: Duration = Duration::from_millis(100);
 /// How long to wait for the pipes to close after the program ended (a process stuck in the kernel).
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
+/// How often to try opening the jail's `/work` until the init has moved into the jail's root.
+const WORK_TRY: Duration = Duration::from_millis(10);
 
 /// Captured output of one stream.
 struct Capture {
@@ -121,6 +123,13 @@ struct Watch<'a> {
     finish_sent: bool,
     /// The host work dir and what was copied in from it.
     workdir: Option<(&'a Path, Manifest)>,
+    /// The jail's `/work`, opened from the host once the init is in the jail's root: the copy back
+    /// reads through it, also after a kill has torn the jail's mount namespace down.
+    work: Option<OwnedFd>,
+    /// When to try opening `work` next.
+    next_work_try: Instant,
+    /// What came back from the work dir, once copied.
+    copy_back: Option<CopyBack>,
 }
 
 /// Watches `run` to its end and returns how it ended. `signals`: a signalfd for SIGINT/SIGTERM/SIGHUP,
@@ -150,6 +159,9 @@ pub fn supervise<'a>(
         init_status: None,
         finish_sent: false,
         workdir,
+        work: None,
+        next_work_try: Instant::now(),
+        copy_back: None,
     };
     watch.run_loop()?;
     watch.finish()
@@ -173,6 +185,10 @@ impl Watch<'_> {
 
     fn kill_tree(&mut self, why: Kill) {
         if self.killed.is_none() && self.init_exit.is_none() {
+            if !matches!(why, Kill::Signal(_)) {
+                // The files written before the kill come back (marked partial): hold the work dir.
+                self.grab_work();
+            }
             self.killed = Some(why);
             let _ = kill(self.run.init, Signal::SIGKILL);
         }
@@ -189,6 +205,10 @@ impl Watch<'_> {
                 return Ok(());
             }
             let now = Instant::now();
+            if self.wants_work() && now >= self.next_work_try {
+                self.next_work_try = now + WORK_TRY;
+                self.grab_work();
+            }
             // The wall clock limits the program; once it has ended, the time spent winding down
             // (draining pipes, copying the work dir back) is bounded by the drain grace instead.
             if self.killed.is_none() && self.program_ended.is_none() && now >= self.deadline() {
@@ -213,6 +233,9 @@ impl Watch<'_> {
             if let Some(since) = self.winding_since.or(self.program_ended) {
                 wake = wake.min(since + DRAIN_GRACE);
             }
+            if self.wants_work() {
+                wake = wake.min(self.next_work_try);
+            }
             self.poll_once(wake.saturating_duration_since(now))?;
             if self.program_status.is_some()
                 && !self.finish_sent
@@ -220,20 +243,55 @@ impl Watch<'_> {
                 && self.stderr.fd.is_none()
             {
                 // Everything is read and every other process of the jail is dead: copy the work dir
-                // back through the init's root, then let the init go (its exit tears the namespaces
-                // down).
+                // back, then let the init go (its exit tears the namespaces down).
                 self.finish_sent = true;
-                if let (Some((host, before)), None) = (&self.workdir, self.init_exit) {
-                    if let Err(err) = workdir::copy_out(self.run.init, host, before) {
-                        self.stage_error.get_or_insert(err);
-                    }
-                    // Copying up to the work dir's inode cap back can take seconds; the init's
-                    // exit gets its own grace after it.
+                if self.workdir.is_some() && self.init_exit.is_none() {
+                    self.grab_work();
+                    self.copy_back();
+                    // The copy has its own time bound (workdir::COPY_BACK_TIME); the init's exit
+                    // gets its own grace after it.
                     self.winding_since = Some(Instant::now());
                 }
                 let _ = message::send_to_child(self.run.control.as_fd(), ToChild::Finish);
             }
         }
+    }
+
+    /// Whether the jail's `/work` is still to be opened.
+    fn wants_work(&self) -> bool {
+        self.workdir.is_some()
+            && self.work.is_none()
+            && self.copy_back.is_none()
+            && self.init_exit.is_none()
+            && self.killed.is_none()
+    }
+
+    /// Opens the jail's `/work` if it is not open yet and the init is alive and in the jail's root.
+    fn grab_work(&mut self) {
+        if self.workdir.is_some() && self.work.is_none() && self.init_exit.is_none() {
+            self.work = workdir::open_jail_work(self.run.init);
+        }
+    }
+
+    /// Copies the work dir back (once), when it could be opened. Only when every process of the jail
+    /// has ended: the program has exited and the init killed the rest, or the init is gone.
+    fn copy_back(&mut self) {
+        let (Some((host, before)), Some(work), None) =
+            (&self.workdir, self.work.take(), &self.copy_back)
+        else {
+            return;
+        };
+        crate::trace("copy back");
+        let signaled = self
+            .program_status
+            .is_some_and(|raw| libc::WIFSIGNALED(raw));
+        let caps = CopyCaps {
+            files: self.plan.limits.work_files,
+            bytes: self.plan.limits.work_bytes,
+            time: workdir::COPY_BACK_TIME,
+        };
+        let partial = self.killed.is_some() || self.program_status.is_none() || signaled;
+        self.copy_back = Some(workdir::copy_out(&work, host, before, caps, partial));
     }
 
     fn check_cpu(&mut self) {
@@ -380,6 +438,9 @@ impl Watch<'_> {
         if self.program_status.is_none() && self.killed.is_none() && stats.oom_kills == 0 {
             return Err(JailError::InitLost(describe_exit(self.init_status)));
         }
+        // A kill ended the jail before the copy back: every process is gone now (the init's exit
+        // waits for its namespace to empty), and the descriptor still holds the work dir.
+        self.copy_back();
         let rusage = self.init_exit.unwrap_or_default();
         let mut limits = Vec::new();
         match self.killed {
@@ -455,6 +516,7 @@ impl Watch<'_> {
                 memory_peak_bytes: stats.memory_peak_bytes.unwrap_or(rusage.max_rss_bytes),
             },
             layers: layers(self.plan),
+            copy_back: self.copy_back.take(),
         })
     }
 }

@@ -70,6 +70,95 @@ os.symlink("/etc/passwd", "jail-link")
     );
 }
 
+/// Bytes under `dir` as the disk holds them (allocated blocks, `du`).
+fn allocated(dir: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let mut total = 0;
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let meta = std::fs::symlink_metadata(entry.path()).unwrap();
+        total += meta.blocks() * 512;
+        if meta.is_dir() {
+            total += allocated(&entry.path());
+        }
+    }
+    total
+}
+
+/// The copy back holds the caps while it copies: a file with a hundred names comes back once, a
+/// sparse file counts by its length, the file cap stops the rest, and the host holds no more.
+fn the_copy_back_holds_the_caps_while_copying() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path();
+    let mut config = Config::default();
+    config.limits.work_files = 4;
+    config.limits.work_bytes = 8 << 20;
+    let plan = Plan::new(&config).unwrap();
+    let program = r#"
+import os
+with open("data.bin", "wb") as f:
+    f.write(os.urandom(3 << 20))
+for i in range(100):
+    os.link("data.bin", f"link-{i:03}.bin")
+for i in range(10):
+    open(f"small-{i}.txt", "w").write("small\n")
+with open("sparse.bin", "wb") as f:
+    f.truncate(7 << 20)
+"#;
+    let outcome = warden_jail::run(&plan, program, Some(work)).unwrap();
+    assert_eq!(outcome.status, Status::Ok, "{}", outcome.stderr_text());
+    let copy = outcome.copy_back.expect("a copy back");
+    let mut names: Vec<String> = std::fs::read_dir(work)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["data.bin", "small-0.txt", "small-1.txt", "small-2.txt"]
+    );
+    assert_eq!((copy.files, copy.bytes), (4, (3 << 20) + 18));
+    assert_eq!(copy.refused_total, 100 + 7 + 1);
+    assert!(copy.capped && !copy.partial);
+    assert_eq!(
+        copy.refused.len(),
+        16 + 8,
+        "16 hard links and 8 over the file cap are named"
+    );
+    assert_eq!(
+        copy.refused[0].refusal,
+        warden_jail::Refusal::HardLink {
+            of: "data.bin".into()
+        }
+    );
+    assert!(
+        allocated(work) <= (3 << 20) + 64 * 1024,
+        "{} bytes on the host",
+        allocated(work)
+    );
+}
+
+/// A program killed at its wall-clock limit gets back what it wrote before the kill, marked partial.
+fn files_written_before_a_kill_come_back_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path();
+    let mut config = Config::default();
+    config.limits.wall_time_ms = 1500;
+    let plan = Plan::new(&config).unwrap();
+    let program = r#"
+open("so-far.txt", "w").write("written before the kill\n")
+import time
+time.sleep(30)
+"#;
+    let outcome = warden_jail::run(&plan, program, Some(work)).unwrap();
+    assert_eq!(outcome.status, Status::Timeout, "{}", outcome.stderr_text());
+    let copy = outcome.copy_back.expect("a copy back after the kill");
+    assert!(copy.partial && copy.files == 1, "{copy:?}");
+    assert_eq!(
+        std::fs::read_to_string(work.join("so-far.txt")).unwrap(),
+        "written before the kill\n"
+    );
+}
+
 /// A step that fails inside the jail is reported with its stage, call and argument.
 fn a_failing_stage_names_its_call_and_argument() {
     let mut config = Config::default();
@@ -148,7 +237,7 @@ fn main() {
         eprintln!("skipped: no /usr/bin/python3");
         return;
     }
-    let tests: [(&str, fn()); 6] = [
+    let tests: [(&str, fn()); 8] = [
         (
             "a_coding_declaration_cannot_change_what_runs",
             a_coding_declaration_cannot_change_what_runs,
@@ -157,6 +246,14 @@ fn main() {
         (
             "the_work_dir_is_copied_in_and_back",
             the_work_dir_is_copied_in_and_back,
+        ),
+        (
+            "the_copy_back_holds_the_caps_while_copying",
+            the_copy_back_holds_the_caps_while_copying,
+        ),
+        (
+            "files_written_before_a_kill_come_back_partial",
+            files_written_before_a_kill_come_back_partial,
         ),
         (
             "a_failing_stage_names_its_call_and_argument",

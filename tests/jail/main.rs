@@ -6,6 +6,7 @@ use warden_test_support::jail as support;
 
 mod cli;
 mod containment;
+mod copyback;
 mod hardening;
 mod hook;
 mod limits;

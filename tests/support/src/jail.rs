@@ -25,29 +25,41 @@ pub enum As {
 /// The unprivileged account the tests run warden as.
 pub const TEST_USER: &str = "warden-test";
 
+/// A second unprivileged account, for attacks of one user on another (`warden-test2`).
+pub const SECOND_USER: &str = "warden-test2";
+
 /// uid and gid of the test user, creating it once if needed.
 pub fn test_user() -> (u32, u32) {
     static IDS: OnceLock<(u32, u32)> = OnceLock::new();
-    *IDS.get_or_init(|| {
-        for _ in 0..50 {
-            if let Some(ids) = lookup_user(TEST_USER) {
-                return ids;
-            }
-            // Several test processes may race here; useradd locks /etc/passwd and the losers retry.
-            let _ = Command::new("useradd")
-                .args([
-                    "--system",
-                    "--no-create-home",
-                    "--shell",
-                    "/usr/sbin/nologin",
-                    TEST_USER,
-                ])
-                .stderr(Stdio::null())
-                .status();
-            std::thread::sleep(Duration::from_millis(50));
+    *IDS.get_or_init(|| ensure_user(TEST_USER))
+}
+
+/// uid and gid of the second test user, creating it once if needed (kept, like the first: creating it
+/// again is a no-op).
+pub fn second_user() -> (u32, u32) {
+    static IDS: OnceLock<(u32, u32)> = OnceLock::new();
+    *IDS.get_or_init(|| ensure_user(SECOND_USER))
+}
+
+fn ensure_user(name: &str) -> (u32, u32) {
+    for _ in 0..50 {
+        if let Some(ids) = lookup_user(name) {
+            return ids;
         }
-        panic!("cannot create the test user {TEST_USER}");
-    })
+        // Several test processes may race here; useradd locks /etc/passwd and the losers retry.
+        let _ = Command::new("useradd")
+            .args([
+                "--system",
+                "--no-create-home",
+                "--shell",
+                "/usr/sbin/nologin",
+                name,
+            ])
+            .stderr(Stdio::null())
+            .status();
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("cannot create the test user {name}");
 }
 
 fn lookup_user(name: &str) -> Option<(u32, u32)> {
