@@ -133,9 +133,10 @@ const RUNTIME_READ_ROOTS: [(&str, &str); 9] = [
 ];
 
 /// Library files that may call exec/compile themselves (code generators), relative to the
-/// interpreter's import path. Any other library file calling exec is running a callback the
-/// program passed (`map(exec, …)`, `Series.map(eval)`) and is denied. Found with the hook's log
-/// mode over the benign corpus and `warden runtime check`.
+/// interpreter's import path, besides those whose code names the sink it calls (`exec(…)`,
+/// mpmath's `exec_(…)`: the hook sees that in the code object). Any other library file calling
+/// exec is running a callback the program passed (`map(exec, …)`, `Series.map(eval)`) and is
+/// denied. Found with the hook's log mode over the benign corpus and `warden runtime check`.
 const CODE_CALLERS: [&str; 16] = [
     "<frozen importlib._bootstrap", // module bodies: every import
     "<bootstrap>",                  // warden's bootstrap runs the program
@@ -156,12 +157,16 @@ const CODE_CALLERS: [&str; 16] = [
 ];
 
 /// Library files that may use ctypes: ctypes itself (its module body), numpy's `ndarray.ctypes`
-/// support and threadpoolctl (which finds the BLAS libraries numpy and scipy loaded).
-const CTYPES_CALLERS: [&str; 4] = [
+/// support, threadpoolctl (which finds the BLAS libraries numpy and scipy loaded), and the
+/// packages that are ctypes bindings of their own native library (the runtime's gradient boosters).
+const CTYPES_CALLERS: [&str; 7] = [
     "ctypes/",
     "numpy/core/_internal.py",  // numpy 1.x
     "numpy/_core/_internal.py", // numpy 2.x
     "threadpoolctl.py",
+    "lightgbm/",              // lib_lightgbm.so through ctypes.cdll
+    "xgboost/",               // libxgboost.so through ctypes.cdll
+    "sympy/external/gmpy.py", // probes for libgmp (sympy's integer backend)
 ];
 
 /// importlib's pyc loader reads marshalled code.

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use pyo3::ffi;
 
-use crate::python::{arg, asker, int_of, path_arg, text_of};
+use crate::python::{arg, asker, demote, int_of, path_arg, text_of};
 use crate::rules::{
     mode_writes, module_matches, normalise, under, Denial, Rule, FRAME_ATTRIBUTES, WRITE_FLAGS,
 };
@@ -169,23 +169,30 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                     )
                 })
             }
-            // Code from strings.
+            // Code from strings: the program may not; a library may when it is a code generator
+            // (listed, or its code names the sink it calls), not when it runs a callable the
+            // program handed it. What a library generates runs as the program's code.
             "exec" | "compile" => {
                 let who = asker(s, &[])?;
-                if who.library && s.listed(&p.code_callers, &who.filename) {
-                    return None;
+                if !who.library {
+                    return Some(Denial::new(Rule::DynamicCode, "running code from a string"));
                 }
-                Some(Denial::new(
-                    Rule::DynamicCode,
-                    if who.library {
+                if !(who.names_sink || s.listed(&p.code_callers, &who.filename)) {
+                    return Some(Denial::new(
+                        Rule::DynamicCode,
                         format!(
                             "running code from a string through {} (a callback such as map(exec, …)?)",
                             who.filename
-                        )
-                    } else {
-                        "running code from a string".to_owned()
-                    },
-                ))
+                        ),
+                    ));
+                }
+                // What a library runs is judged as its author's code by file name: code it
+                // compiled under a library file's name (a template file, or a name the program
+                // chose) is judged as the program's from now on. The import system's is not.
+                if event == "exec" && !who.filename.starts_with("<frozen importlib.") {
+                    demote(s, arg(args, 0));
+                }
+                None
             }
             "code.__new__" | "function.__new__" => {
                 let who = asker(s, &[])?;

@@ -10,6 +10,7 @@ use std::rc::Rc;
 
 use pyo3::ffi;
 
+use crate::rules::names_code_sink;
 use crate::settings::Settings;
 
 // CPython 3.11 API outside the limited API (pyo3-ffi declares them only for non-abi3 builds). The
@@ -18,6 +19,7 @@ extern "C" {
     fn PyFrame_GetBack(frame: *mut ffi::PyFrameObject) -> *mut ffi::PyFrameObject;
     fn PyFrame_GetLasti(frame: *mut ffi::PyFrameObject) -> c_int;
     fn PyCode_GetCode(code: *mut ffi::PyCodeObject) -> *mut ffi::PyObject;
+    static mut PyCode_Type: ffi::PyTypeObject;
     /// Variadic: a format and its objects, as `Py_BuildValue`.
     pub(crate) fn PySys_Audit(
         event: *const std::ffi::c_char,
@@ -43,9 +45,9 @@ const IMPORT_STAR: u8 = 84;
 const MAX_DEPTH: usize = 256;
 
 thread_local! {
-    /// Code object address → (library code?, file name). Every cached code object is kept alive
-    /// (one reference, never released), so an address is never reused by another code object.
-    static CODE_INFO: RefCell<HashMap<usize, (bool, Rc<str>)>> = RefCell::new(HashMap::new());
+    /// Code object address → what the hook knows of it. Every cached code object is kept alive (one
+    /// reference, never released), so an address is never reused by another code object.
+    static CODE_INFO: RefCell<HashMap<usize, CodeInfo>> = RefCell::new(HashMap::new());
 }
 
 /// A `str` or `bytes` object's text (lossy for bytes), else `None`.
@@ -124,6 +126,54 @@ pub unsafe fn path_arg(object: *mut ffi::PyObject) -> Result<Option<String>, ()>
     }
 }
 
+/// Judges `code` (a code object a library is about to run) and the code objects nested in it
+/// (functions, classes, comprehensions) as the program's, whatever file name they carry: a library
+/// that compiles a string under a library file's name (`patsy`'s `eval(…, source_name=…)`, a
+/// template file) does not make the string library code. Code with other names (`<string>`) is the
+/// program's already and is left alone (nothing is kept for it).
+///
+/// # Safety
+/// GIL held; `code` null or a valid reference.
+pub unsafe fn demote(settings: &Settings, code: *mut ffi::PyObject) {
+    // SAFETY: the caller's guarantees; `demote_nested` checks types before reading members.
+    unsafe { demote_nested(settings, code, 0) }
+}
+
+/// Nesting deeper than this is judged by its first levels (a compiled string nests rarely past 3).
+const MAX_NESTING: usize = 32;
+
+/// # Safety
+/// GIL held; `object` null or a valid reference.
+unsafe fn demote_nested(settings: &Settings, object: *mut ffi::PyObject, depth: usize) {
+    // SAFETY: type checked before the code object's members are read (plain member reads); new
+    // references are released; a demoted code object is kept alive as `code_info` keeps its own.
+    unsafe {
+        if depth > MAX_NESTING
+            || object.is_null()
+            || ffi::Py_TYPE(object) != std::ptr::addr_of_mut!(PyCode_Type)
+        {
+            return;
+        }
+        let mut info = code_info(settings, object.cast());
+        if !info.library {
+            return;
+        }
+        info.library = false;
+        CODE_INFO.with(|cache| cache.borrow_mut().insert(object as usize, info));
+        let constants = ffi::PyObject_GetAttrString(object, c"co_consts".as_ptr());
+        if constants.is_null() {
+            ffi::PyErr_Clear();
+            return;
+        }
+        if ffi::PyTuple_Check(constants) != 0 {
+            for index in 0..ffi::PyTuple_Size(constants) {
+                demote_nested(settings, ffi::PyTuple_GetItem(constants, index), depth + 1);
+            }
+        }
+        ffi::Py_DECREF(constants);
+    }
+}
+
 /// An integer argument, when it is one.
 ///
 /// # Safety
@@ -143,6 +193,16 @@ pub unsafe fn int_of(object: *mut ffi::PyObject) -> Option<i64> {
     }
 }
 
+/// What the hook keeps of a code object.
+#[derive(Debug, Clone)]
+struct CodeInfo {
+    /// Library code (the interpreter's import path, frozen modules, the bootstrap).
+    library: bool,
+    filename: Rc<str>,
+    /// One of its `co_names` is a code sink (`rules::names_code_sink`).
+    names_sink: bool,
+}
+
 /// Who asked for an event: the first frame outside the machinery that carried the request.
 #[derive(Debug, Clone)]
 pub struct Asker {
@@ -151,6 +211,8 @@ pub struct Asker {
     pub filename: Rc<str>,
     /// Whether the frame is executing an `import` statement.
     pub importing: bool,
+    /// Whether the frame's code names `exec`, `eval` or `compile` itself.
+    pub names_sink: bool,
 }
 
 /// The asker of the current event: frames whose file is on `machinery` are skipped. `None` when no
@@ -169,16 +231,17 @@ pub unsafe fn asker(settings: &Settings, machinery: &[String]) -> Option<Asker> 
         ffi::Py_INCREF(frame.cast());
         for _ in 0..MAX_DEPTH {
             let code = ffi::PyFrame_GetCode(frame);
-            let (library, filename) = code_info(settings, code);
-            let skipped = library && settings.listed(machinery, &filename);
+            let info = code_info(settings, code);
+            let skipped = info.library && settings.listed(machinery, &info.filename);
             if !skipped {
-                let importing = library && at_import(frame, code);
+                let importing = info.library && at_import(frame, code);
                 ffi::Py_DECREF(code.cast());
                 ffi::Py_DECREF(frame.cast());
                 return Some(Asker {
-                    library,
-                    filename,
+                    library: info.library,
+                    filename: info.filename,
                     importing,
+                    names_sink: info.names_sink,
                 });
             }
             ffi::Py_DECREF(code.cast());
@@ -219,34 +282,52 @@ unsafe fn at_import(frame: *mut ffi::PyFrameObject, code: *mut ffi::PyCodeObject
     }
 }
 
-/// (library code?, file name) of a code object, cached by address.
+/// What the hook knows of a code object, cached by address.
 ///
 /// # Safety
 /// GIL held; `code` a valid code object.
-unsafe fn code_info(settings: &Settings, code: *mut ffi::PyCodeObject) -> (bool, Rc<str>) {
+unsafe fn code_info(settings: &Settings, code: *mut ffi::PyCodeObject) -> CodeInfo {
     let key = code as usize;
     if let Some(info) = CODE_INFO.with(|cache| cache.borrow().get(&key).cloned()) {
         return info;
     }
-    // SAFETY: `co_filename` is a plain member read (no audit event, no user code).
-    let filename: Rc<str> = unsafe {
+    // SAFETY: `co_filename` and `co_names` are plain member reads (no audit event, no user code);
+    // every new reference is released.
+    let (filename, names_sink) = unsafe {
         let name = ffi::PyObject_GetAttrString(code.cast(), c"co_filename".as_ptr());
-        if name.is_null() {
+        let filename: Rc<str> = if name.is_null() {
             ffi::PyErr_Clear();
             Rc::from("")
         } else {
             let text = text_of(name).unwrap_or_default();
             ffi::Py_DECREF(name);
             Rc::from(text)
+        };
+        let names = ffi::PyObject_GetAttrString(code.cast(), c"co_names".as_ptr());
+        let mut names_sink = false;
+        if names.is_null() {
+            ffi::PyErr_Clear();
+        } else {
+            if ffi::PyTuple_Check(names) != 0 {
+                for index in 0..ffi::PyTuple_Size(names) {
+                    let item = ffi::PyTuple_GetItem(names, index);
+                    if text_of(item).is_some_and(|name| names_code_sink(&name)) {
+                        names_sink = true;
+                        break;
+                    }
+                }
+            }
+            ffi::Py_DECREF(names);
         }
+        (filename, names_sink)
     };
-    let library = settings.is_trusted_file(&filename);
+    let info = CodeInfo {
+        library: settings.is_trusted_file(&filename),
+        filename,
+        names_sink,
+    };
     // SAFETY: one extra reference, never released: the address stays this code object's.
     unsafe { ffi::Py_INCREF(code.cast()) };
-    CODE_INFO.with(|cache| {
-        cache
-            .borrow_mut()
-            .insert(key, (library, Rc::clone(&filename)))
-    });
-    (library, filename)
+    CODE_INFO.with(|cache| cache.borrow_mut().insert(key, info.clone()));
+    info
 }

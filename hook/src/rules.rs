@@ -179,3 +179,11 @@ pub const FRAME_ATTRIBUTES: [&str; 9] = [
     "tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_code", "gi_code", "cr_code", "ag_code",
     "__code__",
 ];
+
+/// Whether a name a code object uses (one of its `co_names`) is a code sink: `exec`, `eval`,
+/// `compile`, or a library's alias of one with underscores around it (mpmath's `exec_`, `_compile`).
+/// A library function that names a sink calls it for itself (a code generator); one that does not
+/// and still reaches `exec` is running a callable the program handed it (`Series.map(eval)`).
+pub fn names_code_sink(name: &str) -> bool {
+    matches!(name.trim_matches('_'), "exec" | "eval" | "compile")
+}

@@ -183,3 +183,13 @@ fn the_exec_ban_refuses_exec_and_process_creation_but_not_threads() {
         "i386: the jail's filter"
     );
 }
+
+#[test]
+fn code_sinks_are_exec_eval_and_compile_with_underscores_around() {
+    for name in ["exec", "eval", "compile", "exec_", "_compile", "__eval__"] {
+        assert!(rules::names_code_sink(name), "{name}");
+    }
+    for name in ["execute", "evaluate", "map_infer", "compiler", "", "_"] {
+        assert!(!rules::names_code_sink(name), "{name}");
+    }
+}

@@ -97,6 +97,7 @@ both_modes! {
             ("not allowed import", "import xml.dom.minidom\n".into(), "IMP101", "import"),
             ("library import callback", "import matplotlib.pyplot as plt\nplt.switch_backend('module://smtp' + 'lib')\n".into(), "IMP101", "import"),
             ("exec", "def exec(s):\n    pass\ndel exec\nexec(\"open('/work/PWNED', 'w')\")\n".into(), "DYN401", "compile"),
+            ("string compiled by a library under a library's file name", "import patsy\npatsy.EvalEnvironment.capture().eval(\"__import__('xml.dom.minidom')\", source_name='/usr/lib/python3.11/os.py')\nopen('/work/PWNED', 'w')\n".into(), "IMP101", "import"),
             ("exec by a library callback", "import pandas as pd\npd.Series([\"open('/work/PWNED', 'w')\"]).map(eval)\n".into(), "DYN401", ""),
             ("frame", "import os\nprint(os.sys._getframe().f_back)\n".into(), "ATTR303", "sys._getframe"),
             ("traceback frame", "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    print(e.__traceback__.tb_frame.f_globals)\n".into(), "ATTR303", "object.__getattr__"),
