@@ -313,7 +313,7 @@ impl Record {
 
 /// One `warden check --format json` result.
 #[derive(Debug, Clone, Serialize)]
-pub struct Verdict {
+pub struct StaticVerdict {
     pub decision: String,
     pub rules: Vec<String>,
 }
@@ -467,7 +467,7 @@ impl Warden {
 
     /// The policy pass over many files at once: path → verdict. Files warden could not read are
     /// missing from the map.
-    pub fn check(&self, files: &[&Path]) -> Result<BTreeMap<PathBuf, Verdict>, String> {
+    pub fn check(&self, files: &[&Path]) -> Result<BTreeMap<PathBuf, StaticVerdict>, String> {
         let mut verdicts = BTreeMap::new();
         for chunk in files.chunks(200) {
             let mut args = vec![OsString::from("check")];
@@ -489,7 +489,7 @@ impl Warden {
                 let (Some(path), Some(decision)) = (summary.path, summary.decision) else {
                     continue;
                 };
-                verdicts.insert(PathBuf::from(path), Verdict { decision, rules });
+                verdicts.insert(PathBuf::from(path), StaticVerdict { decision, rules });
             }
         }
         Ok(verdicts)

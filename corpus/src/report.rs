@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::case::{Case, Kind};
-use super::exec::{Finished, Record, Verdict as StaticVerdict};
+use super::exec::{Finished, Record, StaticVerdict};
 use super::header::ExpectStatic;
 use super::pass::Pass;
 use super::verify::{Check, Verdict};
@@ -19,7 +19,7 @@ use super::verify::{Check, Verdict};
 /// How a case came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub enum CaseStatus {
     Pass,
     Fail,
     Skipped,
@@ -27,13 +27,13 @@ pub enum Outcome {
     Info,
 }
 
-impl Outcome {
+impl CaseStatus {
     pub fn as_str(self) -> &'static str {
         match self {
-            Outcome::Pass => "pass",
-            Outcome::Fail => "FAIL",
-            Outcome::Skipped => "skipped",
-            Outcome::Info => "info",
+            CaseStatus::Pass => "pass",
+            CaseStatus::Fail => "FAIL",
+            CaseStatus::Skipped => "skipped",
+            CaseStatus::Info => "info",
         }
     }
 }
@@ -113,7 +113,7 @@ pub struct CaseResult {
     pub full: Option<PassResult>,
     /// Attacks: the full pipeline denied it or contained it.
     pub stopped: Option<bool>,
-    pub outcome: Outcome,
+    pub outcome: CaseStatus,
     pub mismatches: Vec<Mismatch>,
     /// Benign regressions: why the run failed, in one line (the last line of stderr, or the
     /// status), so that failures can be counted by cause.
@@ -147,7 +147,7 @@ impl CaseResult {
             contained: None,
             full: None,
             stopped: None,
-            outcome: Outcome::Pass,
+            outcome: CaseStatus::Pass,
             mismatches: Vec::new(),
             cause: None,
             notes: Vec::new(),
@@ -166,10 +166,10 @@ impl CaseResult {
     /// Settles the outcome once every pass is in.
     pub fn finish(&mut self) {
         self.outcome = match self.kind {
-            "skipped" => Outcome::Skipped,
-            "harmless" => Outcome::Info,
-            _ if self.mismatches.is_empty() => Outcome::Pass,
-            _ => Outcome::Fail,
+            "skipped" => CaseStatus::Skipped,
+            "harmless" => CaseStatus::Info,
+            _ if self.mismatches.is_empty() => CaseStatus::Pass,
+            _ => CaseStatus::Fail,
         };
     }
 
@@ -310,7 +310,7 @@ impl Report {
         let mut harmless: BTreeMap<(String, String), HarmlessRow> = BTreeMap::new();
         for c in cases {
             let key = (c.corpus.clone(), c.group.clone());
-            if c.outcome == Outcome::Fail {
+            if c.outcome == CaseStatus::Fail {
                 s.failed += 1;
             }
             match c.kind {
@@ -328,7 +328,7 @@ impl Report {
                     row.stopped += usize::from(c.stopped == Some(true));
                     row.full_runs += usize::from(c.stopped.is_some());
                     row.escapes += usize::from(c.has(MismatchKind::Escape));
-                    row.failed += usize::from(c.outcome == Outcome::Fail);
+                    row.failed += usize::from(c.outcome == CaseStatus::Fail);
                     row.time_ms += c.time_ms;
                     s.attacks += 1;
                     s.attacks_denied_statically += usize::from(c.denied_statically);
@@ -365,7 +365,7 @@ impl Report {
                     row.false_positives += usize::from(c.has(MismatchKind::FalsePositive));
                     row.regressions += usize::from(c.has(MismatchKind::Regression));
                     s.benign += 1;
-                    s.benign_passed += usize::from(c.outcome == Outcome::Pass);
+                    s.benign_passed += usize::from(c.outcome == CaseStatus::Pass);
                     s.false_positives += usize::from(c.has(MismatchKind::FalsePositive));
                     s.regressions += usize::from(c.has(MismatchKind::Regression));
                 }
@@ -571,7 +571,7 @@ pub fn human(report: &Report) -> String {
     let failed: Vec<&CaseResult> = report
         .cases
         .iter()
-        .filter(|c| c.outcome == Outcome::Fail)
+        .filter(|c| c.outcome == CaseStatus::Fail)
         .collect();
     if !failed.is_empty() {
         let _ = writeln!(out, "\nMismatches:");
@@ -848,7 +848,7 @@ pub fn markdown(report: &Report) -> String {
     let failed: Vec<&CaseResult> = report
         .cases
         .iter()
-        .filter(|c| c.outcome == Outcome::Fail)
+        .filter(|c| c.outcome == CaseStatus::Fail)
         .collect();
     let _ = writeln!(out, "## Mismatches\n");
     if failed.is_empty() {
@@ -1060,10 +1060,13 @@ pub fn junit(report: &Report) -> String {
         report.wall_ms as f64 / 1000.0
     );
     for ((corpus, group), cases) in suites {
-        let failures = cases.iter().filter(|c| c.outcome == Outcome::Fail).count();
+        let failures = cases
+            .iter()
+            .filter(|c| c.outcome == CaseStatus::Fail)
+            .count();
         let skipped = cases
             .iter()
-            .filter(|c| c.outcome == Outcome::Skipped)
+            .filter(|c| c.outcome == CaseStatus::Skipped)
             .count();
         let time: u64 = cases.iter().map(|c| c.time_ms).sum();
         let _ = writeln!(
@@ -1084,7 +1087,7 @@ pub fn junit(report: &Report) -> String {
             );
             let detail = case_detail(c);
             match c.outcome {
-                Outcome::Fail => {
+                CaseStatus::Fail => {
                     let first = c
                         .mismatches
                         .first()
@@ -1103,7 +1106,7 @@ pub fn junit(report: &Report) -> String {
                         xml(&detail)
                     );
                 }
-                Outcome::Skipped => {
+                CaseStatus::Skipped => {
                     let why = c.notes.first().map(String::as_str).unwrap_or("skipped");
                     let _ = writeln!(
                         out,
@@ -1203,7 +1206,7 @@ mod tests {
             contained: Some(true),
             full: None,
             stopped: Some(true),
-            outcome: Outcome::Pass,
+            outcome: CaseStatus::Pass,
             mismatches: Vec::new(),
             cause: None,
             notes: Vec::new(),

@@ -18,11 +18,11 @@ use std::time::{Duration, Instant};
 
 use super::case::{AttackSpec, BenignSpec, Case, Kind};
 use super::effects::{Effect, ESCAPE_GLOBS};
-use super::exec::{Record, Verdict as StaticVerdict, Warden};
+use super::exec::{Record, StaticVerdict, Warden};
 use super::fixtures::{Fixtures, Needs, Owner, PROBE_OUTPUT};
 use super::header::ExpectStatic;
 use super::pass::{Pass, Passes, RunFlags};
-use super::report::{CaseResult, MismatchKind, Outcome, PassResult};
+use super::report::{CaseResult, CaseStatus, MismatchKind, PassResult};
 use super::verify::{self, CaseEnv, Observation, Verdict};
 
 /// How a run is carried out.
@@ -292,7 +292,7 @@ fn run_case(
     result.policy = verdict.clone();
     match &case.kind {
         Kind::Skipped(why) => {
-            result.outcome = Outcome::Skipped;
+            result.outcome = CaseStatus::Skipped;
             result.notes.push(why.clone());
         }
         Kind::Attack(spec) => attack(

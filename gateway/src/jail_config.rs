@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use warden_jail::{Bootstrap, Config, Layer, Limits, MemoryEnforcement};
 use warden_policy::settings::{
-    Interpreter, Layer as PolicyLayer, Limits as PolicyLimits, MemoryEnforcement as PolicyMemory,
+    InterpreterSource, Layer as PolicyLayer, MemoryEnforcement as PolicyMemory, PolicyLimits,
 };
 use warden_policy::Policy;
 
@@ -22,8 +22,8 @@ pub fn from_policy(policy: &Policy) -> anyhow::Result<Config> {
 pub fn with_limits(policy: &Policy, l: &PolicyLimits) -> anyhow::Result<Config> {
     warden_jail::trace("jail config");
     let interpreter = match &policy.interpreter {
-        Interpreter::Path(path) => PathBuf::from(path),
-        Interpreter::Runtime(name) => {
+        InterpreterSource::Path(path) => PathBuf::from(path),
+        InterpreterSource::Runtime(name) => {
             let runtime = crate::runtime::Runtime::named(name)?;
             runtime
                 .manifest()

@@ -311,7 +311,10 @@ fn gate_and_run(
 }
 
 /// The policy's limits, tightened (never loosened) by the caller's.
-pub fn effective_limits(policy: &Policy, caller: &CallerLimits) -> warden_policy::settings::Limits {
+pub fn effective_limits(
+    policy: &Policy,
+    caller: &CallerLimits,
+) -> warden_policy::settings::PolicyLimits {
     let mut limits = policy.limits.clone();
     let tighten = |current: &mut u64, asked: Option<u64>| {
         if let Some(asked) = asked.filter(|a| *a > 0) {

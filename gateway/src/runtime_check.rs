@@ -145,8 +145,8 @@ pub fn require_importable(policy: &Policy) -> anyhow::Result<usize> {
         return Ok(facts.imports.len());
     }
     let runtime = match &policy.interpreter {
-        warden_policy::settings::Interpreter::Runtime(name) => format!("runtime `{name}`"),
-        warden_policy::settings::Interpreter::Path(path) => format!("interpreter {path}"),
+        warden_policy::settings::InterpreterSource::Runtime(name) => format!("runtime `{name}`"),
+        warden_policy::settings::InterpreterSource::Path(path) => format!("interpreter {path}"),
     };
     anyhow::bail!(
         "policy `{}` allows {} module(s) that do not import in the jail with {runtime}:\n{}\n\

@@ -104,7 +104,7 @@ pub struct Limits {
     pub tmp_bytes: u64,
     /// Size of the private work dir (`/work`).
     pub work_bytes: u64,
-    /// Files copied back from the work dir (the rest are refused; see `workdir.rs`). Bytes copied
+    /// Files copied back from the work dir (the rest are refused; see `mirror.rs`). Bytes copied
     /// back are capped by `work_bytes`.
     pub work_files: u64,
     /// CPU bandwidth cap in cores (cgroup `cpu.max` / CFS quota); `None` leaves the rate free.

@@ -12,7 +12,7 @@
 //! ```
 //!
 //! One file per layer: `userns.rs` (id maps), `mounts.rs`, `landlock.rs`, `seccomp.rs`, `cgroup.rs`,
-//! `rlimits.rs`, `caps.rs`; the work dir's copy-in and copy-back is `workdir.rs`, the stage dir the
+//! `rlimits.rs`, `caps.rs`; the work dir's copy-in and copy-back is `mirror.rs`, the stage dir the
 //! root is built on `stage.rs`, the interpreter's resolution `interpreter.rs`. The ordered confinement sequence is in `child.rs`, the parent's side
 //! in `parent.rs` and `supervise.rs`, the messages between them in `message.rs`; every `unsafe`
 //! block, and every raw call `nix` does not wrap, is in `sys.rs`. A failed call is a [`SysError`]
@@ -33,6 +33,7 @@ mod error;
 mod interpreter;
 mod landlock;
 mod message;
+mod mirror;
 mod mounts;
 mod outcome;
 mod parent;
@@ -43,7 +44,6 @@ mod stage;
 mod supervise;
 mod sys;
 mod userns;
-mod workdir;
 
 use std::os::fd::AsFd;
 use std::path::Path;
@@ -62,11 +62,11 @@ pub use error::{JailError, SysError};
 pub use interpreter::{resolve as resolve_interpreter, Interpreter};
 pub use landlock::LandlockPlan;
 pub use message::Stage;
+pub use mirror::{CopyBack, Refusal, RefusedFile, COPY_BACK_TIME};
 pub use outcome::{Layers, LimitHit, Outcome, Status, Usage};
 pub use plan::{Availability, Host, Plan, BOOTSTRAP, NAMESPACES};
 pub use seccomp::SeccompPlan;
 pub use userns::Mode;
-pub use workdir::{CopyBack, Refusal, RefusedFile, COPY_BACK_TIME};
 
 static SEQUENCE: AtomicU64 = AtomicU64::new(0);
 
@@ -112,7 +112,7 @@ pub fn run(plan: &Plan, program: &str, workdir: Option<&Path>) -> Result<Outcome
     let program = program.strip_prefix('\u{feff}').unwrap_or(program);
     let sequence = SEQUENCE.fetch_add(1, Ordering::Relaxed);
     let manifest = workdir
-        .map(|dir| workdir::manifest(dir).map(|m| (dir, m)))
+        .map(|dir| mirror::manifest(dir).map(|m| (dir, m)))
         .transpose()?;
     // Checked (or made fresh) before each run; a fresh one is removed when `stage` is dropped, after
     // the jail is gone.

@@ -6,7 +6,7 @@
 //! Every step says who needs it.
 //!
 //! Does not own: Landlock (which restricts access *within* this tree, `landlock.rs`), copying the
-//! host work dir into `/work` (`workdir.rs`, run as one of the operations), nor deciding the order
+//! host work dir into `/work` (`mirror.rs`, run as one of the operations), nor deciding the order
 //! relative to other layers (`child.rs`).
 //!
 //! The tree, in the jail's view:
@@ -319,7 +319,7 @@ pub enum Op {
         new_root: CString,
     },
     RemountRootReadOnly,
-    /// Copy the host work dir's tree into the jail's `/work` (see `workdir.rs`).
+    /// Copy the host work dir's tree into the jail's `/work` (see `mirror.rs`).
     CopyIn {
         from: PathBuf,
         to: PathBuf,
@@ -640,7 +640,7 @@ impl Op {
                 None::<&CStr>,
             )
             .map_err(fail("mount(MS_REMOUNT|MS_RDONLY)", c"/")),
-            Op::CopyIn { from, to, owner } => crate::workdir::copy_in(from, to, *owner),
+            Op::CopyIn { from, to, owner } => crate::mirror::copy_in(from, to, *owner),
         }
     }
 }

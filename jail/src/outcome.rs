@@ -103,7 +103,7 @@ pub struct Outcome {
     /// What came back from the work dir (`None`: no host work dir, or the jail ended before its
     /// `/work` could be reached).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub copy_back: Option<crate::workdir::CopyBack>,
+    pub copy_back: Option<crate::mirror::CopyBack>,
 }
 
 fn lossy<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {

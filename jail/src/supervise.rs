@@ -5,7 +5,7 @@
 //! bounded under a flood, and a flood far past the cap ends the run); the wall-clock deadline and the
 //! tree-wide CPU budget (read from the cgroup); killing the tree (SIGKILL to the jail's init: the kernel
 //! then kills every process of its pid namespace); copying the work dir back once the program has
-//! ended (through `workdir.rs`); classifying the end into a [`Status`] — or into an error when a
+//! ended (through `mirror.rs`); classifying the end into a [`Status`] — or into an error when a
 //! stage failed, warden was interrupted, or the init ended without reporting the program's end
 //! ([`JailError::InitLost`]); reading usage; removing the cgroup.
 //!
@@ -24,11 +24,11 @@ use nix::unistd::Pid;
 
 use crate::error::JailError;
 use crate::message::{self, ToChild, ToParent};
+use crate::mirror::{self, CopyBack, CopyCaps, Manifest};
 use crate::outcome::{Layers, LimitHit, Outcome, Status, Usage};
 use crate::parent::Running;
 use crate::plan::Plan;
 use crate::sys::{self, ChildUsage};
-use crate::workdir::{self, CopyBack, CopyCaps, Manifest};
 
 /// Output past a stream's cap that is still drained (and discarded) before the run is ended.
 const DRAIN_BYTES: u64 = 16 * 1024 * 1024;
@@ -248,7 +248,7 @@ impl Watch<'_> {
                 if self.workdir.is_some() && self.init_exit.is_none() {
                     self.grab_work();
                     self.copy_back();
-                    // The copy has its own time bound (workdir::COPY_BACK_TIME); the init's exit
+                    // The copy has its own time bound (mirror::COPY_BACK_TIME); the init's exit
                     // gets its own grace after it.
                     self.winding_since = Some(Instant::now());
                 }
@@ -269,7 +269,7 @@ impl Watch<'_> {
     /// Opens the jail's `/work` if it is not open yet and the init is alive and in the jail's root.
     fn grab_work(&mut self) {
         if self.workdir.is_some() && self.work.is_none() && self.init_exit.is_none() {
-            self.work = workdir::open_jail_work(self.run.init);
+            self.work = mirror::open_jail_work(self.run.init);
         }
     }
 
@@ -288,10 +288,10 @@ impl Watch<'_> {
         let caps = CopyCaps {
             files: self.plan.limits.work_files,
             bytes: self.plan.limits.work_bytes,
-            time: workdir::COPY_BACK_TIME,
+            time: mirror::COPY_BACK_TIME,
         };
         let partial = self.killed.is_some() || self.program_status.is_none() || signaled;
-        self.copy_back = Some(workdir::copy_out(&work, host, before, caps, partial));
+        self.copy_back = Some(mirror::copy_out(&work, host, before, caps, partial));
     }
 
     fn check_cpu(&mut self) {

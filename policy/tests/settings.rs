@@ -1,7 +1,7 @@
 //! Rules files: `extends` and its merge semantics, the defaults a minimal file gets, and errors that
 //! are all reported, each with its line and column.
 
-use warden_policy::settings::Interpreter;
+use warden_policy::settings::InterpreterSource;
 use warden_policy::{Decision, Policy, Rule, RulesError};
 
 fn policy(text: &str) -> Policy {
@@ -181,7 +181,7 @@ fn a_minimal_file_keeps_the_dunder_allowlists_and_says_its_interpreter() {
     );
     assert_eq!(
         minimal.interpreter,
-        Interpreter::Path("/usr/bin/python3".to_owned())
+        InterpreterSource::Path("/usr/bin/python3".to_owned())
     );
     let empty = policy("[policy]\nname = \"e\"\n[attributes]\nallow_dunder = []\n");
     assert!(empty.allow_dunder.is_empty());

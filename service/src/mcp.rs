@@ -33,7 +33,7 @@ use super::{Caller, CheckBody, RunBody, Service, ServiceError};
 use warden_gateway::files::OutputFile;
 use warden_gateway::pipeline::{CallerLimits, RunRecord, RunStatus};
 use warden_jail::LimitHit;
-use warden_policy::settings::Limits;
+use warden_policy::settings::PolicyLimits;
 use warden_policy::{Action, CheckRecord, Decision, Finding};
 
 /// Files up to this size that are UTF-8 are shown to the model in full.
@@ -400,7 +400,7 @@ fn schema_object(value: Value) -> Arc<JsonObject> {
 }
 
 /// A result record as a tool result.
-fn run_result(record: &RunRecord, limits: Option<&Limits>) -> CallToolResult {
+fn run_result(record: &RunRecord, limits: Option<&PolicyLimits>) -> CallToolResult {
     let compact = match compact_record(record) {
         Ok(compact) => compact,
         Err(err) => {
@@ -502,7 +502,7 @@ fn error_text(record: &RunRecord) -> String {
     text
 }
 
-fn limit_text(record: &RunRecord, limits: Option<&Limits>) -> String {
+fn limit_text(record: &RunRecord, limits: Option<&PolicyLimits>) -> String {
     let hits: Vec<String> = record
         .limits_hit
         .iter()
@@ -533,7 +533,7 @@ fn limit_text(record: &RunRecord, limits: Option<&Limits>) -> String {
     text
 }
 
-fn describe_limit(hit: LimitHit, limits: Option<&Limits>) -> String {
+fn describe_limit(hit: LimitHit, limits: Option<&PolicyLimits>) -> String {
     let Some(l) = limits else {
         return format!("{} limit", limit_name(hit));
     };
@@ -875,7 +875,7 @@ mod tests {
 
     #[test]
     fn a_timeout_names_the_limit_and_its_value() {
-        let limits = Limits {
+        let limits = PolicyLimits {
             wall_time_ms: 500,
             cpu_time_ms: 1000,
             memory_bytes: 1 << 30,

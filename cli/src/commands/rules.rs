@@ -57,8 +57,8 @@ fn load(file: &Path) -> anyhow::Result<Policy> {
 fn check(file: &Path) -> anyhow::Result<ExitCode> {
     let policy = load(file)?;
     let interpreter = match &policy.interpreter {
-        warden_policy::settings::Interpreter::Runtime(name) => format!("runtime `{name}`"),
-        warden_policy::settings::Interpreter::Path(path) => format!("interpreter {path}"),
+        warden_policy::settings::InterpreterSource::Runtime(name) => format!("runtime `{name}`"),
+        warden_policy::settings::InterpreterSource::Path(path) => format!("interpreter {path}"),
     };
     println!(
         "{}: valid policy `{}` (sha256 {}), {interpreter}, {} allowed import patterns, {} denied, {} banned references",

@@ -234,7 +234,7 @@ pub struct FileRules {
 
 /// Resource limits of one run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Limits {
+pub struct PolicyLimits {
     pub wall_time_ms: u64,
     pub cpu_time_ms: u64,
     pub memory_bytes: u64,
@@ -324,7 +324,7 @@ impl MemoryEnforcement {
 
 /// Which interpreter runs the program.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Interpreter {
+pub enum InterpreterSource {
     /// An absolute path to a Python binary on the host.
     Path(String),
     /// A runtime provisioned by `warden runtime`, by name.
@@ -354,10 +354,10 @@ pub struct Policy {
     pub processes: bool,
     /// Actions overridden by the rules file, by rule.
     pub actions: BTreeMap<Rule, Option<Action>>,
-    pub interpreter: Interpreter,
+    pub interpreter: InterpreterSource,
     /// The runtime layer (`[runtime] hooks`).
     pub hooks: Hooks,
-    pub limits: Limits,
+    pub limits: PolicyLimits,
     /// Whether a run may go ahead without a memory cgroup (`[limits] memory_enforcement`).
     pub memory_enforcement: MemoryEnforcement,
     pub required_layers: BTreeSet<Layer>,
@@ -561,7 +561,7 @@ impl Policy {
         let processes = raw.processes.allow.unwrap_or(false);
         let interpreter = errors.take(
             interpreter(&raw.runtime),
-            Interpreter::Path("/usr/bin/python3".to_owned()),
+            InterpreterSource::Path("/usr/bin/python3".to_owned()),
         );
         let hooks = match raw.runtime.hooks.as_deref() {
             None | Some("required") => Hooks::Required,
@@ -575,7 +575,7 @@ impl Policy {
                 Hooks::Required
             }
         };
-        let limits = errors.take(limits(&raw.limits), Limits::default());
+        let limits = errors.take(limits(&raw.limits), PolicyLimits::default());
         let memory_enforcement = match raw.limits.memory_enforcement.as_deref() {
             None | Some("strict") => MemoryEnforcement::Strict,
             Some("best-effort") => MemoryEnforcement::BestEffort,
@@ -909,23 +909,23 @@ fn absolute_paths(list: &[String], key: &str) -> Result<Vec<String>, RulesError>
         .collect()
 }
 
-fn interpreter(raw: &raw::RawRuntime) -> Result<Interpreter, RulesError> {
+fn interpreter(raw: &raw::RawRuntime) -> Result<InterpreterSource, RulesError> {
     match (&raw.name, &raw.interpreter) {
         (Some(_), Some(_)) => Err(RulesError::at_key(
             "runtime",
             "set `name` or `interpreter`, not both",
         )),
-        (Some(name), None) if is_runtime_name(name) => Ok(Interpreter::Runtime(name.clone())),
+        (Some(name), None) if is_runtime_name(name) => Ok(InterpreterSource::Runtime(name.clone())),
         (Some(name), None) => Err(RulesError::at_key(
             "runtime.name",
             format!("{name:?}: runtime names use letters, digits, `-`, `_` and `.`"),
         )),
-        (None, Some(path)) if path.starts_with('/') => Ok(Interpreter::Path(path.clone())),
+        (None, Some(path)) if path.starts_with('/') => Ok(InterpreterSource::Path(path.clone())),
         (None, Some(path)) => Err(RulesError::at_key(
             "runtime.interpreter",
             format!("{path:?} is not an absolute path"),
         )),
-        (None, None) => Ok(Interpreter::Path("/usr/bin/python3".to_owned())),
+        (None, None) => Ok(InterpreterSource::Path("/usr/bin/python3".to_owned())),
     }
 }
 
@@ -937,8 +937,8 @@ fn is_runtime_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
-fn limits(raw: &raw::RawLimits) -> Result<Limits, RulesError> {
-    Ok(Limits {
+fn limits(raw: &raw::RawLimits) -> Result<PolicyLimits, RulesError> {
+    Ok(PolicyLimits {
         wall_time_ms: positive(raw.wall_time_ms, 10_000, "limits.wall_time_ms")?,
         cpu_time_ms: positive(raw.cpu_time_ms, 10_000, "limits.cpu_time_ms")?,
         memory_bytes: positive(raw.memory_mib, 1024, "limits.memory_mib")? * MIB,

@@ -1,4 +1,4 @@
-//! The work dir: a host directory mirrored into the jail's private `/work` and back.
+//! The work dir mirror: a host directory mirrored into the jail's private `/work` and back.
 //!
 //! `/work` inside the jail is a size-capped tmpfs of its own, so a program can never fill the host's
 //! disk or leave files for the next run. When the caller passes a host work dir, its tree is copied
