@@ -180,7 +180,7 @@ fn a_benign_regression_and_a_false_positive_fail_the_run() {
 /// the host. The attack below is written for this test and harmless (it reads the runner's own
 /// canary, connects to the runner's own listener, writes a `warden-escape` file the runner removes).
 const FAKE_WARDEN: &str = r#"#!/usr/bin/env python3
-import json, subprocess, sys
+import json, os, subprocess, sys, tempfile
 args = sys.argv[1:]
 if args[:1] == ["check"]:
     for path in [a for a in args if a.endswith(".py")]:
@@ -189,12 +189,15 @@ if args[:1] == ["check"]:
 if "--help" in args:
     print("Usage: warden run [OPTIONS] <PROGRAM>")
     sys.exit(0)
-program = args[-1]
+program = os.path.abspath(args[-1]) if args[-1] != "-" else "-"
+# The program's files land in a scratch dir of its own, as in a real work dir.
+scratch = tempfile.mkdtemp()
 if program == "-":
     program_text = sys.stdin.read()
-    done = subprocess.run([sys.executable, "-c", program_text], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", program_text], capture_output=True, text=True, cwd=scratch)
 else:
-    done = subprocess.run([sys.executable, program], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, program], capture_output=True, text=True, cwd=scratch)
+subprocess.run(["rm", "-rf", scratch])
 print(json.dumps({"status": "ok" if done.returncode == 0 else "error", "exit_code": done.returncode,
                   "stdout": done.stdout, "stderr": done.stderr,
                   "layers": {"namespaces": [], "seccomp": False}}))

@@ -82,6 +82,7 @@ pub fn bootstrap(layer: Option<crate::hook_config::RuntimeLayer>) -> Bootstrap {
             native_module: Some(layer.library),
             hook_settings: layer.hook_settings,
             ban_exec: layer.ban_exec,
+            session: false,
         },
         None => Bootstrap::default(),
     }

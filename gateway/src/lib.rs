@@ -14,6 +14,7 @@ pub mod pipeline;
 mod python_error;
 pub mod runtime;
 pub mod runtime_check;
+pub mod session;
 pub mod stopped_by;
 pub mod validate;
 

@@ -11,6 +11,12 @@ program's code, from a read-only file the runtime layer counts as library code. 
 If 2 or 3 fail, nothing of the program has run: it prints one `warden-bootstrap:` line and exits 125,
 which warden reports as `setup_failed`. Everything happens inside one function, so the module's
 globals hold nothing.
+
+With --session there is no program: step 4 is warden's session driver (`_session` below), which
+reads one JSON request per line from standard input and answers each with JSON lines on a private
+copy of standard output (docs/sessions.md has the protocol). Cells run in one persistent
+`__main__` namespace, compiled under the name `<cell-N>`, so they are the program's code for the
+runtime layer while this file is library code.
 """
 
 
@@ -20,6 +26,7 @@ def _run():
     program = "/run/warden/main.py"
     lib = "/run/warden/lib"
     flags = sys.argv[1:]
+    layer_flags = [flag for flag in flags if flag != "--session"]
 
     def fail(what, err):
         sys.stderr.write(f"warden-bootstrap: {what}: {type(err).__name__}: {err}\n")
@@ -27,10 +34,13 @@ def _run():
         import os
         os._exit(125)
 
-    with open(program, encoding="utf-8") as f:
-        source = f.read()
-    code = compile(source, program, "exec", dont_inherit=True)
-    if flags:
+    if "--session" in flags:
+        code = None
+    else:
+        with open(program, encoding="utf-8") as f:
+            source = f.read()
+        code = compile(source, program, "exec", dont_inherit=True)
+    if layer_flags:
         sys.path.insert(0, lib)
         try:
             import _warden_hook
@@ -57,6 +67,10 @@ def _run():
     main.__dict__.update(__file__=program, __builtins__=__builtins__)
     sys.modules["__main__"] = main
     sys.argv = [program]
+    if "--session" in flags:
+        del main.__dict__["__file__"]
+        _session(main)
+        return
     try:
         exec(code, main.__dict__)
     except (SystemExit, KeyboardInterrupt):
@@ -66,6 +80,214 @@ def _run():
         err.__traceback__ = err.__traceback__.tb_next
         sys.excepthook(type(err), err, err.__traceback__)
         raise SystemExit(1) from None
+
+
+def _session(main):
+    """warden's session driver: runs cells in `main`'s namespace until standard input ends."""
+    import ast
+    import base64
+    import io
+    import json
+    import linecache
+    import os
+    import resource
+    import signal
+    import sys
+    import time
+    import traceback
+
+    # Answers go to a private copy of standard output; descriptor 1 then points at standard error,
+    # so nothing a cell writes below Python's `sys.stdout` can be mistaken for an answer.
+    answers = os.fdopen(os.dup(1), "w", encoding="utf-8", closefd=True)
+    os.dup2(2, 1)
+    commands = os.fdopen(0, "r", encoding="utf-8", errors="replace", closefd=False)
+
+    def send(message):
+        answers.write(json.dumps(message, ensure_ascii=True, separators=(",", ":")) + "\n")
+        answers.flush()
+
+    class Stream(io.TextIOBase):
+        """A cell's `sys.stdout` or `sys.stderr`: each write is sent as it happens, up to a cap."""
+
+        def __init__(self, name, cell, cap):
+            self.name, self.cell, self.cap, self.sent = name, cell, cap, 0
+
+        @property
+        def encoding(self):
+            return "utf-8"
+
+        def writable(self):
+            return True
+
+        def isatty(self):
+            return False
+
+        def write(self, text):
+            if not isinstance(text, str):
+                raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+            room = self.cap - self.sent
+            if text and room > 0:
+                chunk = text[:room]
+                send({"id": self.cell, "stream": self.name, "text": chunk})
+            self.sent += len(text)
+            return len(text)
+
+    # Figures: a matplotlib backend of warden's, served from here, captures what `plt.show()`
+    # shows; what is left open at the end of a cell is captured then (as Jupyter's inline backend).
+    shown = []
+
+    def capture_figures(figures=None):
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is None:
+            return
+        if figures is None:
+            figures = [manager.canvas.figure for manager in pyplot._pylab_helpers.Gcf.get_all_fig_managers()]
+        for figure in figures:
+            try:
+                shown.append({"image/png": png_of(figure), "text/plain": repr(figure)})
+            except Exception:
+                pass
+            pyplot.close(figure)
+
+    def png_of(figure):
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", bbox_inches="tight")
+        return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+    class InlineFinder:
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            if name != "_warden_inline":
+                return None
+            import importlib.machinery
+
+            return importlib.machinery.ModuleSpec(name, InlineLoader())
+
+    class InlineLoader:
+        @staticmethod
+        def create_module(spec):
+            return None
+
+        @staticmethod
+        def exec_module(module):
+            from matplotlib.backends import backend_agg
+
+            module.FigureCanvas = backend_agg.FigureCanvasAgg
+            module.FigureManager = backend_agg.FigureManager
+            module.show = lambda *args, **kwargs: capture_figures()
+
+    sys.meta_path.append(InlineFinder)
+    os.environ["MPLBACKEND"] = "module://_warden_inline"
+
+    def bundle(value):
+        """The MIME bundle of a cell's value, as Jupyter shows it."""
+        out = {"text/plain": plain(value)}
+        html = getattr(type(value), "_repr_html_", None)
+        if html is not None:
+            try:
+                text = html(value)
+                if isinstance(text, str):
+                    out["text/html"] = text
+            except Exception:
+                pass
+        figure_type = getattr(sys.modules.get("matplotlib.figure"), "Figure", None)
+        if figure_type is not None and isinstance(value, figure_type):
+            try:
+                out["image/png"] = png_of(value)
+            except Exception:
+                pass
+        return out
+
+    def plain(value):
+        import pprint
+
+        if type(value) in (list, dict, tuple, set, frozenset):
+            try:
+                return pprint.pformat(value, width=79, sort_dicts=False)
+            except Exception:
+                pass
+        return repr(value)
+
+    def error_of(err, name):
+        frames = []
+        for frame, line in traceback.walk_tb(err.__traceback__):
+            filename = frame.f_code.co_filename
+            if filename.startswith("<cell-"):
+                number = filename[6:-1]
+                text = linecache.getline(filename, line).strip()
+                frames.append(f"Cell In[{number}], line {line}" + (f"\n    {text}" if text else ""))
+        last = traceback.format_exception_only(type(err), err)
+        value = str(err)
+        return {"name": type(err).__name__, "value": value, "traceback": frames + ["".join(last).rstrip()]}
+
+    class CellTimeout(KeyboardInterrupt):
+        pass
+
+    def on_alarm(signum, frame):
+        raise CellTimeout()
+
+    send({"ready": True, "pid": os.getpid()})
+    for line in commands:
+        try:
+            request = json.loads(line)
+            cell = int(request["id"])
+            source = request["code"]
+            timeout = float(request.get("timeout_ms", 0)) / 1000.0
+            caps = int(request.get("stdout_bytes", 1 << 20)), int(request.get("stderr_bytes", 1 << 20))
+        except Exception as err:
+            send({"protocol_error": f"{type(err).__name__}: {err}"})
+            continue
+        name = f"<cell-{cell}>"
+        linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+        shown.clear()
+        out, err_stream = Stream("stdout", cell, caps[0]), Stream("stderr", cell, caps[1])
+        saved = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = out, err_stream
+        status, result, error = "ok", None, None
+        started = time.monotonic()
+        try:
+            tree = ast.parse(source, filename=name)
+            last = None
+            if tree.body and isinstance(tree.body[-1], ast.Expr) and not source.rstrip().endswith(";"):
+                last = ast.Expression(tree.body.pop().value)
+            body = compile(tree, name, "exec", dont_inherit=True)
+            tail = compile(last, name, "eval", dont_inherit=True) if last is not None else None
+            if timeout > 0:
+                signal.signal(signal.SIGALRM, on_alarm)
+                signal.setitimer(signal.ITIMER_REAL, timeout)
+            try:
+                exec(body, main.__dict__)
+                value = eval(tail, main.__dict__) if tail is not None else None
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            if value is not None:
+                main.__dict__["_"] = value
+                result = bundle(value)
+        except CellTimeout as err:
+            status, error = "timeout", error_of(err, name)
+            error["name"] = "KeyboardInterrupt"
+        except SystemExit as err:
+            status, error = "error", error_of(err, name)
+        except BaseException as err:
+            status, error = "error", error_of(err, name)
+        finally:
+            sys.stdout, sys.stderr = saved
+        try:
+            capture_figures()
+        except Exception:
+            pass
+        send({
+            "id": cell,
+            "status": status,
+            "result": result,
+            "display": list(shown),
+            "error": error,
+            "stdout_chars": out.sent,
+            "stderr_chars": err_stream.sent,
+            "duration_ms": int((time.monotonic() - started) * 1000),
+            "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        })
+    answers.flush()
 
 
 _run()

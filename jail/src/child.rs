@@ -62,8 +62,10 @@ pub struct Prepared {
     pub linger: bool,
 }
 
-/// The program's ends of warden's capture pipes (numbered 10 or above, close-on-exec).
+/// The program's ends of warden's pipes (numbered 10 or above, close-on-exec).
 pub struct Pipes {
+    /// Session mode: the read end of warden's command pipe; otherwise stdin is `/dev/null`.
+    pub stdin: Option<OwnedFd>,
     pub stdout: OwnedFd,
     pub stderr: OwnedFd,
 }
@@ -283,10 +285,18 @@ fn confine_and_exec(p: &Prepared, side: Pipes) -> Result<Infallible, StageError>
     // 1. A session of its own: no controlling terminal, so nothing can push keystrokes into one
     //    (TIOCSTI) or receive its signals.
     nix::unistd::setsid().map_err(at(Stage::Session, "setsid", ""))?;
-    // 2. Standard streams: stdin from the jail's /dev/null, stdout/stderr into warden's capture pipes.
-    //    Our channel descriptors are numbered 10 and above, so these duplications cannot overwrite them.
-    let null = open_null().map_err(at(Stage::Stdio, "open", "/dev/null"))?;
-    sys::dup_onto(null.as_fd(), 0).map_err(at(Stage::Stdio, "dup2", "stdin"))?;
+    // 2. Standard streams: stdin from the jail's /dev/null (a session's: warden's command pipe),
+    //    stdout/stderr into warden's capture pipes. Our channel descriptors are numbered 10 and above,
+    //    so these duplications cannot overwrite them.
+    match &side.stdin {
+        Some(commands) => {
+            sys::dup_onto(commands.as_fd(), 0).map_err(at(Stage::Stdio, "dup2", "stdin"))?
+        }
+        None => {
+            let null = open_null().map_err(at(Stage::Stdio, "open", "/dev/null"))?;
+            sys::dup_onto(null.as_fd(), 0).map_err(at(Stage::Stdio, "dup2", "stdin"))?;
+        }
+    }
     sys::dup_onto(side.stdout.as_fd(), 1).map_err(at(Stage::Stdio, "dup2", "stdout"))?;
     sys::dup_onto(side.stderr.as_fd(), 2).map_err(at(Stage::Stdio, "dup2", "stderr"))?;
     // 3. Default signal dispositions and an empty mask: warden ignores SIGPIPE and blocks SIGINT/TERM,

@@ -39,6 +39,9 @@ pub struct Bootstrap {
     /// Forbid execve and process creation once the interpreter runs (seccomp; Landlock's execute
     /// right where the kernel has Landlock).
     pub ban_exec: bool,
+    /// Session mode: the bootstrap does not run a program; it reads cells from its standard input
+    /// and answers each with one line on its standard output (see [`crate::Session`]).
+    pub session: bool,
 }
 
 /// A confinement layer a policy can require.

@@ -40,6 +40,7 @@ mod parent;
 mod plan;
 mod rlimits;
 mod seccomp;
+mod session;
 mod stage;
 mod supervise;
 mod sys;
@@ -66,6 +67,8 @@ pub use mirror::{CopyBack, Refusal, RefusedFile, COPY_BACK_TIME};
 pub use outcome::{Layers, LimitHit, Outcome, Status, Usage};
 pub use plan::{Availability, Host, Plan, BOOTSTRAP, NAMESPACES};
 pub use seccomp::SeccompPlan;
+pub use session::{Event, Session};
+pub use supervise::Stream;
 pub use userns::Mode;
 
 static SEQUENCE: AtomicU64 = AtomicU64::new(0);
@@ -119,7 +122,7 @@ pub fn run(plan: &Plan, program: &str, workdir: Option<&Path>) -> Result<Outcome
     let stage = stage::Stage::prepare(&plan.stage_dir, plan.mode)?;
     let signals = SignalGuard::block()?;
     let running = parent::spawn(plan, stage.path(), program.as_bytes(), sequence, workdir)?;
-    let outcome = supervise::supervise(plan, running, signals.fd.as_ref(), manifest)?;
+    let outcome = supervise::supervise(plan, running, signals.fd.as_ref(), manifest, None)?;
     trace("done");
     match bootstrap_failure(&outcome) {
         Some(line) => Err(JailError::Bootstrap(line)),

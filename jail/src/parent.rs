@@ -45,6 +45,8 @@ pub struct Running {
     /// A pidfd of the init: readable once it has exited.
     pub pidfd: OwnedFd,
     pub control: OwnedFd,
+    /// Session mode: the write end of the program's standard input.
+    pub stdin: Option<OwnedFd>,
     pub stdout: OwnedFd,
     pub stderr: OwnedFd,
     pub cgroup: Option<Cgroup>,
@@ -183,7 +185,14 @@ pub fn spawn(
     .map_err(|errno| JailError::syscall("socketpair", "AF_UNIX, SOCK_SEQPACKET", errno))?;
     let (stdout, stdout_child) = pipe()?;
     let (stderr, stderr_child) = pipe()?;
+    let (stdin, stdin_child) = if plan.session {
+        let (child_end, ours) = pipe()?;
+        (Some(ours), Some(high(child_end)?))
+    } else {
+        (None, None)
+    };
     let pipes = Pipes {
+        stdin: stdin_child,
         stdout: high(stdout_child)?,
         stderr: high(stderr_child)?,
     };
@@ -211,7 +220,7 @@ pub fn spawn(
     let forked = sys::clone_jail(CLONE_FLAGS as u64, cgroup_fd.as_ref().map(|fd| fd.as_fd()));
     let (init, pidfd) = match forked {
         Ok(Forked::Child) => {
-            drop((control, stdout, stderr));
+            drop((control, stdin, stdout, stderr));
             child::init_main(&prepared, control_child, pipes)
         }
         Ok(Forked::Parent {
@@ -251,6 +260,7 @@ pub fn spawn(
         init,
         pidfd,
         control,
+        stdin,
         stdout,
         stderr,
         cgroup,

@@ -221,6 +221,8 @@ pub struct Plan {
     /// The jail's own kernel budgets, the memory enforcement, what the init hides (`budgets.rs`).
     pub kernel: KernelPlan,
     pub limits: Limits,
+    /// Session mode ([`crate::Session`]): the program's stdin is warden's command pipe.
+    pub session: bool,
 }
 
 impl Plan {
@@ -317,11 +319,12 @@ impl Plan {
             cgroup,
             kernel,
             limits: config.limits.clone(),
+            session: config.bootstrap.session,
         })
     }
 }
 
-/// `python -I /run/warden/bootstrap.py [--hook] [--ban-exec]`: isolated mode (no environment
+/// `python -I /run/warden/bootstrap.py [--hook] [--ban-exec] [--session]`: isolated mode (no environment
 /// variables, no user site, no script directory on the import path).
 fn argv(config: &Config, interpreter: &Interpreter) -> Vec<String> {
     let mut argv = vec![
@@ -334,6 +337,9 @@ fn argv(config: &Config, interpreter: &Interpreter) -> Vec<String> {
     }
     if config.bootstrap.ban_exec {
         argv.push("--ban-exec".into());
+    }
+    if config.bootstrap.session {
+        argv.push("--session".into());
     }
     argv
 }

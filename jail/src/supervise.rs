@@ -39,21 +39,41 @@ const DRAIN_GRACE: Duration = Duration::from_secs(2);
 /// How often to try opening the jail's `/work` until the init has moved into the jail's root.
 const WORK_TRY: Duration = Duration::from_millis(10);
 
+/// Which of the program's output streams a chunk came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// Where a session's output goes as it arrives, instead of into the outcome: each chunk is sent
+/// whole; the receiver bounds what it keeps. A receiver that is gone is ignored.
+pub type Tap = std::sync::mpsc::Sender<(Stream, Vec<u8>)>;
+
+/// A session's side of the supervisor: its output tap, and the read end of a pipe whose writer
+/// ends the session (a byte, or closing it, kills the tree).
+pub struct SessionIo {
+    pub tap: Tap,
+    pub stop: OwnedFd,
+}
+
 /// Captured output of one stream.
 struct Capture {
     fd: Option<OwnedFd>,
     data: Vec<u8>,
     cap: u64,
     total: u64,
+    tap: Option<(Stream, Tap)>,
 }
 
 impl Capture {
-    fn new(fd: OwnedFd, cap: u64) -> Self {
+    fn new(fd: OwnedFd, cap: u64, tap: Option<(Stream, Tap)>) -> Self {
         Capture {
             fd: Some(fd),
             data: Vec::new(),
             cap,
             total: 0,
+            tap,
         }
     }
 
@@ -66,6 +86,14 @@ impl Capture {
                 Ok(0) => {
                     self.fd = None;
                     return;
+                }
+                Ok(n) if self.tap.is_some() => {
+                    if let Some((stream, tap)) = &self.tap {
+                        let _ = tap.send((*stream, buf[..n].to_vec()));
+                    }
+                    if n < buf.len() {
+                        return;
+                    }
                 }
                 Ok(n) => {
                     self.total += n as u64;
@@ -100,6 +128,8 @@ enum Kill {
     Stuck,
     Output,
     Signal(i32),
+    /// warden ended a session (its owner asked, or a cell did not stop when interrupted).
+    Stopped,
 }
 
 struct Watch<'a> {
@@ -130,19 +160,35 @@ struct Watch<'a> {
     next_work_try: Instant,
     /// What came back from the work dir, once copied.
     copy_back: Option<CopyBack>,
+    /// A session's stop pipe (see [`SessionIo`]).
+    stop: Option<OwnedFd>,
 }
 
 /// Watches `run` to its end and returns how it ended. `signals`: a signalfd for SIGINT/SIGTERM/SIGHUP,
 /// which end the run early.
-/// With `workdir`, files the program created or changed in `/work` are copied back into it.
+/// With `workdir`, files the program created or changed in `/work` are copied back into it. With
+/// `tap` (a session), output goes to it as it arrives, uncapped here, and the outcome holds none.
 pub fn supervise<'a>(
     plan: &'a Plan,
     mut run: Running,
     signals: Option<&'a SignalFd>,
     workdir: Option<(&'a Path, Manifest)>,
+    session: Option<SessionIo>,
 ) -> Result<Outcome, JailError> {
-    let stdout = Capture::new(take(&mut run.stdout)?, plan.limits.stdout_bytes);
-    let stderr = Capture::new(take(&mut run.stderr)?, plan.limits.stderr_bytes);
+    let (tap, stop) = match session {
+        Some(SessionIo { tap, stop }) => (Some(tap), Some(stop)),
+        None => (None, None),
+    };
+    let stdout = Capture::new(
+        take(&mut run.stdout)?,
+        plan.limits.stdout_bytes,
+        tap.clone().map(|tap| (Stream::Stdout, tap)),
+    );
+    let stderr = Capture::new(
+        take(&mut run.stderr)?,
+        plan.limits.stderr_bytes,
+        tap.map(|tap| (Stream::Stderr, tap)),
+    );
     let mut watch = Watch {
         plan,
         run,
@@ -162,6 +208,7 @@ pub fn supervise<'a>(
         work: None,
         next_work_try: Instant::now(),
         copy_back: None,
+        stop,
     };
     watch.run_loop()?;
     watch.finish()
@@ -310,6 +357,7 @@ impl Watch<'_> {
             Control,
             Init,
             Signals,
+            Stop,
         }
         let mut ready = Vec::with_capacity(5);
         {
@@ -328,6 +376,9 @@ impl Watch<'_> {
             }
             if let Some(signals) = self.signals {
                 sources.push((Source::Signals, signals.as_fd()));
+            }
+            if let Some(stop) = &self.stop {
+                sources.push((Source::Stop, stop.as_fd()));
             }
             let mut fds: Vec<PollFd<'_>> = sources
                 .iter()
@@ -359,6 +410,10 @@ impl Watch<'_> {
         }
         if ready.contains(&Source::Init) {
             self.reap_init()?;
+        }
+        if ready.contains(&Source::Stop) {
+            self.stop = None;
+            self.kill_tree(Kill::Stopped);
         }
         if ready.contains(&Source::Signals) {
             if let Some(Ok(Some(info))) = self.signals.map(SignalFd::read_signal) {

@@ -9,6 +9,7 @@ mod check;
 mod corpus;
 mod doctor;
 pub mod exit;
+mod repl;
 mod rules;
 mod run;
 mod runtime;
@@ -34,6 +35,8 @@ pub enum Command {
     Check(check::CheckArgs),
     // About and long help: the doc comment of the arguments struct.
     Run(run::RunArgs),
+    // About and long help: the doc comment of the arguments struct.
+    Repl(repl::ReplArgs),
     /// Validate, explain and test rules files.
     #[command(subcommand)]
     Rules(rules::RulesCommand),
@@ -82,6 +85,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Check(args) => check::run(args),
         Command::Run(args) => run::run(args),
+        Command::Repl(args) => repl::run(args),
         Command::Rules(command) => rules::run(command),
         Command::Doctor(args) => doctor::run(args),
         Command::Runtime(command) => runtime::run(command),

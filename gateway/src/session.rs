@@ -1,0 +1,668 @@
+//! Sessions: one confined interpreter that keeps its state across cells, each cell judged by the
+//! policy in the context of the cells accepted before it, with Jupyter-shaped results.
+//!
+//! Owns: starting a session's jail (the run's jail config with the bootstrap in session mode), the
+//! per-cell check in context, the host side of the driver protocol (`docs/sessions.md`: requests
+//! as JSON lines on the driver's stdin; answers as JSON lines on its stdout — untrusted, bounded and
+//! strictly parsed here), the per-cell deadline (the driver interrupts the cell; past a grace the
+//! session is ended), and the [`CellRecord`].
+//!
+//! Does not own: the jail ([`warden_jail::Session`]), the driver (`jail/src/bootstrap.py`), how
+//! sessions are reached (the CLI's `repl`, the service's HTTP and MCP).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use warden_jail::{Event, Layers, Outcome, Stream};
+use warden_policy::{Decision, Finding, Policy};
+
+use crate::files::{self, WorkDir};
+
+/// How long a session's interpreter may take to start (import the driver, install the hook).
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a cell may run on after its wall time before the session is ended (the driver's
+/// interrupt did not stop it).
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(2);
+/// The largest answer line the host reads (a cell's figures are in it, base64).
+const MAX_FRAME: usize = 64 << 20;
+/// The most MIME bundles one cell may display.
+const MAX_DISPLAY: usize = 64;
+/// Default lifetime of a session (the jail's wall time and CPU budget).
+pub const DEFAULT_LIFETIME: Duration = Duration::from_secs(3600);
+/// How long ending a session waits for the driver to exit before killing it.
+const END_GRACE: Duration = Duration::from_secs(5);
+
+/// How a session is started.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    /// Host files copied into the work dir before the interpreter starts.
+    pub inputs: Vec<PathBuf>,
+    /// The session's whole life: past it the jail is killed.
+    pub lifetime: Duration,
+    /// Turn the runtime layer's audit hook off (to prove the jail alone).
+    pub no_hooks: bool,
+    /// Skip the static check of each cell (to prove the other layers alone).
+    pub no_policy: bool,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            inputs: Vec::new(),
+            lifetime: DEFAULT_LIFETIME,
+            no_hooks: false,
+            no_policy: false,
+        }
+    }
+}
+
+/// The result of one cell, in Jupyter's shape.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CellRecord {
+    /// `ok`, `error`, `denied`, `timeout`, `memory_limit`, `output_limit`, `session_lost`.
+    pub status: &'static str,
+    /// The cell's number when it ran (denied cells do not run and have none).
+    pub execution_count: Option<u64>,
+    pub stdout: String,
+    pub stderr: String,
+    pub stdout_truncated: bool,
+    pub stderr_truncated: bool,
+    /// The value of the cell's last expression as a MIME bundle, or null.
+    pub result: Option<Map<String, Value>>,
+    /// What the cell displayed (figures shown or left open), each a MIME bundle.
+    pub display: Vec<Map<String, Value>>,
+    /// `{name, value, traceback}` when the cell raised.
+    pub error: Option<CellError>,
+    /// The static verdict on the cell in the context of the session.
+    pub check: CellCheck,
+    pub usage: CellUsage,
+    /// Whether the session is still alive after this cell (and so kept its state).
+    pub session_alive: bool,
+    /// What ended the session or refused the cell, when something did.
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct CellError {
+    pub name: String,
+    pub value: String,
+    pub traceback: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CellCheck {
+    /// `allow`, `review`, `deny`, or `skipped`.
+    pub decision: String,
+    /// Findings located in this cell (line 1 is the cell's first line); a finding the cell causes
+    /// in an earlier cell says so in its message.
+    pub findings: Vec<Finding>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct CellUsage {
+    pub duration_ms: u64,
+    /// The interpreter's peak resident memory so far, as the driver reports it.
+    pub memory_peak_bytes: u64,
+}
+
+/// Why a session is over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ended {
+    /// Its owner ended it.
+    Closed,
+    /// A cell ran past its wall time and did not stop when interrupted.
+    Timeout,
+    /// The interpreter died (out of memory, a signal, `os._exit`) or broke the protocol.
+    Lost(String),
+    /// A cell's output went far past its caps.
+    OutputFlood,
+}
+
+/// A live session.
+pub struct Session {
+    policy: Policy,
+    jail: Option<warden_jail::Session>,
+    workdir: WorkDir,
+    layers: Layers,
+    /// The accepted cells, joined: what the next cell is checked with.
+    accepted: String,
+    /// Line of `accepted` where each accepted cell starts, with its number.
+    starts: Vec<(usize, u64)>,
+    count: u64,
+    /// Bytes of the driver's stdout not yet ending in a newline.
+    pending: Vec<u8>,
+    ended: Option<Ended>,
+    outcome: Option<Outcome>,
+    no_policy: bool,
+}
+
+/// One answer line, parsed.
+enum Answer {
+    Stream { id: u64, stdout: bool, text: String },
+    Done(Map<String, Value>),
+}
+
+impl Session {
+    /// Starts a session for `policy`. `Err`: it could not be set up (the message says why).
+    pub fn start(policy: &Policy, options: &SessionOptions) -> anyhow::Result<Session> {
+        files::check_inputs(&options.inputs)?;
+        let lifetime_ms = u64::try_from(options.lifetime.as_millis()).unwrap_or(u64::MAX);
+        let mut limits = policy.limits.clone();
+        limits.wall_time_ms = lifetime_ms;
+        limits.cpu_time_ms = lifetime_ms;
+        let mut config = crate::jail_config::with_limits(policy, &limits)?;
+        let layer = crate::hook_config::runtime_layer(policy, options.no_hooks)
+            .map_err(anyhow::Error::msg)?;
+        config.bootstrap = crate::jail_config::bootstrap(layer);
+        config.bootstrap.session = true;
+        let plan = warden_jail::Plan::new(&config)?;
+        let layers = warden_jail::layers(&plan);
+        let workdir = WorkDir::create()?;
+        files::place_inputs(&options.inputs, &workdir.path, policy.files.inputs_writable)?;
+        let jail = warden_jail::Session::start(&plan, Some(&workdir.path))?;
+        let mut session = Session {
+            policy: policy.clone(),
+            jail: Some(jail),
+            workdir,
+            layers,
+            accepted: String::new(),
+            starts: Vec::new(),
+            count: 0,
+            pending: Vec::new(),
+            ended: None,
+            outcome: None,
+            no_policy: options.no_policy,
+        };
+        session.wait_ready()?;
+        Ok(session)
+    }
+
+    /// The layers in force for this session.
+    pub fn layers(&self) -> &Layers {
+        &self.layers
+    }
+
+    /// How many cells have run.
+    pub fn execution_count(&self) -> u64 {
+        self.count
+    }
+
+    /// Why the session is over, when it is.
+    pub fn ended(&self) -> Option<&Ended> {
+        self.ended.as_ref()
+    }
+
+    /// The host directory the work dir comes back to when the session ends.
+    pub fn workdir(&self) -> &std::path::Path {
+        &self.workdir.path
+    }
+
+    fn wait_ready(&mut self) -> anyhow::Result<()> {
+        let deadline = Instant::now() + START_TIMEOUT;
+        let mut stderr = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                self.end(Ended::Lost("the interpreter did not start".into()));
+                anyhow::bail!("the session's interpreter did not start within {START_TIMEOUT:?}");
+            }
+            let Some(jail) = self.jail.as_mut() else {
+                anyhow::bail!("the session ended while starting");
+            };
+            match jail.next_event(left) {
+                None => {}
+                Some(Event::Output(Stream::Stderr, bytes)) => {
+                    if stderr.len() < 64 * 1024 {
+                        stderr.extend_from_slice(&bytes);
+                    }
+                }
+                Some(Event::Output(Stream::Stdout, bytes)) => {
+                    self.pending.extend_from_slice(&bytes);
+                    if let Some(line) = self.take_line() {
+                        let ready = serde_json::from_slice::<Value>(&line)
+                            .ok()
+                            .is_some_and(|v| v["ready"] == Value::Bool(true));
+                        if ready {
+                            return Ok(());
+                        }
+                        self.end(Ended::Lost("the driver did not start".into()));
+                        anyhow::bail!("the session's driver sent something other than ready");
+                    }
+                }
+                Some(Event::Ended) => {
+                    let text = String::from_utf8_lossy(&stderr);
+                    let last = text.trim_end().lines().last().unwrap_or("").to_owned();
+                    self.end(Ended::Lost("the interpreter ended while starting".into()));
+                    anyhow::bail!(
+                        "the session's interpreter ended while starting{}",
+                        if last.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {last}")
+                        }
+                    );
+                }
+            }
+        }
+    }
+
+    fn take_line(&mut self) -> Option<Vec<u8>> {
+        let end = self.pending.iter().position(|&b| b == b'\n')?;
+        let line: Vec<u8> = self.pending.drain(..=end).collect();
+        Some(line[..line.len() - 1].to_vec())
+    }
+
+    /// Checks `cell` in the context of the accepted cells and, when allowed, runs it.
+    pub fn execute(&mut self, cell: &[u8]) -> CellRecord {
+        let started = Instant::now();
+        let mut record = CellRecord {
+            status: "denied",
+            execution_count: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            result: None,
+            display: Vec::new(),
+            error: None,
+            check: CellCheck {
+                decision: "skipped".into(),
+                findings: Vec::new(),
+            },
+            usage: CellUsage::default(),
+            session_alive: self.ended.is_none(),
+            message: None,
+        };
+        if self.ended.is_some() {
+            record.status = "session_lost";
+            record.message = Some("the session has ended".into());
+            return record;
+        }
+        let text = match self.check(cell, &mut record.check) {
+            Ok(text) => text,
+            Err(message) => {
+                record.message = Some(message);
+                return record;
+            }
+        };
+        self.count += 1;
+        record.execution_count = Some(self.count);
+        self.run_cell(&text, &mut record);
+        if record.status != "denied" {
+            // The cell ran (whatever its end): later cells are checked with it.
+            let line = self.accepted.lines().count();
+            self.starts.push((line, self.count));
+            self.accepted.push_str(&text);
+            if !self.accepted.ends_with('\n') {
+                self.accepted.push('\n');
+            }
+        }
+        record.usage.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(0);
+        record.session_alive = self.ended.is_none();
+        record
+    }
+
+    /// The static verdict on `cell` alone (its findings located in it), then on the session's
+    /// cells with it (what only the context reveals). `Ok`: the text to run.
+    fn check(&self, cell: &[u8], check: &mut CellCheck) -> Result<String, String> {
+        let alone = warden_policy::check_on_worker(cell, &self.policy);
+        let Some(decoded) = alone.decoded.clone() else {
+            check.decision = alone.decision.as_str().into();
+            check.findings = alone.findings;
+            return Err("the cell could not be decoded; see the findings".into());
+        };
+        if self.policy_off() {
+            return Ok(decoded.text);
+        }
+        let offset = self.accepted.lines().count();
+        let mut findings = alone.findings;
+        let mut decision = alone.decision;
+        if decision != Decision::Deny && !self.accepted.is_empty() {
+            let combined = format!("{}{}", self.accepted, decoded.text);
+            let together = warden_policy::check_on_worker(combined.as_bytes(), &self.policy);
+            for mut finding in together.findings {
+                if finding.span.line > offset {
+                    finding.span.line -= offset;
+                    finding.span.end_line = finding.span.end_line.saturating_sub(offset);
+                } else {
+                    let (number, line) = self.cell_of(finding.span.line);
+                    finding.message = format!(
+                        "{} (in cell {number}, line {line}, together with this cell)",
+                        finding.message
+                    );
+                    finding.span.line = 1;
+                    finding.span.end_line = 1;
+                    finding.span.column = 1;
+                    finding.span.end_column = 1;
+                }
+                if !findings.iter().any(|f| {
+                    f.rule == finding.rule
+                        && f.span.line == finding.span.line
+                        && f.message == finding.message
+                }) {
+                    findings.push(finding);
+                }
+            }
+            decision = decision.max(together.decision);
+        }
+        check.decision = decision.as_str().into();
+        check.findings = findings;
+        match decision {
+            Decision::Allow => Ok(decoded.text),
+            Decision::Review => Err(
+                "the policy requires a review before this cell runs, and sessions take no approvals"
+                    .into(),
+            ),
+            Decision::Deny => Err("denied by the policy; see the findings".into()),
+        }
+    }
+
+    fn policy_off(&self) -> bool {
+        self.no_policy
+    }
+
+    /// The cell and its line for a line of the accepted text.
+    fn cell_of(&self, line: usize) -> (u64, usize) {
+        let mut found = (0, line);
+        for &(start, number) in &self.starts {
+            if line > start {
+                found = (number, line - start);
+            }
+        }
+        found
+    }
+
+    /// Sends `text` as cell `self.count` and reads the answers to it into `record`.
+    fn run_cell(&mut self, text: &str, record: &mut CellRecord) {
+        let id = self.count;
+        let wall = Duration::from_millis(self.policy.limits.wall_time_ms.max(1));
+        let caps = (
+            self.policy.limits.stdout_bytes as usize,
+            self.policy.limits.stderr_bytes as usize,
+        );
+        let request = serde_json::json!({
+            "id": id, "code": text, "timeout_ms": self.policy.limits.wall_time_ms,
+            "stdout_bytes": caps.0, "stderr_bytes": caps.1,
+        });
+        let mut line = request.to_string();
+        line.push('\n');
+        let started = Instant::now();
+        let hard_deadline = started + wall + INTERRUPT_GRACE;
+        let Some(jail) = self.jail.as_mut() else {
+            record.status = "session_lost";
+            return;
+        };
+        if jail.send(line.as_bytes(), hard_deadline).is_err() {
+            self.lose(record, "the interpreter stopped reading cells");
+            return;
+        }
+        let mut stdout = Capped::new(caps.0);
+        let mut stderr = Capped::new(caps.1);
+        let mut flood = 0usize;
+        loop {
+            // Answers already buffered come first.
+            while let Some(raw) = self.take_line() {
+                match parse_answer(&raw) {
+                    Some(Answer::Stream {
+                        id: got,
+                        stdout: out,
+                        text,
+                    }) if got == id => {
+                        flood += text.len();
+                        if out {
+                            stdout.push(text.as_bytes())
+                        } else {
+                            stderr.push(text.as_bytes())
+                        }
+                    }
+                    Some(Answer::Done(done))
+                        if done.get("id").and_then(Value::as_u64) == Some(id) =>
+                    {
+                        finish_record(record, &done, &stdout, &stderr);
+                        return;
+                    }
+                    // An answer to another cell, or not an answer: a cell wrote on the driver's
+                    // channel. It can only confuse its own session; the session is ended.
+                    _ => {
+                        self.lose(record, "the driver's channel carried something that is not an answer (the cell wrote on it?)");
+                        return;
+                    }
+                }
+            }
+            if self.pending.len() > MAX_FRAME || flood > caps.0 + caps.1 + (16 << 20) {
+                record.stdout = lossy(&stdout.data);
+                record.stderr = lossy(&stderr.data);
+                record.stdout_truncated = true;
+                self.end(Ended::OutputFlood);
+                record.status = "output_limit";
+                record.message =
+                    Some("the cell's output went far past its caps; the session was ended".into());
+                return;
+            }
+            let now = Instant::now();
+            if now >= hard_deadline {
+                record.stdout = lossy(&stdout.data);
+                record.stderr = lossy(&stderr.data);
+                self.end(Ended::Timeout);
+                record.status = "timeout";
+                record.message = Some(format!(
+                    "the cell ran past its wall time ({} ms) and did not stop when interrupted; the session was ended and its state is lost",
+                    self.policy.limits.wall_time_ms
+                ));
+                return;
+            }
+            let Some(jail) = self.jail.as_mut() else {
+                record.status = "session_lost";
+                return;
+            };
+            match jail.next_event(hard_deadline - now) {
+                None => {}
+                Some(Event::Output(Stream::Stdout, bytes)) => {
+                    self.pending.extend_from_slice(&bytes)
+                }
+                Some(Event::Output(Stream::Stderr, bytes)) => {
+                    flood += bytes.len();
+                    stderr.push(&bytes);
+                }
+                Some(Event::Ended) => {
+                    record.stdout = lossy(&stdout.data);
+                    record.stderr = lossy(&stderr.data);
+                    self.lose(record, "the interpreter ended during the cell");
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The session ended under a cell: the record says how, from the jail's outcome.
+    fn lose(&mut self, record: &mut CellRecord, why: &str) {
+        self.end(Ended::Lost(why.to_owned()));
+        let memory = self.outcome.as_ref().is_some_and(|o| {
+            o.status == warden_jail::Status::MemoryLimit
+                || o.limits_hit.contains(&warden_jail::LimitHit::Memory)
+        });
+        record.status = if memory {
+            "memory_limit"
+        } else {
+            "session_lost"
+        };
+        record.message = Some(match &self.outcome {
+            Some(outcome) if memory => format!(
+                "{why}: the session reached its memory limit ({} bytes); its state is lost",
+                outcome
+                    .usage
+                    .memory_peak_bytes
+                    .max(self.policy.limits.memory_bytes)
+            ),
+            Some(outcome) => format!(
+                "{why} ({}); the session is over and its state is lost",
+                describe(outcome)
+            ),
+            None => format!("{why}; the session is over and its state is lost"),
+        });
+        record.session_alive = false;
+    }
+
+    /// Ends the jail (idempotent): the work dir comes back into [`Session::workdir`].
+    fn end(&mut self, why: Ended) {
+        if self.ended.is_none() {
+            self.ended = Some(why);
+        }
+        if let Some(mut jail) = self.jail.take() {
+            if !matches!(self.ended, Some(Ended::Closed)) {
+                jail.kill();
+            }
+            self.outcome = jail.finish(END_GRACE).ok();
+        }
+    }
+
+    /// Ends the session; returns the jail's outcome (usage of the whole session) when it had one.
+    pub fn close(mut self) -> Option<Outcome> {
+        self.end(Ended::Closed);
+        self.outcome.take()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.end(Ended::Closed);
+    }
+}
+
+fn describe(outcome: &Outcome) -> String {
+    match (outcome.exit_code, outcome.signal) {
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(signal)) => format!("killed by signal {signal}"),
+        (None, None) => "no exit status".to_owned(),
+    }
+}
+
+/// Parses one answer line strictly: a JSON object of a known shape, or `None`.
+fn parse_answer(raw: &[u8]) -> Option<Answer> {
+    let value: Value = serde_json::from_slice(raw).ok()?;
+    let Value::Object(map) = value else {
+        return None;
+    };
+    let id = map.get("id")?.as_u64()?;
+    if let Some(stream) = map.get("stream") {
+        let stdout = match stream.as_str()? {
+            "stdout" => true,
+            "stderr" => false,
+            _ => return None,
+        };
+        let text = map.get("text")?.as_str()?.to_owned();
+        return Some(Answer::Stream { id, stdout, text });
+    }
+    map.get("status")?.as_str()?;
+    Some(Answer::Done(map))
+}
+
+/// Fills `record` from the driver's final answer, every field checked for its type.
+fn finish_record(
+    record: &mut CellRecord,
+    done: &Map<String, Value>,
+    stdout: &Capped,
+    stderr: &Capped,
+) {
+    record.status = match done.get("status").and_then(Value::as_str) {
+        Some("ok") => "ok",
+        Some("timeout") => "timeout",
+        _ => "error",
+    };
+    // The driver stops sending past the cap and says how much the cell wrote.
+    let sent = |key: &str| done.get(key).and_then(Value::as_u64).unwrap_or(0) as usize;
+    record.stdout_truncated = stdout.over || sent("stdout_chars") > stdout.cap;
+    record.stderr_truncated = stderr.over || sent("stderr_chars") > stderr.cap;
+    record.stdout = lossy(&stdout.data);
+    record.stderr = lossy(&stderr.data);
+    record.result = done.get("result").and_then(bundle);
+    record.display = done
+        .get("display")
+        .and_then(Value::as_array)
+        .map(|items| items.iter().filter_map(bundle).take(MAX_DISPLAY).collect())
+        .unwrap_or_default();
+    record.error = done.get("error").and_then(|e| {
+        let e = e.as_object()?;
+        Some(CellError {
+            name: e.get("name")?.as_str()?.to_owned(),
+            value: e
+                .get("value")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned(),
+            traceback: e
+                .get("traceback")
+                .and_then(Value::as_array)
+                .map(|lines| {
+                    lines
+                        .iter()
+                        .filter_map(|l| l.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        })
+    });
+    record.usage.memory_peak_bytes = done
+        .get("max_rss_bytes")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    if record.status == "timeout" {
+        record.message = Some(
+            "the cell ran past its wall time and was interrupted; the session kept its state"
+                .into(),
+        );
+    }
+}
+
+/// A MIME bundle: an object of string values keyed by MIME type (anything else is dropped).
+fn bundle(value: &Value) -> Option<Map<String, Value>> {
+    let map = value.as_object()?;
+    let kept: Map<String, Value> = map
+        .iter()
+        .filter(|(key, value)| {
+            matches!(
+                key.as_str(),
+                "text/plain"
+                    | "text/html"
+                    | "image/png"
+                    | "image/svg+xml"
+                    | "application/json"
+                    | "text/markdown"
+                    | "text/latex"
+            ) && value.is_string()
+        })
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    kept.contains_key("text/plain").then_some(kept)
+}
+
+/// One output stream of a cell, kept up to its cap.
+struct Capped {
+    data: Vec<u8>,
+    cap: usize,
+    over: bool,
+}
+
+impl Capped {
+    fn new(cap: usize) -> Self {
+        Capped {
+            data: Vec::new(),
+            cap,
+            over: false,
+        }
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        let room = self.cap.saturating_sub(self.data.len());
+        if bytes.len() > room {
+            self.over = true;
+        }
+        self.data.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}

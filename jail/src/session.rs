@@ -1,0 +1,200 @@
+//! A jail that waits for code: the interpreter starts confined exactly as for a run (same
+//! namespaces, root, Landlock, seccomp, cgroup, rlimits, runtime layer), but the bootstrap runs
+//! warden's session driver instead of a program. The driver reads requests from its standard input
+//! (warden's command pipe) and answers each with one line on its standard output.
+//!
+//! Owns: starting a session's jail, the command pipe (writes bounded by a deadline), the output
+//! as it arrives (through the supervisor's tap, on a thread of its own), and ending the session
+//! (closing the command pipe, then killing the tree after a grace). Everything that comes out of
+//! the jail is untrusted bytes here; the gateway frames and parses them (`gateway/src/session.rs`).
+//!
+//! Does not own: the protocol's content, the policy, or the cell record.
+
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::fcntl::OFlag;
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+
+use crate::error::JailError;
+use crate::outcome::Outcome;
+use crate::plan::Plan;
+use crate::supervise::{SessionIo, Stream};
+use crate::{mirror, parent, stage, supervise, SEQUENCE};
+
+/// What a session produced, in arrival order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// Bytes the interpreter wrote to its standard output (the driver's answers) or standard error
+    /// (whatever wrote to the descriptor directly: native code, a cell's `os.write(2, …)`).
+    Output(Stream, Vec<u8>),
+    /// The jail has ended; [`Session::finish`] says how.
+    Ended,
+}
+
+/// A live session: a confined interpreter running warden's driver.
+pub struct Session {
+    commands: Option<OwnedFd>,
+    stop: Option<OwnedFd>,
+    events: Receiver<(Stream, Vec<u8>)>,
+    supervisor: Option<JoinHandle<Result<Outcome, JailError>>>,
+    ended: bool,
+    started: Instant,
+}
+
+impl Session {
+    /// Starts a session's jail from `plan` (built from a config whose bootstrap has `session` set).
+    /// With `workdir`, that host directory is copied into `/work` now and `/work` is copied back
+    /// into it when the session ends. Must be called from a single-threaded process, as [`crate::run`];
+    /// the session then runs its supervisor on a thread of its own.
+    pub fn start(plan: &Plan, workdir: Option<&Path>) -> Result<Session, JailError> {
+        if !plan.session {
+            return Err(JailError::Config(
+                "a session needs a plan in session mode (Bootstrap::session)".into(),
+            ));
+        }
+        let sequence = SEQUENCE.fetch_add(1, Ordering::Relaxed);
+        let manifest = workdir.map(mirror::manifest).transpose()?;
+        let stage = stage::Stage::prepare(&plan.stage_dir, plan.mode)?;
+        let mut running = parent::spawn(plan, stage.path(), b"", sequence, workdir)?;
+        let commands = running
+            .stdin
+            .take()
+            .ok_or_else(|| JailError::Config("the session's command pipe is missing".into()))?;
+        nix::fcntl::fcntl(&commands, nix::fcntl::FcntlArg::F_SETFL(OFlag::O_NONBLOCK))
+            .map_err(|errno| JailError::syscall("fcntl", "O_NONBLOCK", errno))?;
+        let (stop_read, stop_write) = nix::unistd::pipe2(OFlag::O_CLOEXEC)
+            .map_err(|errno| JailError::syscall("pipe2", "O_CLOEXEC", errno))?;
+        let (tap, events) = mpsc::channel();
+        let plan = plan.clone();
+        let workdir: Option<PathBuf> = workdir.map(Path::to_path_buf);
+        let supervisor = std::thread::Builder::new()
+            .name("warden-session".into())
+            .spawn(move || {
+                let io = SessionIo {
+                    tap,
+                    stop: stop_read,
+                };
+                let watched = workdir.as_deref().zip(manifest);
+                let outcome = supervise::supervise(&plan, running, None, watched, Some(io));
+                // The stage dir goes once the jail is gone.
+                drop(stage);
+                outcome
+            })
+            .map_err(|err| {
+                JailError::Config(format!("cannot start the session's supervisor: {err}"))
+            })?;
+        Ok(Session {
+            commands: Some(commands),
+            stop: Some(stop_write),
+            events,
+            supervisor: Some(supervisor),
+            ended: false,
+            started: Instant::now(),
+        })
+    }
+
+    /// When the session started.
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// Whether the jail has ended.
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// Writes `bytes` to the driver's standard input, all of them before `deadline`. `Err`: the
+    /// driver is gone (EPIPE) or did not read in time (ETIMEDOUT).
+    pub fn send(&mut self, bytes: &[u8], deadline: Instant) -> Result<(), Errno> {
+        let Some(commands) = &self.commands else {
+            return Err(Errno::EPIPE);
+        };
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            match nix::unistd::write(commands, rest) {
+                Ok(n) => rest = &rest[n..],
+                Err(Errno::EINTR) => {}
+                Err(Errno::EAGAIN) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(Errno::ETIMEDOUT);
+                    }
+                    let mut fds = [PollFd::new(commands.as_fd(), PollFlags::POLLOUT)];
+                    let timeout = PollTimeout::try_from(left).unwrap_or(PollTimeout::MAX);
+                    match poll(&mut fds, timeout) {
+                        Ok(_) | Err(Errno::EINTR) => {}
+                        Err(errno) => return Err(errno),
+                    }
+                }
+                Err(errno) => return Err(errno),
+            }
+        }
+        Ok(())
+    }
+
+    /// The next event, waiting at most `timeout`; `None` when nothing came in that time.
+    pub fn next_event(&mut self, timeout: Duration) -> Option<Event> {
+        if self.ended {
+            return Some(Event::Ended);
+        }
+        match self.events.recv_timeout(timeout) {
+            Ok((stream, bytes)) => Some(Event::Output(stream, bytes)),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => {
+                self.ended = true;
+                Some(Event::Ended)
+            }
+        }
+    }
+
+    /// Ends the session now: the supervisor kills the tree (the work dir is still copied back).
+    pub fn kill(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = nix::unistd::write(&stop, b"x");
+        }
+    }
+
+    /// Ends the session: closes the command pipe (the driver exits at end of input), waits up to
+    /// `grace` for the jail to end, kills it otherwise, and returns how it ended (usage for the
+    /// whole session; its output went to the events, not into the outcome).
+    pub fn finish(mut self, grace: Duration) -> Result<Outcome, JailError> {
+        self.commands = None;
+        let deadline = Instant::now() + grace;
+        while !self.ended {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                self.kill();
+                break;
+            }
+            let _ = self.next_event(left);
+        }
+        self.join()
+    }
+
+    fn join(&mut self) -> Result<Outcome, JailError> {
+        match self.supervisor.take().map(JoinHandle::join) {
+            Some(Ok(outcome)) => outcome,
+            Some(Err(_)) => Err(JailError::Config(
+                "the session's supervisor panicked".into(),
+            )),
+            None => Err(JailError::Config("the session was already finished".into())),
+        }
+    }
+}
+
+impl Drop for Session {
+    /// A session dropped without `finish` is killed and waited for: nothing is left behind.
+    fn drop(&mut self) {
+        if self.supervisor.is_some() {
+            self.commands = None;
+            self.kill();
+            let _ = self.join();
+        }
+    }
+}
