@@ -31,6 +31,39 @@ pub struct PlacedInputs {
     pub paths: Vec<PathBuf>,
 }
 
+/// A file name inside the work dir as a caller gives it (`inputs/sales.csv`), normalised: `.` and
+/// empty segments dropped; `..`, absolute paths, NUL and names that end up empty are refused, and
+/// so are more than 16 levels or a segment over 255 bytes. Links are refused where the file is
+/// opened (`O_NOFOLLOW`), not here.
+pub fn relative_name(name: &str) -> Result<String, String> {
+    if name.starts_with('/') {
+        return Err(format!(
+            "{name:?} is an absolute path; give a path inside the work dir"
+        ));
+    }
+    if name.contains('\0') {
+        return Err("a file name may not contain NUL".to_owned());
+    }
+    let mut parts = Vec::new();
+    for part in name.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => return Err(format!("{name:?} leaves the work dir (`..`)")),
+            part if part.len() > 255 => {
+                return Err(format!("a segment of {name:?} is over 255 bytes"))
+            }
+            part => parts.push(part),
+        }
+    }
+    if parts.is_empty() {
+        return Err(format!("{name:?} names no file"));
+    }
+    if parts.len() > 16 {
+        return Err(format!("{name:?} is more than 16 directories deep"));
+    }
+    Ok(parts.join("/"))
+}
+
 /// Checks `--input` paths before anything runs: each must exist, be readable, and not be a symlink.
 pub fn check_inputs(inputs: &[PathBuf]) -> anyhow::Result<()> {
     let mut names = std::collections::BTreeSet::new();
@@ -439,4 +472,23 @@ fn make_writable(dir: &std::path::Path) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    #[test]
+    fn relative_names_are_normalised_and_confined() {
+        assert_eq!(
+            relative_name("inputs/sales.csv").unwrap(),
+            "inputs/sales.csv"
+        );
+        assert_eq!(relative_name("./a//b/./c.txt").unwrap(), "a/b/c.txt");
+        for bad in ["/etc/passwd", "../x", "a/../../x", "", ".", "a/\0b", "a/.."] {
+            assert!(relative_name(bad).is_err(), "{bad:?}");
+        }
+        let deep = vec!["d"; 17].join("/");
+        assert!(relative_name(&deep).is_err());
+    }
 }

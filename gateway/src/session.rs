@@ -136,6 +136,15 @@ pub struct Session {
     ended: Option<Ended>,
     outcome: Option<Outcome>,
     no_policy: bool,
+    /// The id of the last request sent to the driver.
+    last_id: u64,
+}
+
+/// A file in a session's work dir.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct SessionFile {
+    pub path: String,
+    pub size: u64,
 }
 
 /// One answer line, parsed.
@@ -174,6 +183,7 @@ impl Session {
             ended: None,
             outcome: None,
             no_policy: options.no_policy,
+            last_id: 0,
         };
         session.wait_ready()?;
         Ok(session)
@@ -256,6 +266,16 @@ impl Session {
 
     /// Checks `cell` in the context of the accepted cells and, when allowed, runs it.
     pub fn execute(&mut self, cell: &[u8]) -> CellRecord {
+        self.execute_with(cell, &mut |_, _| {})
+    }
+
+    /// [`Session::execute`], calling `on_output(stream, text)` with the cell's output as it is
+    /// produced (`stream`: `"stdout"` or `"stderr"`; within the caps; the record holds it all).
+    pub fn execute_with(
+        &mut self,
+        cell: &[u8],
+        on_output: &mut dyn FnMut(&str, &str),
+    ) -> CellRecord {
         let started = Instant::now();
         let mut record = CellRecord {
             status: "denied",
@@ -289,7 +309,7 @@ impl Session {
         };
         self.count += 1;
         record.execution_count = Some(self.count);
-        self.run_cell(&text, &mut record);
+        self.run_cell(&text, &mut record, on_output);
         if record.status != "denied" {
             // The cell ran (whatever its end): later cells are checked with it.
             let line = self.accepted.lines().count();
@@ -375,15 +395,21 @@ impl Session {
     }
 
     /// Sends `text` as cell `self.count` and reads the answers to it into `record`.
-    fn run_cell(&mut self, text: &str, record: &mut CellRecord) {
-        let id = self.count;
+    fn run_cell(
+        &mut self,
+        text: &str,
+        record: &mut CellRecord,
+        on_output: &mut dyn FnMut(&str, &str),
+    ) {
+        self.last_id += 1;
+        let id = self.last_id;
         let wall = Duration::from_millis(self.policy.limits.wall_time_ms.max(1));
         let caps = (
             self.policy.limits.stdout_bytes as usize,
             self.policy.limits.stderr_bytes as usize,
         );
         let request = serde_json::json!({
-            "id": id, "code": text, "timeout_ms": self.policy.limits.wall_time_ms,
+            "id": id, "count": self.count, "code": text, "timeout_ms": self.policy.limits.wall_time_ms,
             "stdout_bytes": caps.0, "stderr_bytes": caps.1,
         });
         let mut line = request.to_string();
@@ -411,10 +437,15 @@ impl Session {
                         text,
                     }) if got == id => {
                         flood += text.len();
-                        if out {
-                            stdout.push(text.as_bytes())
+                        let (capped, name) = if out {
+                            (&mut stdout, "stdout")
                         } else {
-                            stderr.push(text.as_bytes())
+                            (&mut stderr, "stderr")
+                        };
+                        let before = capped.data.len();
+                        capped.push(text.as_bytes());
+                        if capped.data.len() > before {
+                            on_output(name, &String::from_utf8_lossy(&capped.data[before..]));
                         }
                     }
                     Some(Answer::Done(done))
@@ -464,13 +495,156 @@ impl Session {
                 }
                 Some(Event::Output(Stream::Stderr, bytes)) => {
                     flood += bytes.len();
+                    let before = stderr.data.len();
                     stderr.push(&bytes);
+                    if stderr.data.len() > before {
+                        on_output("stderr", &String::from_utf8_lossy(&stderr.data[before..]));
+                    }
                 }
                 Some(Event::Ended) => {
                     record.stdout = lossy(&stdout.data);
                     record.stderr = lossy(&stderr.data);
                     self.lose(record, "the interpreter ended during the cell");
                     return;
+                }
+            }
+        }
+    }
+
+    /// Writes `bytes` to `name` (a relative path, subdirectories made) in the session's work dir.
+    pub fn upload(&mut self, name: &str, bytes: &[u8]) -> anyhow::Result<SessionFile> {
+        use base64::Engine;
+        let path = files::relative_name(name).map_err(anyhow::Error::msg)?;
+        let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+        let answer =
+            self.operation(serde_json::json!({"op": "put", "path": path, "data": data}))?;
+        let written = answer.get("bytes").and_then(Value::as_u64);
+        anyhow::ensure!(
+            written == Some(bytes.len() as u64),
+            "the session did not write the whole file"
+        );
+        Ok(SessionFile {
+            path,
+            size: bytes.len() as u64,
+        })
+    }
+
+    /// The regular files in the session's work dir (never through a symlink), at most the
+    /// policy's `output_files` of them; `bool`: whether there were more.
+    pub fn files(&mut self) -> anyhow::Result<(Vec<SessionFile>, bool)> {
+        let cap = self.policy.limits.output_files;
+        let answer = self.operation(serde_json::json!({"op": "list", "max_files": cap}))?;
+        let mut found = Vec::new();
+        for item in answer
+            .get("files")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let (Some(path), Some(size)) = (
+                item.get("path").and_then(Value::as_str),
+                item.get("size").and_then(Value::as_u64),
+            ) else {
+                continue;
+            };
+            // Untrusted: keep only names a caller could also have given.
+            if let Ok(path) = files::relative_name(path) {
+                found.push(SessionFile { path, size });
+            }
+            if found.len() as u64 >= cap {
+                break;
+            }
+        }
+        let more = answer
+            .get("truncated")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        Ok((found, more))
+    }
+
+    /// The content of `name` in the work dir, at most the policy's `output_bytes` (a regular
+    /// file, not through a symlink).
+    pub fn download(&mut self, name: &str) -> anyhow::Result<Vec<u8>> {
+        use base64::Engine;
+        let path = files::relative_name(name).map_err(anyhow::Error::msg)?;
+        let cap = self.policy.limits.output_bytes;
+        let answer =
+            self.operation(serde_json::json!({"op": "get", "path": path, "max_bytes": cap}))?;
+        let data = answer.get("data").and_then(Value::as_str).unwrap_or("");
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .map_err(|_| anyhow::anyhow!("the session sent a file that is not base64"))?;
+        anyhow::ensure!(
+            bytes.len() as u64 <= cap,
+            "{path} is larger than the output cap ({cap} bytes)"
+        );
+        Ok(bytes)
+    }
+
+    /// Sends a file operation to the driver and waits for its answer (bounded in time and size).
+    fn operation(&mut self, mut request: Value) -> anyhow::Result<Map<String, Value>> {
+        anyhow::ensure!(self.ended.is_none(), "the session has ended");
+        self.last_id += 1;
+        let id = self.last_id;
+        request["id"] = Value::from(id);
+        let mut line = request.to_string();
+        line.push('\n');
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let Some(jail) = self.jail.as_mut() else {
+            anyhow::bail!("the session has ended");
+        };
+        if jail.send(line.as_bytes(), deadline).is_err() {
+            self.end(Ended::Lost(
+                "the interpreter stopped reading requests".into(),
+            ));
+            anyhow::bail!("the session was lost");
+        }
+        loop {
+            if let Some(raw) = self.take_line() {
+                return match parse_answer(&raw) {
+                    Some(Answer::Done(done))
+                        if done.get("id").and_then(Value::as_u64) == Some(id) =>
+                    {
+                        if done.get("status").and_then(Value::as_str) == Some("ok") {
+                            Ok(done)
+                        } else {
+                            let message = done
+                                .get("message")
+                                .and_then(Value::as_str)
+                                .unwrap_or("failed");
+                            anyhow::bail!("{}", message.chars().take(500).collect::<String>())
+                        }
+                    }
+                    _ => {
+                        self.end(Ended::Lost(
+                            "the driver's channel carried something that is not an answer".into(),
+                        ));
+                        anyhow::bail!("the session was lost (its channel carried something that is not an answer)")
+                    }
+                };
+            }
+            if self.pending.len() > MAX_FRAME {
+                self.end(Ended::OutputFlood);
+                anyhow::bail!("the session's answer was too large; the session was ended");
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                self.end(Ended::Lost(
+                    "the driver did not answer a file request".into(),
+                ));
+                anyhow::bail!("the session did not answer in time and was ended");
+            }
+            let Some(jail) = self.jail.as_mut() else {
+                anyhow::bail!("the session has ended");
+            };
+            match jail.next_event(deadline - now) {
+                None | Some(Event::Output(Stream::Stderr, _)) => {}
+                Some(Event::Output(Stream::Stdout, bytes)) => {
+                    self.pending.extend_from_slice(&bytes)
+                }
+                Some(Event::Ended) => {
+                    self.end(Ended::Lost("the interpreter ended".into()));
+                    anyhow::bail!("the session was lost");
                 }
             }
         }

@@ -226,11 +226,61 @@ def _session(main):
     def on_alarm(signum, frame):
         raise CellTimeout()
 
+    def under_work(path):
+        """`/work/<path>` for a relative path the host already checked, or an error."""
+        if not isinstance(path, str) or path.startswith("/") or ".." in path.split("/") or "\0" in path:
+            raise ValueError(f"bad path {path!r}")
+        return os.path.join("/work", path)
+
+    def put(request):
+        target = under_work(request["path"])
+        data = base64.b64decode(request["data"], validate=True)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        return {"bytes": len(data)}
+
+    def listing(request):
+        found, limit = [], int(request.get("max_files", 10000))
+        for top, dirs, names in os.walk("/work", followlinks=False):
+            dirs.sort()
+            for name in sorted(names):
+                full = os.path.join(top, name)
+                info = os.lstat(full)
+                if stat_module.S_ISREG(info.st_mode):
+                    found.append({"path": os.path.relpath(full, "/work"), "size": info.st_size})
+                    if len(found) >= limit:
+                        return {"files": found, "truncated": True}
+        return {"files": found, "truncated": False}
+
+    def get(request):
+        target = under_work(request["path"])
+        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as f:
+            if not stat_module.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise ValueError("not a regular file")
+            data = f.read(int(request.get("max_bytes", 1 << 26)) + 1)
+        return {"data": base64.b64encode(data).decode("ascii")}
+
+    import stat as stat_module
+
+    operations = {"put": put, "list": listing, "get": get}
     send({"ready": True, "pid": os.getpid()})
     for line in commands:
         try:
             request = json.loads(line)
-            cell = int(request["id"])
+            ident = int(request["id"])
+            operation = request.get("op", "execute")
+            if operation in operations:
+                try:
+                    answer = operations[operation](request)
+                    answer.update(id=ident, status="ok")
+                except Exception as err:
+                    answer = {"id": ident, "status": "error", "message": f"{type(err).__name__}: {err}"}
+                send(answer)
+                continue
+            cell = int(request["count"])
             source = request["code"]
             timeout = float(request.get("timeout_ms", 0)) / 1000.0
             caps = int(request.get("stdout_bytes", 1 << 20)), int(request.get("stderr_bytes", 1 << 20))
@@ -240,7 +290,7 @@ def _session(main):
         name = f"<cell-{cell}>"
         linecache.cache[name] = (len(source), None, source.splitlines(True), name)
         shown.clear()
-        out, err_stream = Stream("stdout", cell, caps[0]), Stream("stderr", cell, caps[1])
+        out, err_stream = Stream("stdout", ident, caps[0]), Stream("stderr", ident, caps[1])
         saved = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = out, err_stream
         status, result, error = "ok", None, None
@@ -277,7 +327,7 @@ def _session(main):
         except Exception:
             pass
         send({
-            "id": cell,
+            "id": ident,
             "status": status,
             "result": result,
             "display": list(shown),
