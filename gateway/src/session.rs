@@ -138,6 +138,8 @@ pub struct Session {
     no_policy: bool,
     /// The id of the last request sent to the driver.
     last_id: u64,
+    /// The inputs placed in the work dir (not outputs).
+    placed: files::PlacedInputs,
 }
 
 /// A file in a session's work dir.
@@ -169,7 +171,8 @@ impl Session {
         let plan = warden_jail::Plan::new(&config)?;
         let layers = warden_jail::layers(&plan);
         let workdir = WorkDir::create()?;
-        files::place_inputs(&options.inputs, &workdir.path, policy.files.inputs_writable)?;
+        let placed =
+            files::place_inputs(&options.inputs, &workdir.path, policy.files.inputs_writable)?;
         let jail = warden_jail::Session::start(&plan, Some(&workdir.path))?;
         let mut session = Session {
             policy: policy.clone(),
@@ -184,6 +187,7 @@ impl Session {
             outcome: None,
             no_policy: options.no_policy,
             last_id: 0,
+            placed,
         };
         session.wait_ready()?;
         Ok(session)
@@ -697,6 +701,18 @@ impl Session {
         self.end(Ended::Closed);
         self.outcome.take()
     }
+
+    /// Ends the session and delivers the files it wrote (not the inputs) into `destination`,
+    /// within the policy's output caps, as `warden run --output-dir` does.
+    pub fn close_into(mut self, destination: &std::path::Path) -> anyhow::Result<files::Collected> {
+        files::check_output_dir(destination)?;
+        self.end(Ended::Closed);
+        let limits = files::CollectLimits {
+            max_files: self.policy.limits.output_files,
+            max_total_bytes: self.policy.limits.output_bytes,
+        };
+        files::collect_outputs(&self.workdir.path, &self.placed, limits, Some(destination))
+    }
 }
 
 impl Drop for Session {
@@ -785,6 +801,12 @@ fn finish_record(
     if record.status == "timeout" {
         record.message = Some(
             "the cell ran past its wall time and was interrupted; the session kept its state"
+                .into(),
+        );
+    } else if record.stdout_truncated || record.stderr_truncated {
+        record.status = "output_limit";
+        record.message = Some(
+            "the cell's output went past its cap and was truncated; the session kept its state"
                 .into(),
         );
     }

@@ -11,3 +11,4 @@ mod hardening;
 mod hook;
 mod limits;
 mod redcode;
+mod session;

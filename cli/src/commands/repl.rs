@@ -15,8 +15,8 @@ use super::RulesArg;
 /// cell in one persistent namespace. Every cell is checked by the policy in the context of the
 /// cells accepted before it (`import os as o` in one cell, `o.system(...)` in the next is denied)
 /// and does not run when denied; the session stays as it was. The value of a cell's last expression
-/// is shown as `Out[n]`; figures shown or left open are captured as PNG (saved into the work dir
-/// directory warden prints at the end).
+/// is shown as `Out[n]`; figures shown or left open are captured as PNG. With `--output-dir`, the
+/// files the session wrote in its work dir are delivered there when it ends.
 ///
 /// On a terminal a cell ends at a line that completes a one-line statement, or at an empty line
 /// after an indented block. With `--json`, standard input holds one JSON object per line,
@@ -40,10 +40,17 @@ pub struct ReplArgs {
     /// Turn the runtime layer's audit hook off (the jail still holds).
     #[arg(long)]
     pub no_hooks: bool,
+    /// Deliver the files the session wrote (not the inputs) into DIR when it ends (DIR must not
+    /// exist or be empty).
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
 }
 
 pub fn run(args: ReplArgs) -> anyhow::Result<ExitCode> {
     let policy = args.rules.load()?;
+    if let Some(dir) = &args.output_dir {
+        warden_gateway::files::check_output_dir(dir)?;
+    }
     let options = SessionOptions {
         inputs: args.inputs.clone(),
         no_policy: args.no_policy,
@@ -105,14 +112,27 @@ pub fn run(args: ReplArgs) -> anyhow::Result<ExitCode> {
             break;
         }
     }
-    let workdir = session.workdir().to_path_buf();
     let lost = session.ended().is_some();
-    drop(session.close());
-    if interactive {
-        eprintln!(
-            "warden: session ended; its work dir is {}",
-            workdir.display()
-        );
+    match &args.output_dir {
+        Some(dir) => {
+            let collected = session.close_into(dir)?;
+            for note in &collected.notes {
+                eprintln!("warden: {note}");
+            }
+            if interactive {
+                eprintln!(
+                    "warden: session ended; {} file(s) in {}",
+                    collected.files.len(),
+                    dir.display()
+                );
+            }
+        }
+        None => {
+            drop(session.close());
+            if interactive {
+                eprintln!("warden: session ended");
+            }
+        }
     }
     Ok(if lost {
         ExitCode::from(1)
