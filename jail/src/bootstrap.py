@@ -71,6 +71,7 @@ def _run():
         del main.__dict__["__file__"]
         _session(main)
         return
+    _show_saves_figures()
     try:
         exec(code, main.__dict__)
     except (SystemExit, KeyboardInterrupt):
@@ -80,6 +81,59 @@ def _run():
         err.__traceback__ = err.__traceback__.tb_next
         sys.excepthook(type(err), err, err.__traceback__)
         raise SystemExit(1) from None
+
+
+def _show_saves_figures():
+    """One-shot runs: matplotlib's `show()` writes each figure it shows to `figure-N.png` in the
+    work dir (collected with the run's files) instead of doing nothing, as Agg would; the figures
+    stay open, so a later `savefig` still works."""
+    import os
+    import sys
+
+    saved = set()
+
+    def show(*args, **kwargs):
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is None:
+            return
+        for manager in pyplot._pylab_helpers.Gcf.get_all_fig_managers():
+            figure = manager.canvas.figure
+            if id(figure) in saved:
+                continue
+            saved.add(id(figure))
+            number = 1
+            while os.path.exists(f"figure-{number}.png"):
+                number += 1
+            try:
+                figure.savefig(f"figure-{number}.png", format="png", bbox_inches="tight")
+            except Exception as err:
+                sys.stderr.write(f"warden: could not save a shown figure: {err}\n")
+
+    class Finder:
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            if name != "_warden_show":
+                return None
+            import importlib.machinery
+
+            return importlib.machinery.ModuleSpec(name, Loader())
+
+    class Loader:
+        @staticmethod
+        def create_module(spec):
+            return None
+
+        @staticmethod
+        def exec_module(module):
+            from matplotlib.backends import backend_agg
+
+            module.FigureCanvas = backend_agg.FigureCanvasAgg
+            module.FigureManager = backend_agg.FigureManager
+            module.show = show
+
+    sys.meta_path.append(Finder)
+    if os.environ.get("MPLBACKEND", "Agg").lower() == "agg":
+        os.environ["MPLBACKEND"] = "module://_warden_show"
 
 
 def _session(main):

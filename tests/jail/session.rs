@@ -329,3 +329,32 @@ both_modes! {
         }
     }
 }
+
+/// One-shot runs capture what `plt.show()` shows too: each shown figure comes back as
+/// `figure-N.png` with the run's files, and the figure stays open for a later `savefig`.
+#[test]
+fn a_figure_shown_in_a_one_shot_run_is_not_lost() {
+    warden_test_support::require_root!();
+    let dir = support::shared_tempdir();
+    let out = dir.path().join("out");
+    let program = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()\n\
+                   plt.savefig('mine.png')\nplt.figure()\nplt.plot([2, 1])\nplt.show()\n";
+    let run = support::run(
+        As::Root,
+        program,
+        support::Options {
+            hooks: true,
+            extra_args: vec!["--output-dir".into(), out.display().to_string()],
+            env: vec![("WARDEN_DATA_DIR", "/var/lib/warden".to_owned())],
+            rules: Some(&default_rules()),
+        },
+    );
+    assert_eq!(run.status(), "ok", "{}", run.stderr());
+    for name in ["figure-1.png", "figure-2.png", "mine.png"] {
+        let bytes = std::fs::read(out.join(name)).unwrap_or_default();
+        assert!(
+            bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+            "{name} missing or not a PNG"
+        );
+    }
+}
