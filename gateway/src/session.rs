@@ -226,12 +226,10 @@ impl Session {
                 anyhow::bail!("the session ended while starting");
             };
             match jail.next_event(left) {
-                None => {}
-                Some(Event::Output(Stream::Stderr, bytes)) => {
-                    if stderr.len() < 64 * 1024 {
-                        stderr.extend_from_slice(&bytes);
-                    }
+                Some(Event::Output(Stream::Stderr, bytes)) if stderr.len() < 64 * 1024 => {
+                    stderr.extend_from_slice(&bytes);
                 }
+                None | Some(Event::Output(Stream::Stderr, _)) => {}
                 Some(Event::Output(Stream::Stdout, bytes)) => {
                     self.pending.extend_from_slice(&bytes);
                     if let Some(line) = self.take_line() {
