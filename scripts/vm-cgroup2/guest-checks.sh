@@ -47,6 +47,23 @@ check() { # name, program, python expression that must be True
         failures=$((failures + 1))
     fi
 }
+# A session (`warden repl --json`): cells as JSON lines; the expression reads the records as `rs`.
+session_check() { # name, cells (JSON lines), python expression that must be True
+    printf '%s\n' "$2" > "$work/$1.jsonl"
+    chmod 644 "$work/$1.jsonl"
+    records=$(warden_run repl --json --no-policy --rules "$work/rules.toml" < "$work/$1.jsonl" 2>"$work/$1.err")
+    verdict=$(printf '%s\n' "$records" | /usr/bin/python3 -c "import json,sys; rs=[json.loads(l) for l in sys.stdin if l.strip()]; print($3)" 2>/dev/null)
+    if [ "$verdict" = True ]; then
+        echo "PASS $1: $(printf '%s\n' "$records" | /usr/bin/python3 -c "import json,sys; print([json.loads(l)['status'] for l in sys.stdin if l.strip()])")"
+    else
+        echo "FAIL $1: $records $(cat "$work/$1.err")"
+        failures=$((failures + 1))
+    fi
+}
+SESSION_CELLS='{"code": "x = 41"}
+{"code": "x + 1"}
+{"code": "b = bytearray(200 << 20)"}'
+SESSION_VERDICT="[r['status'] for r in rs] == ['ok', 'ok', 'memory_limit'] and rs[1]['result']['text/plain'] == '42'"
 echo "INFO kernel $(uname -r); cgroup: $(stat -fc %T /sys/fs/cgroup); controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
 echo "INFO doctor: $("$warden" doctor 2>&1 | tr '\n' ';')"
 check trivial "print('hello from v2')" "r['status'] == 'ok' and r['layers']['cgroup'] == 'v2' and r['stdout'] == 'hello from v2\n'"
@@ -62,6 +79,7 @@ try:
 except OSError:
     print('stopped at', n)" "'pids' in r['limits_hit'] and r['stdout'].startswith('stopped at')"
 check cpu "while True: pass" "r['status'] == 'timeout' and 'cpu_time' in r['limits_hit']"
+session_check session "$SESSION_CELLS" "$SESSION_VERDICT"
 left=$(ls -d /sys/fs/cgroup/warden/run-* 2>/dev/null | wc -l)
 if [ "$left" = 0 ]; then echo "PASS cleanup: no run cgroups left"; else echo "FAIL cleanup: $left run cgroups left"; failures=$((failures + 1)); fi
 memfd=$(if [ -e /proc/sys/vm/memfd_noexec ]; then echo vm.memfd_noexec=2; else echo memfd_create refused; fi)
@@ -98,6 +116,7 @@ try:
         n += 1
 except OSError:
     print('stopped at', n)" "'pids' in r['limits_hit'] and r['stdout'].startswith('stopped at')"
+session_check user-session "$SESSION_CELLS" "$SESSION_VERDICT"
 left=$(ls -d "$deleg"/run-* 2>/dev/null | wc -l)
 if [ "$left" = 0 ] && [ -d "$deleg/warden-supervisor" ]; then
     echo "PASS user-cleanup: no run cgroups left; warden moved into $deleg/warden-supervisor"
