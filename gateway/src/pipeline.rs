@@ -272,6 +272,9 @@ pub fn execute(policy: &Policy, request: &RunRequest) -> anyhow::Result<RunRecor
     let mut record = RunRecord::new(policy, &request.source, summary);
     let end = gate_and_run(policy, request, report, schema.as_ref(), &mut record)?;
     record.status = status_of(end);
+    if matches!(end, End::Denied) && record.message.is_none() {
+        record.message = Some(denied_message(&record.check.findings));
+    }
     record.stopped_by = match end {
         End::Denied | End::ReviewRequired => {
             Some(stopped_by::from_findings(&record.check.findings))
@@ -280,6 +283,23 @@ pub fn execute(policy: &Policy, request: &RunRequest) -> anyhow::Result<RunRecor
         End::SetupFailed => None,
     };
     Ok(record)
+}
+
+/// What a denied record's `message` says: which rules denied it, and where the details are.
+fn denied_message(findings: &[warden_policy::Finding]) -> String {
+    let mut rules: Vec<&str> = findings
+        .iter()
+        .filter(|f| f.action == warden_policy::Action::Deny)
+        .map(|f| f.rule.id())
+        .collect();
+    rules.dedup();
+    if rules.is_empty() {
+        return "denied by the policy; see check.findings".to_owned();
+    }
+    format!(
+        "denied by the policy ({}); each finding in check.findings says where and has a hint",
+        rules.join(", ")
+    )
 }
 
 /// The static gate, then the jail: fills the record's fields and says how the run ended.
@@ -494,6 +514,22 @@ fn apply_outcome(
 mod tests {
     use super::*;
     use warden_jail::Status;
+
+    #[test]
+    fn a_denied_record_names_the_rules_that_denied_it() {
+        let policy = Policy::builtin_default().unwrap();
+        let report = warden_policy::check(b"import socket\nimport ftplib\n", &policy);
+        let message = denied_message(&report.findings);
+        assert!(
+            message.starts_with("denied by the policy (IMP101)"),
+            "{message}"
+        );
+        assert!(message.contains("check.findings"), "{message}");
+        assert_eq!(
+            denied_message(&[]),
+            "denied by the policy; see check.findings"
+        );
+    }
 
     fn ending(jail: Status, valid_output: Option<bool>, files_collected: bool) -> Ending {
         Ending {
