@@ -2,8 +2,8 @@
 # group: E
 # technique: exec shadowed by a def and deleted again, then called on a string
 # variant: other
-# expect-static: allow
-# expect-rules: none
+# expect-static: deny
+# expect-rules: DYN401
 # expect-jail: contained
 # expect-runtime: DYN401
 def exec(code):

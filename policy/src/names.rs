@@ -50,6 +50,173 @@ pub fn is_frame_attribute(name: &str) -> bool {
     FRAME_ATTRIBUTES.contains(&name)
 }
 
+/// The names of CPython 3.11's `builtins` module (`dir(builtins)`): what an unbound name in a module or
+/// class body falls back to.
+pub const BUILTIN_NAMES: &[&str] = &[
+    "ArithmeticError",
+    "AssertionError",
+    "AttributeError",
+    "BaseException",
+    "BaseExceptionGroup",
+    "BlockingIOError",
+    "BrokenPipeError",
+    "BufferError",
+    "BytesWarning",
+    "ChildProcessError",
+    "ConnectionAbortedError",
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "ConnectionResetError",
+    "DeprecationWarning",
+    "EOFError",
+    "Ellipsis",
+    "EncodingWarning",
+    "EnvironmentError",
+    "Exception",
+    "ExceptionGroup",
+    "False",
+    "FileExistsError",
+    "FileNotFoundError",
+    "FloatingPointError",
+    "FutureWarning",
+    "GeneratorExit",
+    "IOError",
+    "ImportError",
+    "ImportWarning",
+    "IndentationError",
+    "IndexError",
+    "InterruptedError",
+    "IsADirectoryError",
+    "KeyError",
+    "KeyboardInterrupt",
+    "LookupError",
+    "MemoryError",
+    "ModuleNotFoundError",
+    "NameError",
+    "None",
+    "NotADirectoryError",
+    "NotImplemented",
+    "NotImplementedError",
+    "OSError",
+    "OverflowError",
+    "PendingDeprecationWarning",
+    "PermissionError",
+    "ProcessLookupError",
+    "RecursionError",
+    "ReferenceError",
+    "ResourceWarning",
+    "RuntimeError",
+    "RuntimeWarning",
+    "StopAsyncIteration",
+    "StopIteration",
+    "SyntaxError",
+    "SyntaxWarning",
+    "SystemError",
+    "SystemExit",
+    "TabError",
+    "TimeoutError",
+    "True",
+    "TypeError",
+    "UnboundLocalError",
+    "UnicodeDecodeError",
+    "UnicodeEncodeError",
+    "UnicodeError",
+    "UnicodeTranslateError",
+    "UnicodeWarning",
+    "UserWarning",
+    "ValueError",
+    "Warning",
+    "ZeroDivisionError",
+    "__build_class__",
+    "__debug__",
+    "__doc__",
+    "__import__",
+    "__loader__",
+    "__name__",
+    "__package__",
+    "__spec__",
+    "abs",
+    "aiter",
+    "all",
+    "anext",
+    "any",
+    "ascii",
+    "bin",
+    "bool",
+    "breakpoint",
+    "bytearray",
+    "bytes",
+    "callable",
+    "chr",
+    "classmethod",
+    "compile",
+    "complex",
+    "copyright",
+    "credits",
+    "delattr",
+    "dict",
+    "dir",
+    "divmod",
+    "enumerate",
+    "eval",
+    "exec",
+    "exit",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "globals",
+    "hasattr",
+    "hash",
+    "help",
+    "hex",
+    "id",
+    "input",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "license",
+    "list",
+    "locals",
+    "map",
+    "max",
+    "memoryview",
+    "min",
+    "next",
+    "object",
+    "oct",
+    "open",
+    "ord",
+    "pow",
+    "print",
+    "property",
+    "quit",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "staticmethod",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "vars",
+    "zip",
+];
+
+/// True when `name` is one of [`BUILTIN_NAMES`].
+pub fn is_builtin(name: &str) -> bool {
+    BUILTIN_NAMES.binary_search(&name).is_ok()
+}
+
 /// The identifier as CPython would see it: NFKC-normalised.
 pub fn normalize_identifier(name: &str) -> std::borrow::Cow<'_, str> {
     use unicode_normalization::UnicodeNormalization;
@@ -57,5 +224,29 @@ pub fn normalize_identifier(name: &str) -> std::borrow::Cow<'_, str> {
         std::borrow::Cow::Borrowed(name)
     } else {
         std::borrow::Cow::Owned(name.nfkc().collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_builtin, BUILTIN_NAMES};
+
+    #[test]
+    fn builtin_names_are_sorted_for_binary_search() {
+        assert!(BUILTIN_NAMES.windows(2).all(|pair| pair[0] < pair[1]));
+        for name in [
+            "exec",
+            "eval",
+            "__import__",
+            "open",
+            "getattr",
+            "ArithmeticError",
+            "zip",
+        ] {
+            assert!(is_builtin(name), "{name}");
+        }
+        for name in ["helper", "builtins", "__builtins__", "os"] {
+            assert!(!is_builtin(name), "{name}");
+        }
     }
 }

@@ -6,10 +6,22 @@
 //! several places resolves to every value it may hold, so `f = print` followed by `f = os.system` still
 //! resolves `f` to `os.system`. Unlike ruff, simple assignments (`s = os.system`) are followed.
 //!
+//! A binding does not hide a builtin unless it certainly holds at the use. In module and class scopes
+//! (where CPython falls back to the builtins when a name is unbound) a name resolves to the builtin too
+//! unless it is bound by a statement at the top level of that scope that ends before the use, and is
+//! never unbound again: not `del`eted, not the name of an `except … as` (deleted when the handler
+//! ends), and, at module level, not declared `global` by any nested scope (which may delete or rebind
+//! it at any time). So `def exec(s): …` followed by `del exec` and `exec(code)` is the builtin `exec`.
+//! Function scopes never fall back: a local that is unbound raises `UnboundLocalError`.
+//!
 //! This module owns no policy: it answers "what could this be?", never "is it allowed?".
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
+use ruff_text_size::Ranged;
+
+use crate::names;
+use crate::parse::ast::visitor::{self, Visitor};
 use crate::parse::ast::{self, Expr, Stmt};
 
 /// Where a qualified name came from.
@@ -69,6 +81,14 @@ struct Scope<'a> {
     parent: Option<ScopeId>,
     bindings: HashMap<&'a str, Vec<Binding<'a>>>,
     globals: Vec<&'a str>,
+    /// Names bound by a statement at the top level of this scope's own body (an import, an assignment,
+    /// a `def` or a `class`, not in a block, not through `global` from another scope), and the byte
+    /// offset where the first such statement ends: from there on the name is certainly bound, unless
+    /// it is in `unbound_again`.
+    definite: HashMap<&'a str, usize>,
+    /// Names that may be unbound after a binding: targets of `del`, names of `except … as` handlers,
+    /// and (module scope) names a nested scope declares `global`.
+    unbound_again: HashSet<&'a str>,
 }
 
 /// All scopes seen so far and the resolver over them.
@@ -85,15 +105,29 @@ impl<'a> Semantic<'a> {
     /// Opens a scope under `parent` and collects the bindings of `body` (not of nested scopes).
     pub fn open(&mut self, kind: ScopeKind, parent: Option<ScopeId>, body: &'a [Stmt]) -> ScopeId {
         let id = self.scopes.len();
+        let mut unbound_again = HashSet::new();
+        if parent.is_none() {
+            // A function or class anywhere in the module may `global x; del x` (or rebind `x`) whenever
+            // it runs: at module level such a name is never certainly bound.
+            let mut nested = NestedGlobals::default();
+            for stmt in body {
+                nested.visit_stmt(stmt);
+            }
+            unbound_again.extend(nested.names);
+        }
         self.scopes.push(Scope {
             kind,
             parent,
             bindings: HashMap::new(),
             globals: Vec::new(),
+            definite: HashMap::new(),
+            unbound_again,
         });
         let mut collector = Collector {
             semantic: self,
             scope: id,
+            depth: 0,
+            definite_end: None,
         };
         collector.body(body);
         id
@@ -116,6 +150,8 @@ impl<'a> Semantic<'a> {
         Collector {
             semantic: self,
             scope,
+            depth: 0,
+            definite_end: None,
         }
         .iteration(target, iterable, iterable_scope);
     }
@@ -138,34 +174,52 @@ impl<'a> Semantic<'a> {
     /// What `expr`, evaluated in `scope`, may refer to.
     pub fn resolve(&self, expr: &Expr, scope: ScopeId) -> Vec<QualName> {
         let mut out = Vec::new();
-        self.resolve_into(expr, scope, 0, &mut out);
+        self.resolve_into(expr, scope, 0, None, &mut out);
         out
     }
 
-    fn resolve_into(&self, expr: &Expr, scope: ScopeId, hops: usize, out: &mut Vec<QualName>) {
+    /// What `expr` may refer to when it is evaluated at byte offset `at` of the program rather than
+    /// where its own nodes are (an expression parsed out of a string literal at `at`).
+    pub fn resolve_at(&self, expr: &Expr, scope: ScopeId, at: usize) -> Vec<QualName> {
+        let mut out = Vec::new();
+        self.resolve_into(expr, scope, 0, Some(at), &mut out);
+        out
+    }
+
+    fn resolve_into(
+        &self,
+        expr: &Expr,
+        scope: ScopeId,
+        hops: usize,
+        at: Option<usize>,
+        out: &mut Vec<QualName>,
+    ) {
         if hops > MAX_HOPS || out.len() >= MAX_CANDIDATES {
             return;
         }
         match expr {
-            Expr::Name(name) => self.resolve_name(name.id.as_str(), scope, hops, out),
+            Expr::Name(name) => {
+                let at = at.unwrap_or_else(|| name.range.start().to_usize());
+                self.resolve_name(name.id.as_str(), scope, at, hops, out);
+            }
             Expr::Attribute(attribute) => {
                 let mut inner = Vec::new();
-                self.resolve_into(&attribute.value, scope, hops, &mut inner);
+                self.resolve_into(&attribute.value, scope, hops, at, &mut inner);
                 for base in inner {
                     push_unique(out, base.child(attribute.attr.id.as_str()));
                 }
             }
-            Expr::Named(named) => self.resolve_into(&named.value, scope, hops + 1, out),
+            Expr::Named(named) => self.resolve_into(&named.value, scope, hops + 1, at, out),
             Expr::Call(call) => {
                 // getattr(x, "name") is x.name.
                 let mut callee = Vec::new();
-                self.resolve_into(&call.func, scope, hops, &mut callee);
+                self.resolve_into(&call.func, scope, hops, at, &mut callee);
                 if callee.iter().any(|q| q.path == "builtins.getattr") {
                     if let (Some(base), Some(Expr::StringLiteral(name))) =
                         (call.arguments.args.first(), call.arguments.args.get(1))
                     {
                         let mut inner = Vec::new();
-                        self.resolve_into(base, scope, hops + 1, &mut inner);
+                        self.resolve_into(base, scope, hops + 1, at, &mut inner);
                         for base in inner {
                             push_unique(out, base.child(name.value.to_str()));
                         }
@@ -176,17 +230,41 @@ impl<'a> Semantic<'a> {
         }
     }
 
-    fn resolve_name(&self, name: &str, scope: ScopeId, hops: usize, out: &mut Vec<QualName>) {
-        let Some((_, bindings)) = self.lookup(name, scope) else {
-            push_unique(
-                out,
-                QualName {
-                    path: format!("builtins.{name}"),
-                    origin: Origin::Builtin,
-                },
-            );
+    fn resolve_name(
+        &self,
+        name: &str,
+        scope: ScopeId,
+        at: usize,
+        hops: usize,
+        out: &mut Vec<QualName>,
+    ) {
+        let Some((found, bindings)) = self.lookup(name, scope) else {
+            push_builtin(out, name);
             return;
         };
+        self.resolve_bindings(bindings, hops, out);
+        if !self.certainly_bound(found, name, at) {
+            match self.kind(found) {
+                // Function locals never fall back (`UnboundLocalError`).
+                Some(ScopeKind::Function) | None => {}
+                Some(ScopeKind::Module) => push_if_builtin(out, name),
+                // A class body looks the name up in the module's globals, then in the builtins.
+                Some(ScopeKind::Class) => {
+                    match self.scopes.first().and_then(|m| m.bindings.get(name)) {
+                        None => push_if_builtin(out, name),
+                        Some(module_bindings) => {
+                            self.resolve_bindings(module_bindings, hops, out);
+                            if !self.certainly_bound(0, name, at) {
+                                push_if_builtin(out, name);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn resolve_bindings(&self, bindings: &[Binding<'a>], hops: usize, out: &mut Vec<QualName>) {
         for binding in bindings {
             match binding {
                 Binding::Path(path) => push_unique(
@@ -197,16 +275,24 @@ impl<'a> Semantic<'a> {
                     },
                 ),
                 Binding::Value(value, value_scope) => {
-                    self.resolve_into(value, *value_scope, hops + 1, out);
+                    self.resolve_into(value, *value_scope, hops + 1, None, out);
                 }
                 Binding::Element(iterable, value_scope) => {
                     for element in literal_elements(iterable) {
-                        self.resolve_into(element, *value_scope, hops + 1, out);
+                        self.resolve_into(element, *value_scope, hops + 1, None, out);
                     }
                 }
                 Binding::Opaque => {}
             }
         }
+    }
+
+    /// True when `name`, bound in `scope`, certainly holds one of its bindings at byte offset `at`:
+    /// a top-level statement of the scope bound it before `at`, and nothing may unbind it again.
+    fn certainly_bound(&self, scope: ScopeId, name: &str, at: usize) -> bool {
+        self.scopes.get(scope).is_some_and(|s| {
+            !s.unbound_again.contains(name) && s.definite.get(name).is_some_and(|&end| end <= at)
+        })
     }
 
     /// True when the name at the root of `expr` (a name or an attribute chain) is bound only by imports
@@ -226,10 +312,11 @@ impl<'a> Semantic<'a> {
         }
     }
 
-    /// What a bare name, evaluated in `scope`, may refer to (an `@name` of a pandas expression string).
-    pub fn resolve_identifier(&self, name: &str, scope: ScopeId) -> Vec<QualName> {
+    /// What a bare name, evaluated in `scope` at byte offset `at`, may refer to (an `@name` of a pandas
+    /// expression string).
+    pub fn resolve_identifier(&self, name: &str, scope: ScopeId, at: usize) -> Vec<QualName> {
         let mut out = Vec::new();
-        self.resolve_name(name, scope, 0, &mut out);
+        self.resolve_name(name, scope, at, 0, &mut out);
         out
     }
 
@@ -327,6 +414,43 @@ fn literal_elements(iterable: &Expr) -> &[Expr] {
     elements
 }
 
+fn push_builtin(out: &mut Vec<QualName>, name: &str) {
+    push_unique(
+        out,
+        QualName {
+            path: format!("builtins.{name}"),
+            origin: Origin::Builtin,
+        },
+    );
+}
+
+/// The builtin `name` as a candidate, when there is one (an unbound name that is not a builtin raises
+/// `NameError`).
+fn push_if_builtin(out: &mut Vec<QualName>, name: &str) {
+    if names::is_builtin(&names::normalize_identifier(name)) {
+        push_builtin(out, name);
+    }
+}
+
+/// The names declared `global` in the functions and classes of a module (at any depth).
+#[derive(Default)]
+struct NestedGlobals<'a> {
+    names: Vec<&'a str>,
+}
+
+impl<'a> Visitor<'a> for NestedGlobals<'a> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if let Stmt::Global(global) = stmt {
+            self.names
+                .extend(global.names.iter().map(|n| n.id.as_str()));
+        }
+        visitor::walk_stmt(self, stmt);
+    }
+
+    // Statements are never inside expressions.
+    fn visit_expr(&mut self, _expr: &'a Expr) {}
+}
+
 fn push_unique(out: &mut Vec<QualName>, name: QualName) {
     if out.len() < MAX_CANDIDATES && !out.contains(&name) {
         out.push(name);
@@ -337,11 +461,44 @@ fn push_unique(out: &mut Vec<QualName>, name: QualName) {
 struct Collector<'s, 'a> {
     semantic: &'s mut Semantic<'a>,
     scope: ScopeId,
+    /// How many blocks (`if`, `for`, `try`…) deep the statement being collected is: 0 at the top level
+    /// of the scope's body.
+    depth: usize,
+    /// Where the statement being collected ends, when the names it binds are certainly bound from there
+    /// on (see [`Scope::definite`]).
+    definite_end: Option<usize>,
 }
 
 impl<'a> Collector<'_, 'a> {
     fn bind(&mut self, name: &'a str, binding: Binding<'a>) {
+        let target = self.semantic.redirect(self.scope, name);
+        if let (Some(end), true) = (self.definite_end, target == self.scope) {
+            if let Some(scope) = self.semantic.scopes.get_mut(target) {
+                let first = scope.definite.entry(name).or_insert(end);
+                *first = (*first).min(end);
+            }
+        }
         self.semantic.bind(self.scope, name, binding);
+    }
+
+    /// `del name` and the end of `except … as name`: the name may be unbound from here on.
+    fn unbind(&mut self, name: &'a str) {
+        let target = self.semantic.redirect(self.scope, name);
+        if let Some(scope) = self.semantic.scopes.get_mut(target) {
+            scope.unbound_again.insert(name);
+        }
+    }
+
+    fn deleted(&mut self, target: &'a Expr) {
+        match target {
+            Expr::Name(name) => self.unbind(name.id.as_str()),
+            Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => {
+                for element in elts {
+                    self.deleted(element);
+                }
+            }
+            _ => {}
+        }
     }
 
     fn body(&mut self, body: &'a [Stmt]) {
@@ -352,6 +509,13 @@ impl<'a> Collector<'_, 'a> {
         for stmt in body {
             self.stmt(stmt);
         }
+    }
+
+    /// A block nested in a statement: what it binds is bound only on some paths.
+    fn block(&mut self, body: &'a [Stmt]) {
+        self.depth += 1;
+        self.body(body);
+        self.depth -= 1;
     }
 
     fn globals(&mut self, stmt: &'a Stmt) {
@@ -365,7 +529,22 @@ impl<'a> Collector<'_, 'a> {
     }
 
     fn stmt(&mut self, stmt: &'a Stmt) {
+        let definite = match stmt {
+            Stmt::Import(_)
+            | Stmt::ImportFrom(_)
+            | Stmt::Assign(_)
+            | Stmt::FunctionDef(_)
+            | Stmt::ClassDef(_) => true,
+            Stmt::AnnAssign(assign) => assign.value.is_some(),
+            _ => false,
+        };
+        self.definite_end = (definite && self.depth == 0).then(|| stmt.range().end().to_usize());
         match stmt {
+            Stmt::Delete(delete) => {
+                for target in &delete.targets {
+                    self.deleted(target);
+                }
+            }
             Stmt::Import(import) => {
                 for alias in &import.names {
                     let full = alias.name.id.as_str();
@@ -409,17 +588,17 @@ impl<'a> Collector<'_, 'a> {
             Stmt::TypeAlias(alias) => self.target(&alias.name, None),
             Stmt::For(for_) => {
                 self.iteration(&for_.target, &for_.iter, self.scope);
-                self.body(&for_.body);
-                self.body(&for_.orelse);
+                self.block(&for_.body);
+                self.block(&for_.orelse);
             }
             Stmt::While(while_) => {
-                self.body(&while_.body);
-                self.body(&while_.orelse);
+                self.block(&while_.body);
+                self.block(&while_.orelse);
             }
             Stmt::If(if_) => {
-                self.body(&if_.body);
+                self.block(&if_.body);
                 for clause in &if_.elif_else_clauses {
-                    self.body(&clause.body);
+                    self.block(&clause.body);
                 }
             }
             Stmt::With(with) => {
@@ -428,24 +607,26 @@ impl<'a> Collector<'_, 'a> {
                         self.target(target, None);
                     }
                 }
-                self.body(&with.body);
+                self.block(&with.body);
             }
             Stmt::Try(try_) => {
-                self.body(&try_.body);
+                self.block(&try_.body);
                 for handler in &try_.handlers {
                     let ast::ExceptHandler::ExceptHandler(handler) = handler;
+                    self.block(&handler.body);
                     if let Some(name) = &handler.name {
                         self.bind(name.id.as_str(), Binding::Opaque);
+                        // CPython deletes the name when the handler ends.
+                        self.unbind(name.id.as_str());
                     }
-                    self.body(&handler.body);
                 }
-                self.body(&try_.orelse);
-                self.body(&try_.finalbody);
+                self.block(&try_.orelse);
+                self.block(&try_.finalbody);
             }
             Stmt::Match(match_) => {
                 for case in &match_.cases {
                     self.pattern(&case.pattern);
-                    self.body(&case.body);
+                    self.block(&case.body);
                 }
             }
             _ => {}

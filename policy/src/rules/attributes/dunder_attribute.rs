@@ -93,7 +93,16 @@ pub(crate) fn sanctioned_call(
     let ast::Expr::Attribute(callee) = call.func.as_ref() else {
         return None;
     };
-    let receiver = checker.resolve(&callee.value);
+    // Only a name the resolver knows every value of: a binding it does not follow adds no candidate,
+    // and the builtin may be a candidate beside it (`if c: object = f()`).
+    let receiver = if checker
+        .semantic
+        .fully_resolved(&callee.value, checker.scope)
+    {
+        checker.resolve(&callee.value)
+    } else {
+        Vec::new()
+    };
     let is = |path: &[&str]| {
         !receiver.is_empty() && receiver.iter().all(|q| path.contains(&q.path.as_str()))
     };
@@ -127,6 +136,7 @@ pub(crate) fn sanctioned_call(
                 return None;
             };
             let zero_argument_super = inner.arguments.is_empty()
+                && checker.semantic.fully_resolved(&inner.func, checker.scope)
                 && checker
                     .resolve(&inner.func)
                     .iter()

@@ -29,8 +29,14 @@ Compute the value directly: `result = 2 + 3`.
   default values (`def f(e=eval)`), aliases through imports (`from builtins import exec as run`).
 - Identifiers in look-alike Unicode letters (`ｅｖａｌ`) are NFKC-normalised before matching.
 
+- Shadowing that may not hold: in a module or class body a name is the builtin unless a top-level
+  statement of that body bound it before the use and nothing unbinds it again, so `def exec(s): …`
+  followed by `del exec` (or `except … as exec`, or a function's `global exec; del exec`), a `def exec`
+  under `if`/`try`/`for`, or one written after the use, leaves `exec(…)` judged as the builtin.
+
 ## Known gaps
-- A shadowing definition anywhere in scope (`def eval(x): …`) makes the bare name resolve to it.
+- A binding that certainly holds hides the builtin: `def eval(x): …` at the top of the module, before
+  the use and never deleted, makes `eval(…)` the program's own function, judged where it is written.
 "#;
 
 const NAMES: &[&str] = &[

@@ -206,7 +206,7 @@ fn check_formula(checker: &mut Checker<'_>, api: &str, text: &str, range: TextRa
                 report_formula(checker, api, "walks a private attribute", range);
             }
         }
-        let candidates = resolve_chain(checker, &chain.segments.join("."));
+        let candidates = resolve_chain(checker, &chain.segments.join("."), range);
         if candidates.is_empty() {
             // Bound by the program to something the checker does not follow (a function it defines,
             // a computed value): the program's own code, judged where it is written.
@@ -438,7 +438,8 @@ fn is_keyword(word: &str) -> bool {
 
 /// What a dotted name means in the program at the call: parsed as Python and resolved in the scope
 /// of the call, as if the program had written it there.
-fn resolve_chain(checker: &Checker<'_>, dotted: &str) -> Vec<QualName> {
+/// What a dotted name of a formula may be where the formula is evaluated (the call at `range`).
+fn resolve_chain(checker: &Checker<'_>, dotted: &str, range: TextRange) -> Vec<QualName> {
     if dotted.starts_with("<computed>") {
         return Vec::new();
     }
@@ -446,7 +447,11 @@ fn resolve_chain(checker: &Checker<'_>, dotted: &str) -> Vec<QualName> {
         return Vec::new();
     };
     match module.body.first() {
-        Some(ast::Stmt::Expr(statement)) => checker.resolve(&statement.value),
+        Some(ast::Stmt::Expr(statement)) => {
+            checker
+                .semantic
+                .resolve_at(&statement.value, checker.scope, range.start().to_usize())
+        }
         _ => Vec::new(),
     }
 }

@@ -73,9 +73,11 @@ pub(super) fn references(
 
 /// The attribute names of a walk, and the walk as a reference as far as it stays a dotted name.
 fn judge_walk(checker: &mut Checker<'_>, reference: &Reference<'_>, range: TextRange) {
-    let mut paths: Vec<QualName> = checker
-        .semantic
-        .resolve_identifier(reference.name, checker.scope);
+    let mut paths: Vec<QualName> = checker.semantic.resolve_identifier(
+        reference.name,
+        checker.scope,
+        range.start().to_usize(),
+    );
     let mut dotted = true;
     for step in &reference.steps {
         let Step::Attribute(attribute) = step else {
