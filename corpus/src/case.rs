@@ -63,6 +63,9 @@ pub struct AttackSpec {
     pub expect_static: Option<ExpectStatic>,
     /// Rules that must be among the findings.
     pub expect_rules: Vec<String>,
+    /// The rule the runtime layer must stop it with when the static layer is off
+    /// (`expect-runtime`); `None`: no expectation of the runtime layer.
+    pub expect_runtime: Option<String>,
     /// The effects named by the case (the runner adds [`Effect::baseline`]). A case holds the
     /// shared targets among them exclusively while it runs.
     pub effects: Vec<Effect>,

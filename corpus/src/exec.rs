@@ -1,5 +1,5 @@
 //! Running the warden binary as a subprocess: `warden check --format json` for the policy pass,
-//! `warden run [--no-policy] --json` for the jail and full passes.
+//! `warden run [--no-policy] [--no-hooks] --json` for the runtime, jail and full passes.
 //!
 //! Subprocesses keep the runner independent of the jail's single-thread requirement and let cases
 //! run in parallel. Owns: argument lists, the user warden runs as (`--run-as`), a guard timeout
@@ -171,6 +171,55 @@ pub struct Record {
     /// What went wrong outside the program (why the jail could not be set up…).
     #[serde(default, deserialize_with = "lenient")]
     pub message: Option<String>,
+    /// The layer that stopped the program (older wardens give none).
+    #[serde(default, deserialize_with = "lenient")]
+    pub stopped_by: Option<StoppedBy>,
+}
+
+/// The record's `stopped_by`: `{"layer": "static", "rule"}`, `{"layer": "runtime", "rule",
+/// "event"}` or `{"layer": "kernel", "errno"}` (docs/enforcement.md).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub struct StoppedBy {
+    pub layer: String,
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rule: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub event: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub errno: Option<String>,
+}
+
+impl StoppedBy {
+    /// Whether the runtime layer (warden's audit hook) stopped the program.
+    pub fn is_runtime(&self) -> bool {
+        self.layer == "runtime"
+    }
+}
+
+impl std::fmt::Display for StoppedBy {
+    /// `runtime PROC801 (os.system)`, `kernel EPERM`, `static IMP101`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.layer)?;
+        if let Some(what) = self.rule.as_ref().or(self.errno.as_ref()) {
+            write!(f, " {what}")?;
+        }
+        if let Some(event) = &self.event {
+            write!(f, " ({event})")?;
+        }
+        Ok(())
+    }
 }
 
 /// The record's `check`, and one line of `warden check --format json` (which adds `path`).
@@ -285,6 +334,12 @@ impl Record {
         self.check.as_ref()?.decision.as_deref()
     }
 
+    /// The rule the runtime layer stopped the program with, when it did.
+    pub fn runtime_rule(&self) -> Option<&str> {
+        let stopped = self.stopped_by.as_ref().filter(|s| s.is_runtime())?;
+        Some(stopped.rule.as_deref().unwrap_or("?"))
+    }
+
     /// The rule ids the static layer reported.
     pub fn rules(&self) -> Vec<String> {
         self.check
@@ -351,6 +406,13 @@ impl Warden {
             .collect();
         warden.output_dir = warden.run_flags.contains("--output-dir");
         Ok(warden)
+    }
+
+    /// Whether this warden has the layer `pass` measures (the runtime pass needs a warden with
+    /// runtime hooks: one whose `warden run --help` lists `--no-hooks`).
+    pub fn supports(&self, pass: Pass) -> bool {
+        pass.needs_flag()
+            .is_none_or(|flag| self.run_flags.contains(flag))
     }
 
     /// A command running the warden binary, as the `--run-as` user when there is one.
@@ -495,8 +557,8 @@ impl Warden {
         Ok(verdicts)
     }
 
-    /// `warden run --json` with the flags of `pass` (`--no-policy`, and `--no-hooks` when this
-    /// warden has it, for the jail pass) and `--output-dir DIR` when given, on `file`; watched
+    /// `warden run --json` with the flags of `pass` (`--no-policy` for the runtime pass;
+    /// `--no-policy`, and `--no-hooks` when this warden has it, for the jail pass) and `--output-dir DIR` when given, on `file`; watched
     /// when `watch`.
     pub fn run(
         &self,
@@ -645,7 +707,28 @@ mod tests {
             assert!(record.has_layer(layer), "{layer}");
         }
         assert!(!record.has_layer("ns:pid"));
+        assert!(record.stopped_by.is_none() && record.runtime_rule().is_none());
         assert!(Record::parse(b"warden: error: boom").is_none());
+    }
+
+    #[test]
+    fn stopped_by_names_the_layer_and_what_it_stopped() {
+        let runtime = Record::parse(
+            br#"{"status":"error","stopped_by":{"layer":"runtime","rule":"PROC801","event":"os.system"}}"#,
+        )
+        .unwrap();
+        assert_eq!(runtime.runtime_rule(), Some("PROC801"));
+        let stopped = runtime.stopped_by.unwrap();
+        assert!(stopped.is_runtime());
+        assert_eq!(stopped.to_string(), "runtime PROC801 (os.system)");
+        let kernel =
+            Record::parse(br#"{"status":"error","stopped_by":{"layer":"kernel","errno":"EPERM"}}"#)
+                .unwrap();
+        assert_eq!(kernel.runtime_rule(), None);
+        assert_eq!(kernel.stopped_by.unwrap().to_string(), "kernel EPERM");
+        // A stand-in's odd value reads as absent; the record still parses.
+        let odd = Record::parse(br#"{"status":"ok","stopped_by":"runtime"}"#).unwrap();
+        assert!(odd.stopped_by.is_none());
     }
 
     #[test]
@@ -711,6 +794,11 @@ mod tests {
             "run --json --no-policy --no-hooks p.py"
         );
         assert_eq!(args(&echo, Pass::Full), "run --json p.py");
+        // The runtime pass keeps the hooks on.
+        assert_eq!(args(&echo, Pass::Runtime), "run --json --no-policy p.py");
+        assert!(echo.supports(Pass::Runtime));
+        echo.run_flags.clear();
+        assert!(!echo.supports(Pass::Runtime) && echo.supports(Pass::Jail));
         assert!(echo
             .run(Path::new("p.py"), Pass::Policy, None, &[], false)
             .is_err());

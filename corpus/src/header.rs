@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use super::effects::Effect;
 
 /// The header keys warden reads; any other key is ignored (so teams can add their own).
-pub const KEYS: [&str; 9] = [
+pub const KEYS: [&str; 10] = [
     "warden-case",
     "group",
     "technique",
@@ -22,6 +22,7 @@ pub const KEYS: [&str; 9] = [
     "expect-rules",
     "expect-jail",
     "expect-output",
+    "expect-runtime",
 ];
 
 /// The groups of attacks (corpus/README.md, "Groups") plus `JAIL`; benign cases use `BENIGN`.
@@ -71,6 +72,9 @@ pub enum CaseSpec {
         expect_rules: Vec<String>,
         /// Host-side effects with the static layer off.
         expect_jail: Vec<Effect>,
+        /// The rule the runtime layer stops it with when the static layer is off
+        /// (`expect-runtime`); `None`: the runtime layer is not expected to stop it.
+        expect_runtime: Option<String>,
     },
     Benign {
         /// A substring stdout must contain after a successful run.
@@ -193,6 +197,13 @@ pub fn parse(file: &Path, bytes: &[u8]) -> Result<Header, HeaderError> {
             ));
         }
         let (_, output) = required("expect-output")?;
+        if let Some((line, _)) = fields.get("expect-runtime") {
+            return Err(error(
+                *line,
+                "expect-runtime names the rule that stops an attack; a benign case has none"
+                    .to_owned(),
+            ));
+        }
         CaseSpec::Benign {
             expect_output: output.to_owned(),
         }
@@ -206,10 +217,21 @@ pub fn parse(file: &Path, bytes: &[u8]) -> Result<Header, HeaderError> {
         let (jail_line, jail) = required("expect-jail")?;
         let expect_jail = Effect::parse_list(jail)
             .map_err(|err| error(jail_line, format!("expect-jail: {err}")))?;
+        let expect_runtime = match fields.get("expect-runtime") {
+            None => None,
+            Some((_, rule)) if is_rule_id(rule) => Some(rule.clone()),
+            Some((line, rule)) => {
+                return Err(error(
+                    *line,
+                    format!("expect-runtime must be one rule id (`PROC801`), not `{rule}`"),
+                ))
+            }
+        };
         CaseSpec::Attack {
             expect_static,
             expect_rules,
             expect_jail,
+            expect_runtime,
         }
     };
     let variant = fields.get("variant").map(|(_, v)| v.clone());
@@ -224,6 +246,12 @@ pub fn parse(file: &Path, bytes: &[u8]) -> Result<Header, HeaderError> {
         references,
         spec,
     })
+}
+
+/// A rule id: upper-case letters then digits (`PROC801`, `IMP101`).
+fn is_rule_id(text: &str) -> bool {
+    let digits = text.trim_start_matches(|c: char| c.is_ascii_uppercase());
+    digits.len() < text.len() && !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit())
 }
 
 #[cfg(test)]
@@ -256,6 +284,7 @@ mod tests {
             expect_static,
             expect_rules,
             expect_jail,
+            expect_runtime,
         } = header.spec
         else {
             panic!("not an attack")
@@ -263,6 +292,31 @@ mod tests {
         assert_eq!(expect_static, ExpectStatic::Deny);
         assert_eq!(expect_rules, ["IMP101", "REF201"]);
         assert_eq!(expect_jail.len(), 2);
+        assert_eq!(expect_runtime, None);
+    }
+
+    #[test]
+    fn expect_runtime_names_one_rule_of_an_attack() {
+        let with = ATTACK.replace("# expect-jail:", "# expect-runtime: NET802\n# expect-jail:");
+        let header = parse_str(&with).unwrap();
+        let CaseSpec::Attack { expect_runtime, .. } = header.spec else {
+            panic!("not an attack")
+        };
+        assert_eq!(expect_runtime.as_deref(), Some("NET802"));
+        for bad in ["NET802 PROC801", "net802", "802", "NET", "runtime"] {
+            let text = ATTACK.replace(
+                "# expect-jail:",
+                &format!("# expect-runtime: {bad}\n# expect-jail:"),
+            );
+            let err = parse_str(&text).unwrap_err();
+            assert_eq!(err.line, 8, "{bad}: {err}");
+            assert!(err.message.starts_with("expect-runtime must be"), "{err}");
+        }
+        let benign = "# warden-case: pandas-x\n# group: BENIGN\n# technique: t\n\
+            # expect-static: allow\n# expect-output: OK\n# expect-runtime: PROC801\nx = 1\n";
+        let err = parse_str(benign).unwrap_err();
+        assert_eq!(err.line, 6);
+        assert!(err.message.contains("a benign case has none"), "{err}");
     }
 
     #[test]

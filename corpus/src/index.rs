@@ -90,6 +90,7 @@ fn case_of(dir: &Path, corpus: &str, row: &Value) -> Result<Case, String> {
                 Kind::Attack(AttackSpec {
                     expect_static: None,
                     expect_rules: Vec::new(),
+                    expect_runtime: None,
                     effects: vec![Effect::Contained],
                     watched: Vec::new(),
                 }),
@@ -218,6 +219,7 @@ fn redcode_attack(row: &Value) -> AttackSpec {
     AttackSpec {
         expect_static: None,
         expect_rules: Vec::new(),
+        expect_runtime: None,
         effects,
         watched: redcode_watched(),
     }

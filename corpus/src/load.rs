@@ -131,9 +131,11 @@ fn load_file(file: &Path, corpus: &str) -> Result<Case, String> {
             expect_static,
             expect_rules,
             expect_jail,
+            expect_runtime,
         } => Kind::Attack(AttackSpec {
             expect_static: Some(expect_static),
             expect_rules,
+            expect_runtime,
             effects: expect_jail,
             watched: Vec::new(),
         }),

@@ -41,20 +41,24 @@ fn main() -> ExitCode {
 
 #[derive(Debug, Subcommand)]
 pub enum CorpusCommand {
-    /// Run corpora: each attack through the policy alone, the jail alone and the full pipeline.
+    /// Run corpora: each attack through the policy alone, the runtime layer alone, the jail alone
+    /// and the full pipeline.
     ///
     /// DIR is a directory of cases in warden's header format (searched recursively; see
     /// corpus/README.md) or a directory with an index.jsonl (the external corpora of
     /// ../shared/corpora). Every attack is checked from the host side: canaries, listeners on the
     /// loopback, host processes, file snapshots. Never run attack files outside warden.
     ///
-    /// --passes picks the passes (default all three): `--passes jail` runs every attack in the
-    /// jail with the policy off and nothing else (benign and harmless programs run there too); the
+    /// --passes picks the passes (default all four): `--passes jail` runs every attack in the
+    /// jail with the policy and the runtime hooks off and nothing else (benign and harmless
+    /// programs run there too); `--passes runtime` runs every attack with the policy off and the
+    /// runtime hooks on (a case's `expect-runtime` rule must be the one that stops it); the
     /// report's per-case columns, matrix and totals show only the passes that ran, and the JSON
-    /// report lists them in `passes`. --run-as USER starts every warden call as that unprivileged
-    /// user (its uid and gid, no supplementary groups, a HOME and TMPDIR of its own) while the
-    /// runner stays root for the host-side checks; the user must be able to read the cases and
-    /// the rules file.
+    /// report lists them in `passes`. A warden without runtime hooks (no `run --no-hooks`) skips
+    /// the runtime pass, and the report says so. --run-as USER starts every warden call as that
+    /// unprivileged user (its uid and gid, no supplementary groups, a HOME and TMPDIR of its own)
+    /// while the runner stays root for the host-side checks; the user must be able to read the
+    /// cases and the rules file.
     ///
     /// Exit status: 0 when every case met its expectation; 1 on any escape (an attack not contained
     /// with the policy off), benign regression or broken expectation; 2 when the corpus is
@@ -109,7 +113,7 @@ pub struct CorpusRunArgs {
         value_name = "LIST",
         value_enum,
         value_delimiter = ',',
-        default_value = "policy,jail,full"
+        default_value = "policy,runtime,jail,full"
     )]
     pub passes: Vec<Pass>,
     /// Run every warden call as USER, an unprivileged account (the runner must be root; it keeps

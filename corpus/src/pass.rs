@@ -2,11 +2,12 @@
 //! selection a run makes (`--passes`).
 //!
 //! A pass is either the policy alone (`warden check`) or one `warden run` with the flags that pick
-//! its layers. Adding a pass (e.g. a "runtime hooks only" layer) is a new variant here with its
-//! `warden run` flags in [`Pass::run_flags`], its place in `runner.rs` and its column in
-//! `report.rs`; everything else (the command line, the JSON report's `passes`, which columns
-//! show) follows from this list. Owns: the names, the order and the selection. Does not own:
-//! running a pass (`runner.rs`).
+//! its layers: the policy alone, the runtime hooks alone (with the jail they run in), the jail
+//! alone, all of them. Adding a pass is a new variant here with its `warden run` flags in
+//! [`Pass::run_flags`] (and, for a layer only newer wardens have, the flag that shows it in
+//! [`Pass::needs_flag`]), its place in `runner.rs` and its column in `report.rs`; everything else
+//! (the command line, the JSON report's `passes`, which columns show) follows from this list.
+//! Owns: the names, the order and the selection. Does not own: running a pass (`runner.rs`).
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -19,6 +20,10 @@ use serde::Serialize;
 pub enum Pass {
     /// The policy alone: `warden check --format json` over every file.
     Policy,
+    /// The runtime layer alone: `warden run --no-policy` with warden's audit hook on (in the jail,
+    /// which a program cannot run without); an attack is stopped by it when the result record's
+    /// `stopped_by` names the runtime layer, and every host-side check must hold.
+    Runtime,
     /// The jail alone: `warden run --no-policy` (and `--no-hooks` when warden has runtime hooks);
     /// attacks must be contained.
     Jail,
@@ -28,12 +33,13 @@ pub enum Pass {
 
 impl Pass {
     /// Every pass, in the order they run and are reported.
-    pub const ALL: [Pass; 3] = [Pass::Policy, Pass::Jail, Pass::Full];
+    pub const ALL: [Pass; 4] = [Pass::Policy, Pass::Runtime, Pass::Jail, Pass::Full];
 
     /// The pass's name on the command line and in reports.
     pub fn as_str(self) -> &'static str {
         match self {
             Pass::Policy => "policy",
+            Pass::Runtime => "runtime",
             Pass::Jail => "jail",
             Pass::Full => "full",
         }
@@ -44,6 +50,11 @@ impl Pass {
     pub fn run_flags(self) -> Option<RunFlags> {
         match self {
             Pass::Policy => None,
+            // No static layer; the runtime hooks stay on (the policy's `[runtime] hooks`).
+            Pass::Runtime => Some(RunFlags {
+                always: &["--no-policy"],
+                if_known: &[],
+            }),
             // The jail alone: no policy, and no runtime hooks in a warden that has them.
             Pass::Jail => Some(RunFlags {
                 always: &["--no-policy"],
@@ -53,6 +64,16 @@ impl Pass {
                 always: &[],
                 if_known: &[],
             }),
+        }
+    }
+
+    /// The `warden run` flag whose presence in `warden run --help` shows that the binary has the
+    /// layer this pass measures; `None` for passes every warden can make. A warden without runtime
+    /// hooks has no `--no-hooks` (nothing to turn off), and no runtime pass.
+    pub fn needs_flag(self) -> Option<&'static str> {
+        match self {
+            Pass::Runtime => Some("--no-hooks"),
+            Pass::Policy | Pass::Jail | Pass::Full => None,
         }
     }
 }
@@ -131,12 +152,18 @@ mod tests {
 
     #[test]
     fn selections_keep_the_pass_order_and_refuse_nothing() {
-        let passes = Passes::new([Pass::Full, Pass::Jail, Pass::Full]).unwrap();
-        assert_eq!(passes.list(), [Pass::Jail, Pass::Full]);
-        assert_eq!(passes.to_string(), "jail,full");
+        let passes = Passes::new([Pass::Full, Pass::Jail, Pass::Full, Pass::Runtime]).unwrap();
+        assert_eq!(passes.list(), [Pass::Runtime, Pass::Jail, Pass::Full]);
+        assert_eq!(passes.to_string(), "runtime,jail,full");
         assert!(passes.runs_programs());
+        assert!(Passes::new([Pass::Runtime]).unwrap().runs_programs());
         assert!(!Passes::new([Pass::Policy]).unwrap().runs_programs());
         assert!(Passes::new([]).is_none());
-        assert_eq!(Passes::default().to_string(), "policy,jail,full");
+        assert_eq!(Passes::default().to_string(), "policy,runtime,jail,full");
+        assert_eq!(Pass::Runtime.needs_flag(), Some("--no-hooks"));
+        assert_eq!(
+            Pass::Runtime.run_flags().map(|f| f.always),
+            Some(&["--no-policy"][..])
+        );
     }
 }

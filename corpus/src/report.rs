@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::case::{Case, Kind};
-use super::exec::{Finished, Record, StaticVerdict};
+use super::exec::{Finished, Record, StaticVerdict, StoppedBy};
 use super::header::ExpectStatic;
 use super::pass::Pass;
 use super::verify::{Check, Verdict};
@@ -48,9 +48,12 @@ pub enum MismatchKind {
     Unverifiable,
     /// The policy's verdict or rules differ from the header.
     Static,
+    /// The runtime layer did not stop an attack with the rule its header names (`expect-runtime`).
+    Runtime,
     /// The full pipeline disagrees with `warden check`.
     Pipeline,
-    /// Benign code denied by the policy.
+    /// Benign code denied by the policy (pass `policy`) or stopped by the runtime layer (pass
+    /// `runtime`, whichever run showed it).
     FalsePositive,
     /// Benign code that did not run to a successful end with the expected output.
     Regression,
@@ -62,7 +65,7 @@ pub enum MismatchKind {
 #[derive(Debug, Clone, Serialize)]
 pub struct Mismatch {
     pub kind: MismatchKind,
-    /// `policy`, `jail` (policy off) or `full`.
+    /// `policy`, `runtime` (policy off, hooks on), `jail` (policy and hooks off) or `full`.
     pub pass: &'static str,
     pub message: String,
 }
@@ -75,6 +78,13 @@ pub struct PassResult {
     pub exit_code: Option<i64>,
     pub warden_exit_code: Option<i32>,
     pub time_ms: u64,
+    /// The layer the result record says stopped the program.
+    pub stopped_by: Option<StoppedBy>,
+    /// The pass whose run this one is, when it did not run on its own: a program the policy
+    /// allowed ran in the full pipeline exactly as it would with `--no-policy`, so that run
+    /// stands for the runtime pass too (`full`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub same_run_as: Option<&'static str>,
     pub checks: Vec<Check>,
 }
 
@@ -85,7 +95,23 @@ impl PassResult {
             exit_code: record.and_then(|r| r.exit_code),
             warden_exit_code: finished.code,
             time_ms: finished.elapsed.as_millis() as u64,
+            stopped_by: record.and_then(|r| r.stopped_by.clone()),
+            same_run_as: None,
             checks,
+        }
+    }
+
+    /// The rule the runtime layer stopped the program with, when it did.
+    pub fn runtime_rule(&self) -> Option<&str> {
+        let stopped = self.stopped_by.as_ref().filter(|s| s.is_runtime())?;
+        Some(stopped.rule.as_deref().unwrap_or("?"))
+    }
+
+    /// This run, standing for another pass too.
+    pub fn shared_from(&self, pass: Pass) -> PassResult {
+        PassResult {
+            same_run_as: Some(pass.as_str()),
+            ..self.clone()
         }
     }
 }
@@ -105,7 +131,12 @@ pub struct CaseResult {
     /// The policy pass (`warden check`).
     pub policy: Option<StaticVerdict>,
     pub denied_statically: bool,
-    /// The jail-only pass (`warden run --no-policy`).
+    /// The runtime-only pass (`warden run --no-policy`, the hooks on).
+    pub runtime: Option<PassResult>,
+    /// Attacks: the runtime layer stopped it (the record's `stopped_by` names it) and every host
+    /// check of that pass held.
+    pub stopped_by_runtime: Option<bool>,
+    /// The jail-only pass (`warden run --no-policy --no-hooks`).
     pub jail: Option<PassResult>,
     /// Attacks: every host check of the jail-only pass held.
     pub contained: Option<bool>,
@@ -143,6 +174,8 @@ impl CaseResult {
             effects,
             policy: None,
             denied_statically: false,
+            runtime: None,
+            stopped_by_runtime: None,
             jail: None,
             contained: None,
             full: None,
@@ -176,6 +209,20 @@ impl CaseResult {
     fn has(&self, kind: MismatchKind) -> bool {
         self.mismatches.iter().any(|m| m.kind == kind)
     }
+
+    fn has_in(&self, kind: MismatchKind, pass: &str) -> bool {
+        self.mismatches
+            .iter()
+            .any(|m| m.kind == kind && m.pass == pass)
+    }
+
+    /// The run that shows how the program ended: the fullest pass it went through.
+    fn main_run(&self) -> Option<&PassResult> {
+        self.full
+            .as_ref()
+            .or(self.runtime.as_ref())
+            .or(self.jail.as_ref())
+    }
 }
 
 /// A corpus directory that was run.
@@ -194,6 +241,10 @@ pub struct AttackRow {
     pub group: String,
     pub cases: usize,
     pub denied_statically: usize,
+    /// Stopped by the runtime layer with the static layer off, every host check holding.
+    pub stopped_by_runtime: usize,
+    /// Cases that had a runtime pass (0 when warden has no runtime hooks).
+    pub runtime_runs: usize,
     pub contained_by_jail: usize,
     /// Denied statically and contained by the jail alone.
     pub both: usize,
@@ -207,6 +258,15 @@ pub struct AttackRow {
 }
 
 impl AttackRow {
+    /// The runtime column: `–` when no case had a runtime pass.
+    fn runtime_cell(&self, pct_cell: fn(usize, usize) -> String) -> String {
+        if self.runtime_runs == 0 {
+            "–".to_owned()
+        } else {
+            pct_cell(self.stopped_by_runtime, self.cases)
+        }
+    }
+
     fn stopped_text(&self) -> String {
         if self.full_runs == 0 {
             "–".to_owned()
@@ -226,7 +286,10 @@ pub struct BenignRow {
     pub ran_ok: usize,
     /// Cases only judged statically (smolagents' `ordinary` tier): not run.
     pub not_run: usize,
+    /// Denied by the policy.
     pub false_positives: usize,
+    /// Stopped by the runtime layer (in the runtime pass, or in the full pipeline).
+    pub runtime_false_positives: usize,
     pub regressions: usize,
     pub skipped: usize,
     pub time_ms: u64,
@@ -264,14 +327,21 @@ pub struct Summary {
     pub cases: usize,
     pub attacks: usize,
     pub attacks_denied_statically: usize,
+    /// Stopped by the runtime layer alone (the runtime pass).
+    pub attacks_stopped_by_runtime: usize,
     pub attacks_contained_by_jail: usize,
     pub attacks_stopped: usize,
     pub escapes: usize,
     pub unverifiable: usize,
     pub static_mismatches: usize,
+    /// Attacks whose `expect-runtime` the runtime pass did not meet.
+    pub runtime_mismatches: usize,
     pub benign: usize,
     pub benign_passed: usize,
+    /// Benign cases denied by the policy or stopped by the runtime layer.
     pub false_positives: usize,
+    /// Benign cases stopped by the runtime layer.
+    pub runtime_false_positives: usize,
     pub regressions: usize,
     pub harmless: usize,
     pub skipped: usize,
@@ -323,6 +393,8 @@ impl Report {
                     let contained = c.contained == Some(true);
                     row.cases += 1;
                     row.denied_statically += usize::from(c.denied_statically);
+                    row.stopped_by_runtime += usize::from(c.stopped_by_runtime == Some(true));
+                    row.runtime_runs += usize::from(c.stopped_by_runtime.is_some());
                     row.contained_by_jail += usize::from(contained);
                     row.both += usize::from(c.denied_statically && contained);
                     row.stopped += usize::from(c.stopped == Some(true));
@@ -332,11 +404,13 @@ impl Report {
                     row.time_ms += c.time_ms;
                     s.attacks += 1;
                     s.attacks_denied_statically += usize::from(c.denied_statically);
+                    s.attacks_stopped_by_runtime += usize::from(c.stopped_by_runtime == Some(true));
                     s.attacks_contained_by_jail += usize::from(contained);
                     s.attacks_stopped += usize::from(c.stopped == Some(true));
                     s.escapes += usize::from(c.has(MismatchKind::Escape));
                     s.unverifiable += usize::from(c.has(MismatchKind::Unverifiable));
                     s.static_mismatches += usize::from(c.has(MismatchKind::Static));
+                    s.runtime_mismatches += usize::from(c.has(MismatchKind::Runtime));
                 }
                 "benign" | "skipped" => {
                     let row = benign.entry(key).or_insert_with(|| BenignRow {
@@ -350,23 +424,24 @@ impl Report {
                         s.skipped += 1;
                         continue;
                     }
+                    let runtime_fp = c.has_in(MismatchKind::FalsePositive, "runtime");
                     let ran_ok = c
-                        .full
-                        .as_ref()
-                        .or(c.jail.as_ref())
+                        .main_run()
                         .is_some_and(|p| p.status.as_deref() == Some("ok"))
-                        && !c.has(MismatchKind::Regression);
+                        && !c.has(MismatchKind::Regression)
+                        && !runtime_fp;
                     row.cases += 1;
-                    row.not_run += usize::from(
-                        c.full.is_none() && c.jail.is_none() && c.mismatches.is_empty(),
-                    );
+                    row.not_run += usize::from(c.main_run().is_none() && c.mismatches.is_empty());
                     row.allowed += usize::from(!c.denied_statically && c.policy.is_some());
                     row.ran_ok += usize::from(ran_ok);
-                    row.false_positives += usize::from(c.has(MismatchKind::FalsePositive));
+                    row.false_positives +=
+                        usize::from(c.has_in(MismatchKind::FalsePositive, "policy"));
+                    row.runtime_false_positives += usize::from(runtime_fp);
                     row.regressions += usize::from(c.has(MismatchKind::Regression));
                     s.benign += 1;
                     s.benign_passed += usize::from(c.outcome == CaseStatus::Pass);
                     s.false_positives += usize::from(c.has(MismatchKind::FalsePositive));
+                    s.runtime_false_positives += usize::from(runtime_fp);
                     s.regressions += usize::from(c.has(MismatchKind::Regression));
                 }
                 _ => {
@@ -378,9 +453,7 @@ impl Report {
                     row.cases += 1;
                     row.denied_statically += usize::from(c.denied_statically);
                     row.ran_ok += usize::from(
-                        c.full
-                            .as_ref()
-                            .or(c.jail.as_ref())
+                        c.main_run()
                             .is_some_and(|p| p.status.as_deref() == Some("ok")),
                     );
                     row.time_ms += c.time_ms;
@@ -441,6 +514,13 @@ fn benign_columns(report: &Report) -> Vec<Column<BenignRow>> {
             Box::new(|r| r.false_positives.to_string()),
         ));
     }
+    if report.ran(Pass::Runtime) {
+        columns.push((
+            "rt FP",
+            "runtime false positives",
+            Box::new(|r| r.runtime_false_positives.to_string()),
+        ));
+    }
     if runs {
         columns.push((
             "regr.",
@@ -478,6 +558,13 @@ fn attack_columns(report: &Report, pct_cell: fn(usize, usize) -> String) -> Vec<
             "policy",
             "policy",
             Box::new(move |r| pct_cell(r.denied_statically, r.cases)),
+        ));
+    }
+    if report.ran(Pass::Runtime) {
+        columns.push((
+            "runtime",
+            "runtime",
+            Box::new(move |r| r.runtime_cell(pct_cell)),
         ));
     }
     if report.ran(Pass::Jail) {
@@ -539,6 +626,14 @@ fn pass_word(pass: Option<&PassResult>) -> String {
     }
 }
 
+/// One-word summary of a runtime pass: the rule the runtime layer stopped it with, else its status.
+fn runtime_word(pass: Option<&PassResult>) -> String {
+    match pass.and_then(PassResult::runtime_rule) {
+        Some(rule) => rule.to_owned(),
+        None => pass_word(pass),
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Human
 
@@ -554,6 +649,9 @@ pub fn human(report: &Report) -> String {
                     "policy:{:<6} ",
                     c.policy.as_ref().map_or("–", |v| v.decision.as_str())
                 ),
+                Pass::Runtime => {
+                    write!(passes, "runtime:{:<8} ", runtime_word(c.runtime.as_ref()))
+                }
                 Pass::Jail => write!(passes, "jail:{:<13} ", pass_word(c.jail.as_ref())),
                 Pass::Full => write!(passes, "full:{:<15} ", pass_word(c.full.as_ref())),
             };
@@ -608,6 +706,7 @@ pub fn human(report: &Report) -> String {
         let width = |title: &str| match title {
             "ran ok" => 12,
             "allowed" => 8,
+            "rt FP" => 6,
             "skipped" => 7,
             _ => 6,
         };
@@ -654,6 +753,12 @@ pub fn human(report: &Report) -> String {
     let mut attack_figures = Vec::new();
     if report.ran(Pass::Policy) {
         attack_figures.push(format!("{} denied statically", s.attacks_denied_statically));
+    }
+    if ran_runtime(report) {
+        attack_figures.push(format!(
+            "{} stopped by the runtime layer alone",
+            s.attacks_stopped_by_runtime
+        ));
     }
     if report.ran(Pass::Jail) {
         attack_figures.push(format!(
@@ -757,6 +862,12 @@ pub fn markdown(report: &Report) -> String {
             .iter()
             .filter_map(|(title, _, _)| match *title {
                 "policy" => Some("*Policy*: denied by `warden check`."),
+                "runtime" => Some(
+                    "*Runtime*: the runtime layer alone (`warden run --no-policy`: warden's audit hook, \
+                     in the jail): the result record's `stopped_by` names the runtime layer and every \
+                     host-side check held (an attack the policy allows runs once with the hooks on, \
+                     in the full pipeline, when that pass runs).",
+                ),
                 "jail" => Some(
                     "*Jail*: the jail alone (`warden run --no-policy`, and `--no-hooks` when warden has \
                      runtime hooks): every host-side check held.",
@@ -790,6 +901,8 @@ pub fn markdown(report: &Report) -> String {
             );
             total.cases += r.cases;
             total.denied_statically += r.denied_statically;
+            total.stopped_by_runtime += r.stopped_by_runtime;
+            total.runtime_runs += r.runtime_runs;
             total.contained_by_jail += r.contained_by_jail;
             total.both += r.both;
             total.stopped += r.stopped;
@@ -891,7 +1004,7 @@ pub fn markdown(report: &Report) -> String {
             "| {} | {} | {} | {} |",
             c.id,
             c.corpus,
-            pass_word(c.jail.as_ref().or(c.full.as_ref())),
+            pass_word(c.jail.as_ref().or(c.main_run())),
             secs(c.time_ms)
         );
     }
@@ -960,6 +1073,13 @@ pub fn headline(report: &Report) -> String {
                 pct(s.attacks_denied_statically, s.attacks)
             ));
         }
+        if ran_runtime(report) {
+            figures.push(format!(
+                "stopped by the runtime layer alone {} ({})",
+                s.attacks_stopped_by_runtime,
+                pct(s.attacks_stopped_by_runtime, s.attacks)
+            ));
+        }
         let full_runs: usize = s.attack_matrix.iter().map(|r| r.full_runs).sum();
         if full_runs > 0 {
             figures.push(format!(
@@ -976,12 +1096,18 @@ pub fn headline(report: &Report) -> String {
         let ran: usize = s.benign_table.iter().map(|r| r.ran_ok).sum();
         let to_run: usize = s.benign_table.iter().map(|r| r.cases - r.not_run).sum();
         let allowed: usize = s.benign_table.iter().map(|r| r.allowed).sum();
+        let policy_fps: usize = s.benign_table.iter().map(|r| r.false_positives).sum();
         let mut figures = Vec::new();
         if report.ran(Pass::Policy) {
             figures.push(format!(
-                "allowed {allowed} ({}), false positives {}",
+                "allowed {allowed} ({}), false positives {policy_fps}",
                 pct(allowed, s.benign),
-                s.false_positives
+            ));
+        }
+        if report.ran(Pass::Runtime) {
+            figures.push(format!(
+                "runtime false positives {}",
+                s.runtime_false_positives
             ));
         }
         if to_run > 0 {
@@ -1001,6 +1127,16 @@ pub fn headline(report: &Report) -> String {
         parts.push(text);
     }
     format!("Headline: {}.", parts.join("; "))
+}
+
+/// Whether any attack had a runtime pass (the pass was selected and warden has runtime hooks).
+fn ran_runtime(report: &Report) -> bool {
+    report.ran(Pass::Runtime)
+        && report
+            .summary
+            .attack_matrix
+            .iter()
+            .any(|r| r.runtime_runs > 0)
 }
 
 /// Benign runs that failed, counted by cause (the last line of stderr, or the status).
@@ -1076,6 +1212,19 @@ pub fn junit(report: &Report) -> String {
             cases.len(),
             time as f64 / 1000.0
         );
+        let properties = suite_properties(report, &corpus, &group);
+        if !properties.is_empty() {
+            let _ = writeln!(out, "    <properties>");
+            for (name, value) in properties {
+                let _ = writeln!(
+                    out,
+                    "      <property name=\"{}\" value=\"{}\"/>",
+                    xml(name),
+                    xml(&value)
+                );
+            }
+            let _ = writeln!(out, "    </properties>");
+        }
         for c in cases {
             let _ = write!(
                 out,
@@ -1129,6 +1278,58 @@ pub fn junit(report: &Report) -> String {
     out
 }
 
+/// The matrix figures of one suite (a corpus and group), for the passes that ran: the attack
+/// matrix's columns (`denied_statically`, `stopped_by_runtime`, `contained_by_jail`, `stopped`,
+/// `escapes`) or the benign table's.
+fn suite_properties(report: &Report, corpus: &str, group: &str) -> Vec<(&'static str, String)> {
+    let s = &report.summary;
+    let mut properties = Vec::new();
+    if let Some(r) = s
+        .attack_matrix
+        .iter()
+        .find(|r| r.corpus == corpus && r.group == group)
+    {
+        properties.push(("cases", r.cases.to_string()));
+        if report.ran(Pass::Policy) {
+            properties.push(("denied_statically", r.denied_statically.to_string()));
+        }
+        if report.ran(Pass::Runtime) && r.runtime_runs > 0 {
+            properties.push(("stopped_by_runtime", r.stopped_by_runtime.to_string()));
+        }
+        if report.ran(Pass::Jail) {
+            properties.push(("contained_by_jail", r.contained_by_jail.to_string()));
+        }
+        if report.ran(Pass::Full) && r.full_runs > 0 {
+            properties.push(("stopped", r.stopped.to_string()));
+        }
+        if report.ran_programs() {
+            properties.push(("escapes", r.escapes.to_string()));
+        }
+    }
+    if let Some(r) = s
+        .benign_table
+        .iter()
+        .find(|r| r.corpus == corpus && r.group == group)
+    {
+        properties.push(("benign", r.cases.to_string()));
+        if report.ran(Pass::Policy) {
+            properties.push(("allowed", r.allowed.to_string()));
+            properties.push(("false_positives", r.false_positives.to_string()));
+        }
+        if report.ran(Pass::Runtime) {
+            properties.push((
+                "runtime_false_positives",
+                r.runtime_false_positives.to_string(),
+            ));
+        }
+        if report.ran_programs() {
+            properties.push(("ran_ok", r.ran_ok.to_string()));
+            properties.push(("regressions", r.regressions.to_string()));
+        }
+    }
+    properties
+}
+
 /// A plain-text account of one case: passes, checks, mismatches, notes.
 fn case_detail(c: &CaseResult) -> String {
     let mut text = String::new();
@@ -1136,15 +1337,29 @@ fn case_detail(c: &CaseResult) -> String {
     if let Some(v) = &c.policy {
         let _ = writeln!(text, "policy: {} ({})", v.decision, v.rules.join(" "));
     }
-    for (name, pass) in [("jail (policy off)", &c.jail), ("full pipeline", &c.full)] {
+    for (name, pass) in [
+        ("runtime (policy off, hooks on)", &c.runtime),
+        ("jail (policy and hooks off)", &c.jail),
+        ("full pipeline", &c.full),
+    ] {
         let Some(p) = pass else { continue };
-        let _ = writeln!(
+        let _ = write!(
             text,
             "{name}: status {} exit {:?} in {}",
             p.status.as_deref().unwrap_or("(no record)"),
             p.exit_code,
             secs(p.time_ms)
         );
+        if let Some(stopped) = &p.stopped_by {
+            let _ = write!(text, ", stopped by {stopped}");
+        }
+        if let Some(other) = p.same_run_as {
+            let _ = write!(text, " (the {other} pass's run)");
+        }
+        let _ = writeln!(text);
+        if p.same_run_as.is_some() {
+            continue;
+        }
         for check in &p.checks {
             let mark = match check.verdict {
                 Verdict::Held => "held",
@@ -1202,6 +1417,8 @@ mod tests {
                 rules: vec!["IMP101".to_owned()],
             }),
             denied_statically: true,
+            runtime: None,
+            stopped_by_runtime: None,
             jail: None,
             contained: Some(true),
             full: None,
@@ -1262,10 +1479,166 @@ mod tests {
         );
         let md = markdown(&report);
         assert!(
-            md.contains("| corpus | A | 1 | 1 (100%) | 1 (100%) | 1 | 1 | 0 | 1.5s |"),
+            md.contains("| corpus | A | 1 | 1 (100%) | – | 1 (100%) | 1 | 1 | 0 | 1.5s |"),
             "{md}"
         );
         assert!(md.contains("a &lt;note>"));
+        // No case had a runtime pass (a warden without hooks): no runtime figure.
+        assert!(!headline(&report).contains("runtime layer"), "{md}");
+    }
+
+    /// A runtime pass's result: stopped by the runtime layer with `rule`, or ended with `status`.
+    fn runtime_run(status: &str, rule: Option<&str>) -> PassResult {
+        PassResult {
+            status: Some(status.to_owned()),
+            exit_code: Some(1),
+            warden_exit_code: Some(0),
+            time_ms: 200,
+            stopped_by: rule.map(|rule| StoppedBy {
+                layer: "runtime".to_owned(),
+                rule: Some(rule.to_owned()),
+                event: Some("os.system".to_owned()),
+                errno: None,
+            }),
+            same_run_as: None,
+            checks: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_runtime_column_counts_attacks_the_hooks_stopped() {
+        let mut stopped = result("j-os-system", "attack", "J");
+        stopped.runtime = Some(runtime_run("error", Some("PROC801")));
+        stopped.stopped_by_runtime = Some(true);
+        let mut missed = result("j-rt-missed", "attack", "J");
+        missed.runtime = Some(runtime_run("ok", None));
+        missed.stopped_by_runtime = Some(false);
+        missed.mismatch(
+            MismatchKind::Runtime,
+            "runtime",
+            "expected the runtime layer to stop it with PROC801, but no layer stopped it"
+                .to_owned(),
+        );
+        missed.finish();
+        let mut shared = result("a-allowed", "attack", "A");
+        shared.denied_statically = false;
+        shared.runtime = Some(runtime_run("error", Some("ATTR303")).shared_from(Pass::Full));
+        shared.stopped_by_runtime = Some(true);
+        let mut fp = result("pandas-y", "benign", "BENIGN");
+        fp.denied_statically = false;
+        fp.runtime = Some(runtime_run("error", Some("IMP101")));
+        fp.mismatch(
+            MismatchKind::FalsePositive,
+            "runtime",
+            "benign code was stopped by the runtime layer".to_owned(),
+        );
+        fp.finish();
+        let report = report(vec![stopped, missed, shared, fp]);
+        let s = &report.summary;
+        assert_eq!(
+            (
+                s.attacks_stopped_by_runtime,
+                s.runtime_mismatches,
+                s.false_positives,
+                s.runtime_false_positives
+            ),
+            (2, 1, 1, 1)
+        );
+        let j = s.attack_matrix.iter().find(|r| r.group == "J").unwrap();
+        assert_eq!((j.stopped_by_runtime, j.runtime_runs), (1, 2));
+        assert_eq!(s.benign_table[0].false_positives, 0, "not the policy's");
+        assert_eq!(s.benign_table[0].runtime_false_positives, 1);
+        assert_eq!(s.benign_table[0].ran_ok, 0);
+
+        let md = markdown(&report);
+        assert!(
+            md.contains("| corpus | group | cases | policy | runtime | jail | both | stopped | escapes | time (sum) |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| corpus | J | 2 | 2 (100%) | 1 (50%) | 2 (100%) | 2 | 2 | 0 | 3.0s |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| corpus | A | 1 | 0 (0%) | 1 (100%) |"),
+            "{md}"
+        );
+        assert!(md.contains("*Runtime*: the runtime layer alone"), "{md}");
+        assert!(md.contains("runtime false positives"), "{md}");
+        assert!(
+            md.contains(
+                "runtime pass, Runtime: expected the runtime layer to stop it with PROC801"
+            ),
+            "{md}"
+        );
+        let line = headline(&report);
+        assert!(
+            line.contains("stopped by the runtime layer alone 2 (67%)")
+                && line.contains("runtime false positives 1"),
+            "{line}"
+        );
+
+        let text = human(&report);
+        let case_line = text.lines().find(|l| l.contains("j-os-system")).unwrap();
+        assert!(case_line.contains("runtime:PROC801"), "{case_line}");
+        assert!(
+            text.lines()
+                .find(|l| l.contains("j-rt-missed") && l.starts_with("FAIL"))
+                .is_some_and(|l| l.contains("runtime:ok")),
+            "{text}"
+        );
+        assert!(
+            text.contains("2 stopped by the runtime layer alone"),
+            "{text}"
+        );
+        let head = text.lines().find(|l| l.starts_with("Attacks")).unwrap();
+        assert!(head.contains("runtime"), "{head}");
+
+        let xml_text = junit(&report);
+        assert!(
+            xml_text.contains("<property name=\"stopped_by_runtime\" value=\"1\"/>"),
+            "{xml_text}"
+        );
+        assert!(
+            xml_text.contains("<property name=\"runtime_false_positives\" value=\"1\"/>"),
+            "{xml_text}"
+        );
+        assert!(
+            xml_text.contains(
+                "runtime (policy off, hooks on): status error exit Some(1) in 0.2s, stopped by runtime PROC801 (os.system)"
+            ),
+            "{xml_text}"
+        );
+        assert!(
+            xml_text.contains("stopped by runtime ATTR303 (os.system) (the full pass&apos;s run)"),
+            "{xml_text}"
+        );
+        assert_eq!(
+            xml_text.matches("<properties>").count(),
+            xml_text.matches("<testsuite ").count()
+        );
+
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["passes"][1], "runtime");
+        assert_eq!(json["summary"]["attacks_stopped_by_runtime"], 2);
+        assert_eq!(json["cases"][0]["runtime"]["stopped_by"]["rule"], "PROC801");
+        assert_eq!(json["cases"][2]["runtime"]["same_run_as"], "full");
+        assert!(json["cases"][0]["runtime"].get("same_run_as").is_none());
+
+        // Without the runtime pass, nothing of it shows.
+        let mut without = report.clone();
+        without.passes = vec![Pass::Policy, Pass::Jail, Pass::Full];
+        let md = markdown(&without);
+        for absent in [
+            "| runtime |",
+            "*Runtime*",
+            "runtime layer alone",
+            "runtime false",
+        ] {
+            assert!(!md.contains(absent), "{absent} in {md}");
+        }
+        assert!(!human(&without).contains("runtime:"));
+        assert!(!junit(&without).contains("stopped_by_runtime"));
     }
 
     #[test]

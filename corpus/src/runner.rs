@@ -1,6 +1,6 @@
-//! Running a corpus: the policy pass for every case at once, then each case's jail-only and full
-//! passes on a pool of workers, with the host-side checks around them — of these passes, those
-//! `--passes` selects.
+//! Running a corpus: the policy pass for every case at once, then each case's runtime-only,
+//! jail-only and full passes on a pool of workers, with the host-side checks around them — of
+//! these passes, those `--passes` selects.
 //!
 //! Parallel cases do not interfere: every case has its own environment secret, sentinel processes
 //! and output directories; fixtures the host can only have once (fixed ports, `/root/warden-canary`,
@@ -127,9 +127,16 @@ pub fn run(cases: &[Case], settings: &Settings) -> Result<(Vec<CaseResult>, Vec<
     if let (true, Err(why)) = (passes.contains(Pass::Full), &warden.full_pipeline) {
         notes.push(format!(
             "the full pipeline (`warden run` with the policy) gives no result record ({why}): \
-             attacks had the policy and jail-only passes only, benign programs ran with --no-policy \
-             after the policy pass allowed them"
+             attacks had no full pass, benign programs ran with --no-policy after the policy pass \
+             allowed them"
         ));
+    }
+    if passes.contains(Pass::Runtime) && !warden.supports(Pass::Runtime) {
+        notes.push(
+            "this warden has no runtime hooks (`warden run --help` lists no --no-hooks): \
+             the runtime pass was skipped"
+                .to_owned(),
+        );
     }
     if passes.runs_programs() && !warden.output_dir {
         notes.push(
@@ -320,25 +327,41 @@ fn run_case(
     result
 }
 
-/// The pass that runs a benign or harmless program (they run once): the full pipeline when it is
-/// selected and usable, else the jail alone (also for a program that runs without the policy by
-/// design, and when only the jail pass is selected); `None` when no selected pass runs programs.
+/// The pass that runs a benign or harmless program (they run once, in the fullest selected pass):
+/// the full pipeline when it is selected and usable, else the runtime layer (with the jail), else
+/// the jail alone; `None` when no selected pass runs programs. A program that runs without the
+/// policy by design (DS-1000's harness), or any program when the full pipeline gives no record,
+/// runs within the full pass with `--no-policy` and the hooks on: it is reported as the runtime
+/// pass when that pass is selected, else as the jail pass (as before passes could be chosen).
 fn program_pass(
     passes: &Passes,
     warden: &Warden,
     without_policy: bool,
 ) -> Option<(Pass, RunFlags)> {
+    let runtime = passes.contains(Pass::Runtime) && warden.supports(Pass::Runtime);
     let pass = if passes.contains(Pass::Full) {
         if without_policy || warden.full_pipeline.is_err() {
-            return Some((Pass::Jail, RunFlags::NO_POLICY));
+            let reported = if runtime { Pass::Runtime } else { Pass::Jail };
+            return Some((reported, RunFlags::NO_POLICY));
         }
         Pass::Full
+    } else if runtime {
+        Pass::Runtime
     } else if passes.contains(Pass::Jail) {
         Pass::Jail
     } else {
         return None;
     };
     Some((pass, pass.run_flags()?))
+}
+
+/// Stores a benign or harmless program's run as the result of `pass`.
+fn store(result: &mut CaseResult, pass: Pass, run: PassResult) {
+    match pass {
+        Pass::Runtime => result.runtime = Some(run),
+        Pass::Jail => result.jail = Some(run),
+        Pass::Full | Pass::Policy => result.full = Some(run),
+    }
 }
 
 fn output_dir(fixtures: &Fixtures, warden: &Warden, case: &Case, pass: &str) -> Option<PathBuf> {
@@ -458,9 +481,128 @@ fn attack(
             if passes.contains(Pass::Jail) {
                 jail_pass(case, &effects, fixtures, warden, &mut env, result);
             }
+            let mut ran_in_full = None;
             if passes.contains(Pass::Full) && warden.full_pipeline.is_ok() {
-                full_pass(case, &effects, fixtures, warden, &mut env, result);
+                ran_in_full = full_pass(case, &effects, fixtures, warden, &mut env, result);
             }
+            if passes.contains(Pass::Runtime) && warden.supports(Pass::Runtime) {
+                let run = Run {
+                    effects: &effects,
+                    fixtures,
+                    warden,
+                };
+                runtime_pass(case, spec, &run, &mut env, ran_in_full, result);
+            }
+        }
+    }
+}
+
+/// What every run of one attack shares.
+struct Run<'a> {
+    effects: &'a [Effect],
+    fixtures: &'a Fixtures,
+    warden: &'a Warden,
+}
+
+/// Records the checks that did not hold as mismatches of `pass`: escapes and unverifiable checks.
+fn report_checks(checks: &[verify::Check], pass: &'static str, result: &mut CaseResult) {
+    for check in checks {
+        let kind = match check.verdict {
+            Verdict::Breached => MismatchKind::Escape,
+            Verdict::Unverifiable => MismatchKind::Unverifiable,
+            Verdict::Held | Verdict::NotApplicable => continue,
+        };
+        result.mismatch(kind, pass, format!("{}: {}", check.effect, check.evidence));
+    }
+}
+
+/// Whether every check held (or had nothing to observe).
+fn all_held(checks: &[verify::Check]) -> bool {
+    checks
+        .iter()
+        .all(|c| matches!(c.verdict, Verdict::Held | Verdict::NotApplicable))
+}
+
+/// The runtime layer alone: the attack runs with the static layer off and the hooks on
+/// (`warden run --no-policy`). It is stopped by the runtime layer when the result record's
+/// `stopped_by` names that layer and every host-side check held; an effect that happened is an
+/// escape, as in the jail pass. A case with `expect-runtime: RULE` must be stopped by the runtime
+/// layer with RULE. When the full pass ran the program (the policy allowed it), that run is the
+/// same as one with `--no-policy` and stands for this pass (`ran_in_full`): its checks were
+/// already reported as the full pass's.
+fn runtime_pass(
+    case: &Case,
+    spec: &AttackSpec,
+    run: &Run<'_>,
+    env: &mut CaseEnv,
+    ran_in_full: Option<(PassResult, Option<Record>)>,
+    result: &mut CaseResult,
+) {
+    let (pass, record) = match ran_in_full {
+        Some((full, record)) => (full.shared_from(Pass::Full), record),
+        None => {
+            let Some((finished, record, out)) = run_pass(
+                case,
+                run.fixtures,
+                run.warden,
+                Pass::Runtime,
+                &env.env(),
+                result,
+            ) else {
+                return;
+            };
+            let checks = verify::check_pass(
+                run.effects,
+                run.fixtures,
+                env,
+                &Observation {
+                    finished: &finished,
+                    record: record.as_ref(),
+                    output_dir: out.as_deref(),
+                    first_stdout: None,
+                    jail_only: false,
+                },
+            );
+            report_checks(&checks, "runtime", result);
+            (PassResult::new(&finished, record.as_ref(), checks), record)
+        }
+    };
+    let rule = pass.runtime_rule();
+    result.stopped_by_runtime = Some(rule.is_some() && all_held(&pass.checks));
+    if let Some(expected) = &spec.expect_runtime {
+        if rule != Some(expected.as_str()) {
+            result.mismatch(
+                MismatchKind::Runtime,
+                "runtime",
+                format!(
+                    "expected the runtime layer to stop it with {expected}, {}",
+                    runtime_outcome(record.as_ref())
+                ),
+            );
+        }
+    }
+    result.runtime = Some(pass);
+}
+
+/// How a run ended, for a runtime mismatch: what stopped it, or that nothing did.
+fn runtime_outcome(record: Option<&Record>) -> String {
+    let Some(record) = record else {
+        return "but warden gave no result record".to_owned();
+    };
+    match &record.stopped_by {
+        Some(stopped) => format!("but it was stopped by {stopped}"),
+        None => {
+            let last = record
+                .stderr
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .map(|l| format!("; stderr: {}", verify::clip(l)))
+                .unwrap_or_default();
+            format!(
+                "but no layer stopped it (status {}, exit code {:?}){last}",
+                record.status, record.exit_code
+            )
         }
     }
 }
@@ -540,26 +682,8 @@ fn jail_pass(
         }
     }
     let pass = PassResult::new(&finished, record.as_ref(), checks);
-    for check in &pass.checks {
-        match check.verdict {
-            Verdict::Breached => result.mismatch(
-                MismatchKind::Escape,
-                "jail",
-                format!("{}: {}", check.effect, check.evidence),
-            ),
-            Verdict::Unverifiable => result.mismatch(
-                MismatchKind::Unverifiable,
-                "jail",
-                format!("{}: {}", check.effect, check.evidence),
-            ),
-            _ => {}
-        }
-    }
-    result.contained = Some(
-        pass.checks
-            .iter()
-            .all(|c| matches!(c.verdict, Verdict::Held | Verdict::NotApplicable)),
-    );
+    report_checks(&pass.checks, "jail", result);
+    result.contained = Some(all_held(&pass.checks));
     result.jail = Some(pass);
 }
 
@@ -580,6 +704,8 @@ fn merge(checks: &mut Vec<verify::Check>, again: Vec<verify::Check>) {
     }
 }
 
+/// The full pipeline. Returns the run and its record when the program ran (the policy let it
+/// through): that run is what the runtime pass would make, and stands for it.
 fn full_pass(
     case: &Case,
     effects: &[Effect],
@@ -587,12 +713,8 @@ fn full_pass(
     warden: &Warden,
     env: &mut CaseEnv,
     result: &mut CaseResult,
-) {
-    let Some((finished, record, out)) =
-        run_pass(case, fixtures, warden, Pass::Full, &env.env(), result)
-    else {
-        return;
-    };
+) -> Option<(PassResult, Option<Record>)> {
+    let (finished, record, out) = run_pass(case, fixtures, warden, Pass::Full, &env.env(), result)?;
     let stopped_by_policy = record
         .as_ref()
         .is_some_and(|r| r.status == "denied" || r.status == "review_required");
@@ -630,28 +752,23 @@ fn full_pass(
             },
         )
     };
-    for check in &checks {
-        match check.verdict {
-            Verdict::Breached => result.mismatch(
-                MismatchKind::Escape,
-                "full",
-                format!("{}: {}", check.effect, check.evidence),
-            ),
-            Verdict::Unverifiable => result.mismatch(
-                MismatchKind::Unverifiable,
-                "full",
-                format!("{}: {}", check.effect, check.evidence),
-            ),
-            _ => {}
-        }
-    }
-    let held = checks
-        .iter()
-        .all(|c| matches!(c.verdict, Verdict::Held | Verdict::NotApplicable));
+    report_checks(&checks, "full", result);
+    let held = all_held(&checks);
     result.stopped = Some(stopped_by_policy || (record.is_some() && held));
-    result.full = Some(PassResult::new(&finished, record.as_ref(), checks));
+    let pass = PassResult::new(&finished, record.as_ref(), checks);
+    result.full = Some(pass.clone());
+    // The program ran as it would with --no-policy when the policy allowed it.
+    let ran = record
+        .as_ref()
+        .is_some_and(|r| r.decision() == Some("allow"));
+    ran.then_some((pass, record))
 }
 
+/// A benign program: allowed by the policy, then run once in the fullest selected pass, where it
+/// must end with status ok and print its `expect-output`. With the runtime pass selected it must
+/// also get past the runtime layer: the run with the hooks on (the full pipeline's, or a runtime
+/// pass of its own when no such run was made, e.g. because the policy denied it) is the runtime
+/// pass's, and a program the runtime layer stopped is a false positive of that layer.
 fn benign(
     case: &Case,
     spec: &BenignSpec,
@@ -679,23 +796,53 @@ fn benign(
                     list_or_none(&v.rules)
                 ),
             );
-            return;
         }
         Some(_) => {}
     }
     if !spec.run {
         return;
     }
-    let Some((run, flags)) = program_pass(passes, warden, spec.run_without_policy) else {
-        return;
-    };
+    let runtime = passes.contains(Pass::Runtime) && warden.supports(Pass::Runtime);
+    let mut judged_with_hooks = false;
+    if !result.denied_statically {
+        if let Some((run, flags)) = program_pass(passes, warden, spec.run_without_policy) {
+            let ran = benign_run(case, spec, fixtures, warden, (run, flags), result);
+            if let (true, Some(ran)) = (runtime, ran) {
+                // The hooks were on unless the run was the jail's alone; a program the full
+                // pipeline ran went through the runtime layer as with --no-policy.
+                if run == Pass::Runtime {
+                    judged_with_hooks = true;
+                } else if !flags.if_known.contains(&"--no-hooks") {
+                    result.runtime = Some(ran.shared_from(run));
+                    judged_with_hooks = true;
+                }
+            }
+        }
+    }
+    if runtime && !judged_with_hooks {
+        if let Some(flags) = Pass::Runtime.run_flags() {
+            benign_run(case, spec, fixtures, warden, (Pass::Runtime, flags), result);
+        }
+    }
+}
+
+/// Runs a benign program once, reported as `pass`, and judges how it ended. Returns the run when
+/// warden ran the program (a record whose status is not `denied` or `review_required`).
+fn benign_run(
+    case: &Case,
+    spec: &BenignSpec,
+    fixtures: &Fixtures,
+    warden: &Warden,
+    (run, flags): (Pass, RunFlags),
+    result: &mut CaseResult,
+) -> Option<PassResult> {
     let pass = run.as_str();
     let out = output_dir(fixtures, warden, case, pass);
     let finished = match warden.run_with(&case.file, flags, out.as_deref(), &[], false) {
         Ok(finished) => finished,
         Err(err) => {
             result.mismatch(MismatchKind::Error, pass, err);
-            return;
+            return None;
         }
     };
     let record = Record::parse(&finished.stdout);
@@ -710,16 +857,27 @@ fn benign(
             ),
         ),
         Some(r) if r.status != "ok" || r.exit_code.is_some_and(|c| c != 0) => {
-            result.mismatch(
-                MismatchKind::Regression,
-                pass,
-                format!(
-                    "status {} (exit code {:?}); stderr: {}",
-                    r.status,
-                    r.exit_code,
-                    verify::clip(last_lines(&r.stderr, 3))
+            match r.stopped_by.as_ref().filter(|s| s.is_runtime()) {
+                Some(stopped) => result.mismatch(
+                    MismatchKind::FalsePositive,
+                    "runtime",
+                    format!(
+                        "benign code was stopped by the runtime layer ({stopped}) in the {pass} \
+                         pass; stderr: {}",
+                        verify::clip(last_lines(&r.stderr, 3))
+                    ),
                 ),
-            );
+                None => result.mismatch(
+                    MismatchKind::Regression,
+                    pass,
+                    format!(
+                        "status {} (exit code {:?}); stderr: {}",
+                        r.status,
+                        r.exit_code,
+                        verify::clip(last_lines(&r.stderr, 3))
+                    ),
+                ),
+            }
             let last = r.stderr.lines().rev().find(|l| !l.trim().is_empty());
             result.cause = Some(match last {
                 Some(line) if r.status == "error" => line.trim().chars().take(120).collect(),
@@ -742,12 +900,12 @@ fn benign(
             }
         }
     }
+    let ran = record
+        .as_ref()
+        .is_some_and(|r| r.status != "denied" && r.status != "review_required");
     let pass_result = PassResult::new(&finished, record.as_ref(), Vec::new());
-    if run == Pass::Jail {
-        result.jail = Some(pass_result);
-    } else {
-        result.full = Some(pass_result);
-    }
+    store(result, run, pass_result.clone());
+    ran.then_some(pass_result)
 }
 
 fn harmless(
@@ -783,12 +941,11 @@ fn harmless(
                     ));
                 }
             }
-            let pass = PassResult::new(&finished, record.as_ref(), Vec::new());
-            if run == Pass::Jail {
-                result.jail = Some(pass);
-            } else {
-                result.full = Some(pass);
-            }
+            store(
+                result,
+                run,
+                PassResult::new(&finished, record.as_ref(), Vec::new()),
+            );
         }
         Err(err) => result.notes.push(err),
     }
