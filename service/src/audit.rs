@@ -20,7 +20,8 @@ pub struct AuditRecord {
     /// RFC 3339, UTC, milliseconds.
     pub time: String,
     pub client: String,
-    /// `check`, `run`, or the MCP tool's name.
+    /// `check`, `run`, `session_create`, `session_execute`, `session_end`, `session_upload`,
+    /// `session_download`, or the MCP tool's name.
     pub endpoint: String,
     pub code_sha256: Option<String>,
     pub policy: Option<String>,
@@ -28,12 +29,20 @@ pub struct AuditRecord {
     /// `allow`, `review`, `deny`, or `null` when the request was refused before judgement.
     pub decision: Option<String>,
     pub rules: Vec<String>,
-    /// The run's status, or why the request was refused (`queue_full`, `unauthorized`…).
+    /// The run's or cell's status, `ok` for a session started or a file moved, why a session
+    /// ended (`closed`, `idle_timeout`, `max_lifetime`, `session_lost`…), or why the request was
+    /// refused (`queue_full`, `session_limit`, `not_found`…).
     pub status: String,
     pub wall_ms: Option<u64>,
     pub cpu_ms: Option<u64>,
     pub memory_peak_bytes: Option<u64>,
     pub duration_ms: u64,
+    /// The session a request concerned (sessions' endpoints only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The work-dir file a session's file request concerned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
 }
 
 impl AuditRecord {
@@ -52,6 +61,8 @@ impl AuditRecord {
             cpu_ms: None,
             memory_peak_bytes: None,
             duration_ms: 0,
+            session: None,
+            file: None,
         }
     }
 

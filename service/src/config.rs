@@ -24,6 +24,8 @@ struct RawConfig {
     #[serde(default)]
     admission: RawAdmission,
     #[serde(default)]
+    sessions: RawSessions,
+    #[serde(default)]
     policies: BTreeMap<String, String>,
     #[serde(default)]
     tokens: Vec<RawToken>,
@@ -57,6 +59,15 @@ struct RawAdmission {
     max_input_files: Option<usize>,
     max_input_bytes: Option<u64>,
     shutdown_grace_ms: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSessions {
+    max_sessions: Option<usize>,
+    max_sessions_per_client: Option<usize>,
+    idle_timeout_ms: Option<u64>,
+    max_lifetime_ms: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -94,6 +105,28 @@ pub enum AuditTarget {
     Off,
 }
 
+/// Sessions (`[sessions]`): interpreters that keep their state across cells, each a jail of its
+/// own for its whole life. They have their own cap, apart from the run slots, so that idle
+/// sessions never hold one-shot runs back; idle and old sessions are ended by the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// Sessions alive at once on this server (0: sessions are turned off).
+    pub max_sessions: usize,
+    /// Sessions one client (a token, or a peer uid on the socket) may hold at once.
+    pub max_per_client: usize,
+    /// A session without a request for this long is ended.
+    pub idle_timeout: Duration,
+    /// A session is ended this long after it started, busy or not.
+    pub max_lifetime: Duration,
+}
+
+/// Default `sessions.max_sessions`.
+pub const DEFAULT_MAX_SESSIONS: usize = 4;
+/// Default `sessions.idle_timeout_ms` (10 minutes).
+pub const DEFAULT_SESSION_IDLE_MS: u64 = 600_000;
+/// Default `sessions.max_lifetime_ms` (1 hour).
+pub const DEFAULT_SESSION_LIFETIME_MS: u64 = 3_600_000;
+
 /// The validated configuration.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -122,6 +155,7 @@ pub struct ServerConfig {
     pub max_input_files: usize,
     pub max_input_bytes: u64,
     pub shutdown_grace: Duration,
+    pub sessions: SessionLimits,
     pub policies: BTreeMap<String, RegisteredPolicy>,
     pub tokens: Vec<Token>,
 }
@@ -323,6 +357,7 @@ impl ServerConfig {
         let body_timeout = timeout(admission.body_timeout_ms, 30_000, "body_timeout_ms")?;
         let send_timeout = timeout(admission.send_timeout_ms, 30_000, "send_timeout_ms")?;
         let max_request_bytes = admission.max_request_bytes.unwrap_or(16 << 20);
+        let sessions = session_limits(&raw.sessions)?;
         Ok(Self {
             socket,
             socket_mode,
@@ -345,6 +380,7 @@ impl ServerConfig {
                 .max_input_bytes
                 .unwrap_or(max_request_bytes as u64 / 4 * 3),
             shutdown_grace: Duration::from_millis(admission.shutdown_grace_ms.unwrap_or(30_000)),
+            sessions,
             policies,
             tokens,
         })
@@ -369,6 +405,32 @@ impl ServerConfig {
         }
         found
     }
+}
+
+fn session_limits(raw: &RawSessions) -> anyhow::Result<SessionLimits> {
+    let max_sessions = raw.max_sessions.unwrap_or(DEFAULT_MAX_SESSIONS);
+    let max_per_client = raw.max_sessions_per_client.unwrap_or(max_sessions);
+    if raw.max_sessions_per_client == Some(0) {
+        bail!("sessions.max_sessions_per_client must be at least 1 (turn sessions off with sessions.max_sessions = 0)");
+    }
+    let positive = |value: Option<u64>, default: u64, key: &str| match value {
+        Some(0) => bail!("sessions.{key} must be at least 1"),
+        value => Ok(Duration::from_millis(value.unwrap_or(default))),
+    };
+    Ok(SessionLimits {
+        max_sessions,
+        max_per_client: max_per_client.min(max_sessions),
+        idle_timeout: positive(
+            raw.idle_timeout_ms,
+            DEFAULT_SESSION_IDLE_MS,
+            "idle_timeout_ms",
+        )?,
+        max_lifetime: positive(
+            raw.max_lifetime_ms,
+            DEFAULT_SESSION_LIFETIME_MS,
+            "max_lifetime_ms",
+        )?,
+    })
 }
 
 fn parse_raw(text: &str) -> anyhow::Result<RawConfig> {
@@ -448,6 +510,42 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("idle_timeout_ms"), "{err}");
+    }
+
+    #[test]
+    fn sessions_have_documented_defaults_and_their_own_keys() {
+        let config = parse("").unwrap();
+        assert_eq!(
+            config.sessions,
+            SessionLimits {
+                max_sessions: 4,
+                max_per_client: 4,
+                idle_timeout: Duration::from_secs(600),
+                max_lifetime: Duration::from_secs(3600),
+            }
+        );
+        let config = parse(
+            "[sessions]\nmax_sessions = 2\nidle_timeout_ms = 1500\nmax_lifetime_ms = 60000\n",
+        )
+        .unwrap();
+        assert_eq!(config.sessions.max_sessions, 2);
+        assert_eq!(config.sessions.max_per_client, 2);
+        assert_eq!(config.sessions.idle_timeout, Duration::from_millis(1500));
+        assert_eq!(config.sessions.max_lifetime, Duration::from_secs(60));
+        let off = parse("[sessions]\nmax_sessions = 0\n").unwrap();
+        assert_eq!(off.sessions.max_sessions, 0);
+        for key in [
+            "idle_timeout_ms",
+            "max_lifetime_ms",
+            "max_sessions_per_client",
+        ] {
+            let err = parse(&format!("[sessions]\n{key} = 0\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(key), "{err}");
+        }
+        let err = parse("[sessions]\nidle_ms = 5\n").unwrap_err().to_string();
+        assert!(err.contains("sessions.idle_ms"), "{err}");
     }
 
     #[test]

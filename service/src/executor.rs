@@ -84,17 +84,27 @@ impl Executor {
             _lock: lock,
         };
         executor.sweep_job_dirs();
+        executor.sweep_session_dirs();
         Ok(executor)
     }
 
     /// Removes every job directory (with the lock held, none belongs to a live server).
     pub fn sweep_job_dirs(&self) -> usize {
+        self.sweep_dirs("job-")
+    }
+
+    /// Removes every session directory (at start-up, and once every session has ended).
+    pub fn sweep_session_dirs(&self) -> usize {
+        self.sweep_dirs("session-")
+    }
+
+    fn sweep_dirs(&self, prefix: &str) -> usize {
         let Ok(entries) = fs::read_dir(&self.state_dir) else {
             return 0;
         };
         let mut removed = 0;
         for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().starts_with("job-") {
+            if entry.file_name().to_string_lossy().starts_with(prefix) {
                 warden_gateway::files::remove_tree(&entry.path());
                 removed += 1;
             }
@@ -197,6 +207,32 @@ impl Executor {
         }
     }
 
+    /// Starts a `warden session-worker` in a private directory of its own (`session-<n>`), its
+    /// standard input, output and error piped; the worker dies with the server, and is killed when
+    /// the returned child is dropped.
+    pub(crate) fn spawn_session_worker(
+        &self,
+    ) -> Result<(tokio::process::Child, JobDir), ExecError> {
+        if self.shutting_down.load(Ordering::SeqCst) {
+            return Err(ExecError::ShuttingDown);
+        }
+        let sequence = self.sequence.fetch_add(1, Ordering::Relaxed);
+        let dir = JobDir::create_named(&self.state_dir, &format!("session-{sequence}"))
+            .map_err(|err| ExecError::Spawn(format!("{err:#}")))?;
+        let child = tokio::process::Command::new(&self.binary)
+            .arg("session-worker")
+            .arg(&dir.path)
+            .env(PARENT_PID_ENV, std::process::id().to_string())
+            .env("WARDEN_RUN_DIR", &dir.path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|err| ExecError::Spawn(format!("{}: {err}", self.binary.display())))?;
+        Ok((child, dir))
+    }
+
     /// Refuses new jobs and kills every running worker (their jails die with them).
     pub fn kill_all(&self) {
         self.shutting_down.store(true, Ordering::SeqCst);
@@ -222,7 +258,7 @@ impl Executor {
 }
 
 /// Reads `reader` to its end, keeping the first `cap` bytes and discarding the rest.
-async fn read_capped(
+pub(crate) async fn read_capped(
     mut reader: impl tokio::io::AsyncRead + Unpin,
     cap: u64,
 ) -> std::io::Result<Vec<u8>> {
@@ -251,14 +287,18 @@ pub fn reply_cap(policy: &warden_policy::Policy, return_files: bool) -> u64 {
         .saturating_add(4 << 20)
 }
 
-/// A job's private directory, removed when the job ends however it ends.
-struct JobDir {
-    path: PathBuf,
+/// A job's (or a session's) private directory, removed when it ends however it ends.
+pub(crate) struct JobDir {
+    pub(crate) path: PathBuf,
 }
 
 impl JobDir {
     fn create(state_dir: &Path, sequence: u64) -> anyhow::Result<Self> {
-        let path = state_dir.join(format!("job-{sequence}"));
+        Self::create_named(state_dir, &format!("job-{sequence}"))
+    }
+
+    fn create_named(state_dir: &Path, name: &str) -> anyhow::Result<Self> {
+        let path = state_dir.join(name);
         fs::DirBuilder::new()
             .mode(0o700)
             .create(&path)

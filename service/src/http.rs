@@ -16,17 +16,24 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequest, Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequest, Path, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Router};
+use hyper::body::Frame;
 use serde_json::{json, Value};
+use tokio::sync::mpsc;
 
 use super::admission::Rejection;
-use super::{Caller, Service, ServiceError};
+use super::sessions::Chunk;
+use super::{Caller, ExecuteBody, Service, ServiceError, SessionBody};
 
 /// Who is at the other end of a connection (put in each request's extensions by `listen.rs`).
 #[derive(Debug, Clone)]
@@ -44,6 +51,14 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/v1/run", post(run))
         .route("/v1/check", post(check))
         .route("/v1/policies", get(policies))
+        .route("/v1/sessions", post(create_session).get(list_sessions))
+        .route("/v1/sessions/{id}", get(session_info).delete(end_session))
+        .route("/v1/sessions/{id}/execute", post(execute))
+        .route("/v1/sessions/{id}/files", get(list_files).post(upload_json))
+        .route(
+            "/v1/sessions/{id}/files/{*path}",
+            get(download).put(upload_raw),
+        )
         .route("/metrics", get(metrics))
         .route_layer(middleware::from_fn_with_state(
             Arc::clone(&service),
@@ -106,6 +121,14 @@ async fn read_body<T: serde::de::DeserializeOwned>(
     service: &Service,
     request: Request,
 ) -> Result<T, Box<Response>> {
+    parse_body(read_bytes(service, request).await?)
+}
+
+/// Reads an authenticated caller's body as bytes, within `max_request_bytes` and `body_timeout`.
+async fn read_bytes(
+    service: &Service,
+    request: Request,
+) -> Result<Result<Bytes, BytesRejection>, Box<Response>> {
     let limit = service.config.max_request_bytes;
     let declared = request
         .headers()
@@ -127,7 +150,7 @@ async fn read_body<T: serde::de::DeserializeOwned>(
             &format!("the body did not arrive within {} ms", timeout.as_millis()),
         )));
     };
-    parse_body(body)
+    Ok(body)
 }
 
 fn answer(result: Result<Value, ServiceError>) -> Response {
@@ -149,6 +172,8 @@ async fn healthz(State(service): State<Arc<Service>>) -> Response {
         "status": "ok",
         "running": service.running(),
         "max_concurrent_runs": service.config.max_concurrent_runs,
+        "sessions": service.sessions().count(),
+        "max_sessions": service.config.sessions.max_sessions,
     }))
     .into_response()
 }
@@ -221,10 +246,12 @@ fn authenticate(
                 }
             },
             policies: Some(token.policies.clone()),
+            owner: format!("token:{}", token.name),
         }),
         (Peer::Unix { uid, pid }, None) => Ok(Caller {
             identity: format!("uid:{} pid:{}", show(*uid), show(*pid)),
             policies: None,
+            owner: format!("uid:{}", show(*uid)),
         }),
         (Peer::Tcp(_), None) => Err(Box::new(unauthorized(
             service,
@@ -270,14 +297,18 @@ fn error_response(err: &ServiceError) -> Response {
     let status = match err {
         ServiceError::BadRequest(_) => StatusCode::BAD_REQUEST,
         ServiceError::Forbidden(_) => StatusCode::FORBIDDEN,
-        ServiceError::Rejected(Rejection::QueueFull, _) => StatusCode::TOO_MANY_REQUESTS,
+        ServiceError::NotFound(_) => StatusCode::NOT_FOUND,
+        ServiceError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+        ServiceError::SessionLimit(..) | ServiceError::Rejected(Rejection::QueueFull, _) => {
+            StatusCode::TOO_MANY_REQUESTS
+        }
         ServiceError::Rejected(_, _) => StatusCode::SERVICE_UNAVAILABLE,
         ServiceError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     };
     let mut response = error_body(status, err.code(), &err.message());
     // Counted by the service already.
     response.extensions_mut().remove::<Refused>();
-    if let ServiceError::Rejected(_, seconds) = err {
+    if let ServiceError::Rejected(_, seconds) | ServiceError::SessionLimit(_, seconds) = err {
         if let Ok(value) = HeaderValue::from_str(&seconds.to_string()) {
             response.headers_mut().insert(header::RETRY_AFTER, value);
         }
@@ -304,4 +335,275 @@ async fn count_refused(State(service): State<Arc<Service>>, response: Response) 
         service.note_rejected(code);
     }
     response
+}
+
+// Sessions (docs/serve.md, "Sessions").
+
+async fn create_session(
+    State(service): State<Arc<Service>>,
+    Extension(caller): Extension<Caller>,
+    request: Request,
+) -> Response {
+    match read_body::<SessionBody>(&service, request).await {
+        Ok(body) => answer(
+            service
+                .create_session(&caller, body, "session_create")
+                .await,
+        ),
+        Err(response) => *response,
+    }
+}
+
+async fn list_sessions(
+    State(service): State<Arc<Service>>,
+    Extension(caller): Extension<Caller>,
+) -> Response {
+    (StatusCode::OK, axum::Json(service.list_sessions(&caller))).into_response()
+}
+
+async fn session_info(
+    State(service): State<Arc<Service>>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    match id {
+        Ok(Path(id)) => answer(service.session_info(&caller, &id)),
+        Err(rejection) => bad_path(&rejection),
+    }
+}
+
+async fn end_session(
+    State(service): State<Arc<Service>>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    match id {
+        Ok(Path(id)) => answer(service.end_session(&caller, &id, "session_delete").await),
+        Err(rejection) => bad_path(&rejection),
+    }
+}
+
+/// `POST /v1/sessions/{id}/execute`: the cell's record; with `Accept: text/event-stream` or
+/// `?stream=1`, Server-Sent Events: `stream` events (`{"name": "stdout"|"stderr", "text"}`) as
+/// the cell writes, then one `record` event (the record), or one `error` event.
+async fn execute(
+    State(service): State<Arc<Service>>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+    request: Request,
+) -> Response {
+    let Path(id) = match id {
+        Ok(id) => id,
+        Err(rejection) => return bad_path(&rejection),
+    };
+    let stream = wants_stream(request.headers(), request.uri());
+    let body = match read_body::<ExecuteBody>(&service, request).await {
+        Ok(body) => body,
+        Err(response) => return *response,
+    };
+    if !stream {
+        return answer(
+            service
+                .execute_cell(&caller, &id, body.code, None, None, "session_execute")
+                .await,
+        );
+    }
+    // An unknown session is a plain 404, before the event stream starts.
+    if !service.session_alive(&caller, &id) {
+        return answer(service.session_info(&caller, &id));
+    }
+    let (events, body_rx) = mpsc::channel::<Bytes>(64);
+    tokio::spawn(stream_cell(service, caller, id, body.code, events));
+    let mut response = Response::new(axum::body::Body::new(ChannelBody { rx: body_rx }));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// Runs a cell, turning its output into events as it comes. The cell runs to its end even when
+/// the client goes away (its record is still audited).
+async fn stream_cell(
+    service: Arc<Service>,
+    caller: Caller,
+    id: String,
+    code: String,
+    events: mpsc::Sender<Bytes>,
+) {
+    let (chunks, mut chunks_rx) = mpsc::channel::<Chunk>(256);
+    let run = service.execute_cell(&caller, &id, code, Some(chunks), None, "session_execute");
+    tokio::pin!(run);
+    let mut open = true;
+    let result = loop {
+        tokio::select! {
+            chunk = chunks_rx.recv(), if open => match chunk {
+                Some(chunk) => {
+                    let _ = events.send(chunk_event(&chunk)).await;
+                }
+                None => open = false,
+            },
+            result = &mut run => break result,
+        }
+    };
+    while let Ok(chunk) = chunks_rx.try_recv() {
+        let _ = events.send(chunk_event(&chunk)).await;
+    }
+    let last = match result {
+        Ok(record) => sse_event("record", &record),
+        Err(err) => sse_event(
+            "error",
+            &json!({"error": {"code": err.code(), "message": err.message()}}),
+        ),
+    };
+    let _ = events.send(last).await;
+}
+
+fn chunk_event(chunk: &Chunk) -> Bytes {
+    sse_event("stream", &json!({"name": chunk.name, "text": chunk.text}))
+}
+
+/// One Server-Sent Event (compact JSON holds no newline).
+fn sse_event(name: &str, data: &Value) -> Bytes {
+    Bytes::from(format!("event: {name}\ndata: {data}\n\n"))
+}
+
+/// `Accept: text/event-stream`, or `stream=1` / `stream=true` in the query.
+fn wants_stream(headers: &HeaderMap, uri: &Uri) -> bool {
+    let accepts = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .any(|value| value.contains("text/event-stream"));
+    let asked = uri.query().is_some_and(|query| {
+        query
+            .split('&')
+            .any(|pair| matches!(pair, "stream" | "stream=1" | "stream=true"))
+    });
+    accepts || asked
+}
+
+/// A response body fed by a channel: each message is one frame, written as it comes.
+struct ChannelBody {
+    rx: mpsc::Receiver<Bytes>,
+}
+
+impl hyper::body::Body for ChannelBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        self.rx
+            .poll_recv(cx)
+            .map(|next| next.map(|bytes| Ok(Frame::data(bytes))))
+    }
+}
+
+async fn list_files(
+    State(service): State<Arc<Service>>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    match id {
+        Ok(Path(id)) => answer(service.list_files(&caller, &id, "session_files").await),
+        Err(rejection) => bad_path(&rejection),
+    }
+}
+
+/// `POST /v1/sessions/{id}/files` with `{"name", "content_base64"}`.
+async fn upload_json(
+    State(service): State<Arc<Service>>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+    request: Request,
+) -> Response {
+    use base64::Engine;
+    let Path(id) = match id {
+        Ok(id) => id,
+        Err(rejection) => return bad_path(&rejection),
+    };
+    let file = match read_body::<super::job::InputFile>(&service, request).await {
+        Ok(file) => file,
+        Err(response) => return *response,
+    };
+    let bytes = match base64::engine::general_purpose::STANDARD.decode(&file.content_base64) {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            return error_body(
+                StatusCode::BAD_REQUEST,
+                "bad_request",
+                &format!("content_base64 is not valid base64: {err}"),
+            )
+        }
+    };
+    answer(
+        service
+            .upload_file(&caller, &id, &file.name, &bytes, "session_upload")
+            .await,
+    )
+}
+
+/// `PUT /v1/sessions/{id}/files/{path}` with the file's bytes as the body.
+async fn upload_raw(
+    State(service): State<Arc<Service>>,
+    Extension(caller): Extension<Caller>,
+    path: Result<Path<(String, String)>, PathRejection>,
+    request: Request,
+) -> Response {
+    let Path((id, name)) = match path {
+        Ok(path) => path,
+        Err(rejection) => return bad_path(&rejection),
+    };
+    let bytes = match read_bytes(&service, request).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(rejection)) => {
+            return error_body(rejection.status(), "bad_request", &rejection.body_text())
+        }
+        Err(response) => return *response,
+    };
+    answer(
+        service
+            .upload_file(&caller, &id, &name, &bytes, "session_upload")
+            .await,
+    )
+}
+
+/// `GET /v1/sessions/{id}/files/{path}`: the file's bytes.
+async fn download(
+    State(service): State<Arc<Service>>,
+    Extension(caller): Extension<Caller>,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Response {
+    let Path((id, name)) = match path {
+        Ok(path) => path,
+        Err(rejection) => return bad_path(&rejection),
+    };
+    match service
+        .download_file(&caller, &id, &name, "session_download")
+        .await
+    {
+        Ok(bytes) => (
+            StatusCode::OK,
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/octet-stream"),
+            )],
+            bytes,
+        )
+            .into_response(),
+        Err(err) => error_response(&err),
+    }
+}
+
+fn bad_path(rejection: &PathRejection) -> Response {
+    error_body(
+        StatusCode::BAD_REQUEST,
+        "bad_request",
+        &format!("bad path: {}", rejection.body_text()),
+    )
 }

@@ -26,7 +26,8 @@ pub const PARENT_PID_ENV: &str = "WARDEN_SERVER_PID";
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InputFile {
-    /// A plain file name: no `/`, not `.` or `..`, no NUL.
+    /// A path relative to the work dir (`data.csv`, `inputs/sales.csv`): no `..`, not absolute,
+    /// no NUL.
     pub name: String,
     /// The file's bytes, base64 (standard alphabet, padded).
     pub content_base64: String,
@@ -64,17 +65,14 @@ pub enum WorkerReply {
     Error(String),
 }
 
-/// Checks an input file name: it must name a file directly inside the work dir.
-pub fn check_input_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.len() > 255 {
-        return Err(format!("input name {name:?} must be 1 to 255 bytes long"));
+/// Checks an input file name and normalises it: a path relative to the work dir, possibly in
+/// subdirectories (`inputs/sales.csv`; `.` and empty segments dropped), never `..`, absolute or
+/// with NUL ([`warden_gateway::files::relative_name`]), at most 255 bytes a segment.
+pub fn check_input_name(name: &str) -> Result<String, String> {
+    if name.is_empty() || name.len() > 4096 {
+        return Err(format!("input name {name:?} must be 1 to 4096 bytes long"));
     }
-    if name == "." || name == ".." || name.contains('/') || name.contains('\0') {
-        return Err(format!(
-            "input name {name:?} must be a plain file name (no `/`, not `.` or `..`)"
-        ));
-    }
-    Ok(())
+    warden_gateway::files::relative_name(name).map_err(|err| format!("input name: {err}"))
 }
 
 /// How many input files a run may carry, and their decoded bytes in total
@@ -122,13 +120,28 @@ pub fn decode_inputs(
         return Err(too_big());
     }
     let mut seen = std::collections::BTreeSet::new();
+    for input in inputs {
+        let name = check_input_name(&input.name)?;
+        if !seen.insert(name.clone()) {
+            return Err(format!("two inputs are named {name:?}"));
+        }
+    }
+    // A file cannot also be a directory of another input (`a` and `a/b`).
+    for name in &seen {
+        let mut prefix = name.as_str();
+        while let Some((parent, _)) = prefix.rsplit_once('/') {
+            if seen.contains(parent) {
+                return Err(format!(
+                    "input {parent:?} is a file, so {name:?} cannot be placed below it"
+                ));
+            }
+            prefix = parent;
+        }
+    }
     let mut total = 0u64;
     let mut decoded = Vec::with_capacity(inputs.len());
     for input in inputs {
-        check_input_name(&input.name)?;
-        if !seen.insert(input.name.as_str()) {
-            return Err(format!("two inputs are named {:?}", input.name));
-        }
+        let name = check_input_name(&input.name)?;
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(input.content_base64.as_bytes())
             .map_err(|err| format!("input {:?} is not valid base64: {err}", input.name))?;
@@ -136,9 +149,30 @@ pub fn decode_inputs(
         if total > caps.max_bytes {
             return Err(too_big());
         }
-        decoded.push((input.name.clone(), bytes));
+        decoded.push((name, bytes));
     }
     Ok(decoded)
+}
+
+/// Writes decoded inputs below `dir` (made here) at their relative paths, and returns the
+/// top-level entries (files and directories) to place in the work dir: each is copied in by its
+/// name, directories with what they hold.
+pub fn write_inputs(inputs: &[(String, Vec<u8>)], dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    std::fs::create_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut tops: Vec<PathBuf> = Vec::new();
+    for (name, bytes) in inputs {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create the directory of input {name}"))?;
+        }
+        std::fs::write(&path, bytes).with_context(|| format!("cannot write input {name}"))?;
+        let top = dir.join(name.split('/').next().unwrap_or(name));
+        if !tops.contains(&top) {
+            tops.push(top);
+        }
+    }
+    Ok(tops)
 }
 
 /// The worker: reads one job from stdin, runs it, prints one reply. `dir` is the job's private
@@ -160,7 +194,7 @@ pub fn serve_one(dir: &Path) -> anyhow::Result<()> {
 
 /// Dies with the server: if it is killed, this worker is killed too (and the jail's init dies with
 /// the worker the same way, which takes the whole jail down).
-fn arm_parent_death() -> anyhow::Result<()> {
+pub(crate) fn arm_parent_death() -> anyhow::Result<()> {
     let Some(expected) = std::env::var(PARENT_PID_ENV)
         .ok()
         .and_then(|pid| pid.parse::<i32>().ok())
@@ -186,15 +220,7 @@ fn run(job: &Job, dir: &Path) -> anyhow::Result<RunRecord> {
     // The server bounded the request's size already.
     let inputs =
         decode_inputs(&job.inputs, InputCaps::CHECKED).map_err(|err| anyhow::anyhow!(err))?;
-    let input_dir = dir.join("in");
-    std::fs::create_dir(&input_dir)
-        .with_context(|| format!("cannot create {}", input_dir.display()))?;
-    let mut paths = Vec::with_capacity(inputs.len());
-    for (name, bytes) in inputs {
-        let path = input_dir.join(&name);
-        std::fs::write(&path, bytes).with_context(|| format!("cannot write input {name}"))?;
-        paths.push(path);
-    }
+    let paths = write_inputs(&inputs, &dir.join("in"))?;
     let output_dir = dir.join("out");
     let request = RunRequest {
         source: job.code.as_bytes().to_vec(),
@@ -233,16 +259,61 @@ mod tests {
             "",
             ".",
             "..",
-            "a/b",
+            "../x",
+            "a/../../x",
+            "a/..",
             "/etc/passwd",
             "a\0b",
             &"x".repeat(256),
         ] {
             assert!(check_input_name(bad).is_err(), "{bad:?} accepted");
         }
-        for good in ["data.csv", ".hidden", "a b.txt", "ü.csv"] {
-            assert!(check_input_name(good).is_ok(), "{good:?} refused");
+        for good in [
+            "data.csv",
+            ".hidden",
+            "a b.txt",
+            "ü.csv",
+            "inputs/sales.csv",
+        ] {
+            assert_eq!(check_input_name(good).unwrap(), good);
         }
+        assert_eq!(check_input_name("./a//b.csv").unwrap(), "a/b.csv");
+    }
+
+    #[test]
+    fn inputs_in_subdirectories_are_written_below_their_top_entries() {
+        let input = |name: &str, text: &str| InputFile {
+            name: name.to_owned(),
+            content_base64: base64::engine::general_purpose::STANDARD.encode(text),
+        };
+        let caps = InputCaps {
+            max_files: 8,
+            max_bytes: 1000,
+        };
+        let decoded = decode_inputs(
+            &[
+                input("inputs/sales.csv", "a"),
+                input("./inputs/2024/q1.csv", "b"),
+                input("top.txt", "c"),
+            ],
+            caps,
+        )
+        .unwrap();
+        assert_eq!(decoded[1].0, "inputs/2024/q1.csv");
+        let dir = tempfile::tempdir().unwrap();
+        let tops = write_inputs(&decoded, &dir.path().join("in")).unwrap();
+        assert_eq!(
+            tops,
+            vec![dir.path().join("in/inputs"), dir.path().join("in/top.txt")]
+        );
+        assert_eq!(
+            std::fs::read(dir.path().join("in/inputs/2024/q1.csv")).unwrap(),
+            b"b"
+        );
+        let err = decode_inputs(&[input("a", "x"), input("a/b", "y")], caps).unwrap_err();
+        assert!(err.contains("is a file"), "{err}");
+        let err = decode_inputs(&[input("a/b", "x"), input("a//b", "y")], caps).unwrap_err();
+        assert!(err.contains("two inputs"), "{err}");
     }
 
     #[test]

@@ -16,6 +16,8 @@ pub mod listen;
 pub mod mcp;
 pub mod metrics;
 pub mod server;
+pub mod session_worker;
+pub mod sessions;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -31,6 +33,8 @@ use config::{RegisteredPolicy, ServerConfig};
 use executor::{ExecError, Executor};
 use job::{InputFile, Job};
 use metrics::{Gauges, Metrics};
+use session_worker::{FailKind, WorkerAnswer, WorkerRequest};
+use sessions::{Chunk, Handle, NewSession, Sessions};
 use warden_gateway::pipeline::{self, CallerLimits, RunRecord};
 use warden_policy::{CheckRecord, PolicyRef};
 
@@ -45,6 +49,9 @@ pub struct Caller {
     pub identity: String,
     /// The policies this caller may use; `None` means every registered policy.
     pub policies: Option<BTreeSet<String>>,
+    /// Whose sessions this caller sees: `token:<name>`, `uid:<uid>` on the socket without a
+    /// token, or the MCP connection. A session belongs to the owner that created it.
+    pub owner: String,
 }
 
 /// `POST /v1/run` (and the MCP `run_python` tool).
@@ -81,6 +88,39 @@ pub struct CheckBody {
     pub policy: Option<String>,
 }
 
+/// `POST /v1/sessions`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionBody {
+    /// A registered policy's name; the server's default when absent.
+    #[serde(default)]
+    pub policy: Option<String>,
+    #[serde(default)]
+    pub limits: SessionCallerLimits,
+    /// Files written into the work dir before the first cell (relative paths).
+    #[serde(default)]
+    pub inputs: Vec<InputFile>,
+}
+
+/// Limits a session's creator may ask for; each may only tighten the policy's.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionCallerLimits {
+    /// Each cell's wall time (past it the cell is interrupted; the session keeps its state).
+    pub wall_time_ms: Option<u64>,
+    /// The whole session's memory (cgroup).
+    pub memory_mib: Option<u64>,
+    /// Each cell's captured standard output.
+    pub stdout_bytes: Option<u64>,
+}
+
+/// `POST /v1/sessions/{id}/execute`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExecuteBody {
+    pub code: String,
+}
+
 /// Why a request got no result.
 #[derive(Debug, Clone)]
 pub enum ServiceError {
@@ -88,6 +128,12 @@ pub enum ServiceError {
     BadRequest(String),
     /// The caller may not use what it asked for (403).
     Forbidden(String),
+    /// No such session for this caller, or no such file in it (404).
+    NotFound(String),
+    /// A file is over the policy's output cap (413).
+    TooLarge(String),
+    /// The server, or this caller, holds the most sessions it may (429), with a `Retry-After`.
+    SessionLimit(String, u64),
     /// Not admitted (429 for a full queue, 503 otherwise), with a `Retry-After` in seconds.
     Rejected(Rejection, u64),
     /// The server could not run it (500).
@@ -100,6 +146,9 @@ impl ServiceError {
         match self {
             ServiceError::BadRequest(_) => "bad_request",
             ServiceError::Forbidden(_) => "forbidden",
+            ServiceError::NotFound(_) => "not_found",
+            ServiceError::TooLarge(_) => "too_large",
+            ServiceError::SessionLimit(..) => "session_limit",
             ServiceError::Rejected(rejection, _) => rejection.as_str(),
             ServiceError::Internal(_) => "internal",
         }
@@ -109,6 +158,9 @@ impl ServiceError {
         match self {
             ServiceError::BadRequest(m)
             | ServiceError::Forbidden(m)
+            | ServiceError::NotFound(m)
+            | ServiceError::TooLarge(m)
+            | ServiceError::SessionLimit(m, _)
             | ServiceError::Internal(m) => m.clone(),
             ServiceError::Rejected(Rejection::QueueFull, _) => {
                 "every run slot is busy and the queue is full; retry later".to_owned()
@@ -128,8 +180,9 @@ pub struct Service {
     pub config: ServerConfig,
     executor: Executor,
     admission: Admission,
-    metrics: Metrics,
-    audit: AuditLog,
+    metrics: Arc<Metrics>,
+    audit: Arc<AuditLog>,
+    sessions: Arc<Sessions>,
     /// Each policy's jail plan, by registered name (for reaping and for what `/v1/policies` reports).
     plans: BTreeMap<String, warden_jail::Plan>,
     checks: tokio::sync::Semaphore,
@@ -147,14 +200,21 @@ impl Service {
             config.queue_size,
             config.queue_timeout,
         );
-        let audit = AuditLog::open(&config.audit)?;
+        let audit = Arc::new(AuditLog::open(&config.audit)?);
+        let metrics = Arc::new(Metrics::default());
+        let sessions = Arc::new(Sessions::new(
+            config.sessions,
+            Arc::clone(&metrics),
+            Arc::clone(&audit),
+        ));
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         Ok(Self {
             config,
             executor,
             admission,
-            metrics: Metrics::default(),
+            metrics,
             audit,
+            sessions,
             plans,
             checks: tokio::sync::Semaphore::new(cores),
         })
@@ -190,6 +250,12 @@ impl Service {
             )));
         };
         Ok((name, registered))
+    }
+
+    /// The registered name of the policy a request naming `name` (or none) gets from `caller`,
+    /// or why it may not have it.
+    pub fn policy_name(&self, caller: &Caller, name: Option<&str>) -> Result<String, ServiceError> {
+        self.policy(caller, name).map(|(name, _)| name.to_owned())
     }
 
     /// The policy a request that names none gets: the server's default if the caller may use it,
@@ -424,19 +490,38 @@ impl Service {
             queued: self.admission.queued(),
             running: self.executor.running(),
             max_running: self.config.max_concurrent_runs,
+            sessions: self.sessions.count(),
+            max_sessions: self.config.sessions.max_sessions,
         })
     }
 
-    /// Stops admitting runs; the ones running go on.
+    /// Stops admitting runs and sessions; the runs running and the sessions alive go on.
     pub fn stop_admitting(&self) {
         self.admission.close();
+        self.sessions.close();
         self.executor.close();
         self.checks.close();
     }
 
-    /// Kills every running worker (their jails die with them), then removes what they left.
+    /// Kills every running worker and session worker (their jails die with them).
     pub fn kill_running(&self) {
+        self.sessions.kill_all();
         self.executor.kill_all();
+    }
+
+    /// The server's sessions (for the reaper and shutdown).
+    pub fn sessions(&self) -> &Arc<Sessions> {
+        &self.sessions
+    }
+
+    /// Ends every session cleanly (shutdown, or the end of an MCP connection), then removes the
+    /// session directories left.
+    pub async fn end_sessions(&self, reason: &'static str) {
+        self.sessions.close();
+        self.sessions.end_all(reason, Duration::from_secs(20)).await;
+        if self.sessions.count() == 0 {
+            self.executor.sweep_session_dirs();
+        }
     }
 
     /// Removes job directories and run cgroups no live run owns (after the workers are gone).
@@ -466,6 +551,348 @@ impl Service {
     /// Counts a request turned away before judgement (`unauthorized`…).
     pub fn note_rejected(&self, reason: &str) {
         self.metrics.rejected(reason);
+    }
+
+    /// `POST /v1/sessions`: starts a session for the caller under a policy it may use.
+    pub async fn create_session(
+        &self,
+        caller: &Caller,
+        body: SessionBody,
+        endpoint: &str,
+    ) -> Result<Value, ServiceError> {
+        let started = Instant::now();
+        let mut audit = AuditRecord::new(&caller.identity, endpoint);
+        let result = self
+            .create_session_handle(caller, body, &mut audit)
+            .await
+            .map(|handle| self.describe_new_session(&handle));
+        if let Ok(answer) = &result {
+            audit.session = answer.get("id").and_then(Value::as_str).map(str::to_owned);
+        }
+        self.finish_audit(audit, &result, started);
+        result
+    }
+
+    /// Starts a session (no audit line: the callers write it).
+    async fn create_session_handle(
+        &self,
+        caller: &Caller,
+        body: SessionBody,
+        audit: &mut AuditRecord,
+    ) -> Result<Arc<Handle>, ServiceError> {
+        let (name, registered) = self.policy(caller, body.policy.as_deref())?;
+        audit.policy = Some(name.to_owned());
+        audit.policy_sha256 = Some(registered.policy.sha256.clone());
+        let caps = job::InputCaps {
+            max_files: self.config.max_input_files,
+            max_bytes: self.config.max_input_bytes,
+        };
+        job::decode_inputs(&body.inputs, caps).map_err(ServiceError::BadRequest)?;
+        let limits = CallerLimits {
+            wall_time_ms: body.limits.wall_time_ms,
+            cpu_time_ms: None,
+            memory_mib: body.limits.memory_mib,
+            stdout_bytes: body.limits.stdout_bytes,
+        };
+        self.sessions
+            .create(
+                &self.executor,
+                NewSession {
+                    owner: &caller.owner,
+                    client: &caller.identity,
+                    policy_name: name,
+                    registered,
+                    limits,
+                    inputs: body.inputs,
+                },
+            )
+            .await
+    }
+
+    fn describe_new_session(&self, handle: &Handle) -> Value {
+        let limits = &self.config.sessions;
+        json!({
+            "id": handle.id,
+            "policy": {"name": handle.policy, "sha256": handle.policy_sha256},
+            "limits": session_limits_json(&handle.limits),
+            "layers": handle.layers,
+            "created_at": handle.created_at,
+            "idle_timeout_ms": elapsed_ms_of(limits.idle_timeout),
+            "max_lifetime_ms": elapsed_ms_of(limits.max_lifetime),
+        })
+    }
+
+    /// The caller's session `id`, or 404 (another owner's session is not told apart from none).
+    fn session(&self, caller: &Caller, id: &str) -> Result<Arc<Handle>, ServiceError> {
+        self.sessions.find(&caller.owner, id).ok_or_else(|| {
+            ServiceError::NotFound(format!(
+                "no session {id:?} for this client (it never existed, belongs to another client, \
+                 or has ended)"
+            ))
+        })
+    }
+
+    /// `GET /v1/sessions`: the caller's sessions.
+    pub fn list_sessions(&self, caller: &Caller) -> Value {
+        let limits = &self.config.sessions;
+        let sessions: Vec<Value> = self
+            .sessions
+            .list(&caller.owner)
+            .iter()
+            .map(|handle| {
+                let mut entry = handle.describe(limits);
+                if let Some(object) = entry.as_object_mut() {
+                    object.insert("limits".into(), session_limits_json(&handle.limits));
+                }
+                entry
+            })
+            .collect();
+        json!({
+            "sessions": sessions,
+            "max_sessions": limits.max_sessions,
+            "max_sessions_per_client": limits.max_per_client,
+        })
+    }
+
+    /// `GET /v1/sessions/{id}`.
+    pub fn session_info(&self, caller: &Caller, id: &str) -> Result<Value, ServiceError> {
+        let handle = self.session(caller, id)?;
+        let mut entry = handle.describe(&self.config.sessions);
+        if let Some(object) = entry.as_object_mut() {
+            object.insert("limits".into(), session_limits_json(&handle.limits));
+            object.insert("layers".into(), json!(handle.layers));
+        }
+        Ok(entry)
+    }
+
+    /// `POST /v1/sessions/{id}/execute`: the cell's record (every judged or executed cell is
+    /// `Ok`, whatever its status). With `stream`, the cell's output is sent there as it comes.
+    /// Past `hard_limit` the session is ended and the cell reported as a timeout.
+    pub async fn execute_cell(
+        &self,
+        caller: &Caller,
+        id: &str,
+        code: String,
+        stream: Option<tokio::sync::mpsc::Sender<Chunk>>,
+        hard_limit: Option<Duration>,
+        endpoint: &str,
+    ) -> Result<Value, ServiceError> {
+        let started = Instant::now();
+        let handle = match self.session(caller, id) {
+            Ok(handle) => handle,
+            Err(err) => {
+                let mut audit = AuditRecord::new(&caller.identity, endpoint);
+                audit.code_sha256 = Some(sha256(code.as_bytes()));
+                self.finish_audit(audit, &Err::<(), _>(err.clone()), started);
+                return Err(err);
+            }
+        };
+        let streaming = stream.is_some();
+        let op = WorkerRequest::Execute {
+            code,
+            stream: streaming,
+        };
+        // The cell's audit line and metrics are written by the session's actor.
+        match self
+            .sessions
+            .request(&handle, op, hard_limit, &caller.identity, endpoint, stream)
+            .await
+        {
+            Ok(WorkerAnswer::Cell(record)) => Ok(record),
+            Ok(WorkerAnswer::Failed { message, .. }) => Err(ServiceError::BadRequest(message)),
+            Ok(_) => Err(ServiceError::Internal(
+                "the session answered out of turn".to_owned(),
+            )),
+            Err(message) => Ok(sessions::lost_cell(&message)),
+        }
+    }
+
+    /// `DELETE /v1/sessions/{id}`: ends the session (a running cell is interrupted) and answers
+    /// once its processes, mounts, cgroup and files are gone.
+    pub async fn end_session(
+        &self,
+        caller: &Caller,
+        id: &str,
+        endpoint: &str,
+    ) -> Result<Value, ServiceError> {
+        let started = Instant::now();
+        let handle = match self.session(caller, id) {
+            Ok(handle) => handle,
+            Err(err) => {
+                let audit = AuditRecord::new(&caller.identity, endpoint);
+                self.finish_audit(audit, &Err::<(), _>(err.clone()), started);
+                return Err(err);
+            }
+        };
+        // The actor writes the `session_end` audit line.
+        let summary = self.sessions.end(&handle, "closed", true).await;
+        Ok(json!({
+            "id": handle.id,
+            "ended": true,
+            "reason": summary.reason,
+            "execution_count": summary.execution_count,
+            "usage": summary.usage,
+        }))
+    }
+
+    /// Ends the caller's session `id` for a front end (MCP's reset, a cancelled call), with
+    /// `reason` in the audit log and metrics; nothing when there is no such session.
+    pub async fn drop_session(&self, caller: &Caller, id: &str, reason: &'static str) {
+        if let Some(handle) = self.sessions.find(&caller.owner, id) {
+            self.sessions
+                .end(&handle, reason, reason != "cancelled")
+                .await;
+        }
+    }
+
+    /// Whether the caller's session `id` is alive.
+    pub fn session_alive(&self, caller: &Caller, id: &str) -> bool {
+        self.sessions.find(&caller.owner, id).is_some()
+    }
+
+    /// Uploads one file into the session's work dir (a relative path; directories made).
+    pub async fn upload_file(
+        &self,
+        caller: &Caller,
+        id: &str,
+        name: &str,
+        bytes: &[u8],
+        endpoint: &str,
+    ) -> Result<Value, ServiceError> {
+        use base64::Engine;
+        let content_base64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+        let result = self
+            .file_request(caller, id, name, endpoint, |path| WorkerRequest::Upload {
+                path,
+                content_base64,
+            })
+            .await;
+        match result? {
+            WorkerAnswer::File(file) => Ok(json!({"path": file.path, "size": file.size})),
+            _ => Err(ServiceError::Internal(
+                "the session answered out of turn".to_owned(),
+            )),
+        }
+    }
+
+    /// The regular files in the session's work dir.
+    pub async fn list_files(
+        &self,
+        caller: &Caller,
+        id: &str,
+        endpoint: &str,
+    ) -> Result<Value, ServiceError> {
+        let started = Instant::now();
+        let mut audit = AuditRecord::new(&caller.identity, endpoint);
+        audit.session = Some(id.to_owned());
+        let result = async {
+            let handle = self.session(caller, id)?;
+            let answer = self
+                .sessions
+                .request(
+                    &handle,
+                    WorkerRequest::List,
+                    None,
+                    &caller.identity,
+                    endpoint,
+                    None,
+                )
+                .await
+                .map_err(ServiceError::NotFound)?;
+            match answer {
+                WorkerAnswer::Files { files, truncated } => {
+                    Ok(json!({"files": files, "truncated": truncated}))
+                }
+                WorkerAnswer::Failed { kind, message } => Err(fail_error(kind, message)),
+                _ => Err(ServiceError::Internal(
+                    "the session answered out of turn".to_owned(),
+                )),
+            }
+        }
+        .await;
+        self.finish_audit(audit, &result, started);
+        result
+    }
+
+    /// One file of the session's work dir (a regular file, never through a symlink, within the
+    /// policy's output cap).
+    pub async fn download_file(
+        &self,
+        caller: &Caller,
+        id: &str,
+        name: &str,
+        endpoint: &str,
+    ) -> Result<Vec<u8>, ServiceError> {
+        use base64::Engine;
+        let answer = self
+            .file_request(caller, id, name, endpoint, |path| WorkerRequest::Download {
+                path,
+            })
+            .await?;
+        match answer {
+            WorkerAnswer::Content { content_base64, .. } => {
+                base64::engine::general_purpose::STANDARD
+                    .decode(content_base64)
+                    .map_err(|err| ServiceError::Internal(format!("bad file content: {err}")))
+            }
+            _ => Err(ServiceError::Internal(
+                "the session answered out of turn".to_owned(),
+            )),
+        }
+    }
+
+    /// A request about one file of a session: the name checked and normalised first (400), one
+    /// audit line.
+    async fn file_request(
+        &self,
+        caller: &Caller,
+        id: &str,
+        name: &str,
+        endpoint: &str,
+        op: impl FnOnce(String) -> WorkerRequest,
+    ) -> Result<WorkerAnswer, ServiceError> {
+        let started = Instant::now();
+        let mut audit = AuditRecord::new(&caller.identity, endpoint);
+        audit.session = Some(id.to_owned());
+        audit.file = Some(name.chars().take(512).collect());
+        let result = async {
+            let handle = self.session(caller, id)?;
+            let path = warden_gateway::files::relative_name(name)
+                .map_err(|err| ServiceError::BadRequest(format!("file name: {err}")))?;
+            let answer = self
+                .sessions
+                .request(&handle, op(path), None, &caller.identity, endpoint, None)
+                .await
+                .map_err(ServiceError::NotFound)?;
+            match answer {
+                WorkerAnswer::Failed { kind, message } => Err(fail_error(kind, message)),
+                answer => Ok(answer),
+            }
+        }
+        .await;
+        self.finish_audit(audit, &result, started);
+        result
+    }
+
+    /// Writes a session request's audit line: `ok`, or the error's code (counted as a rejection
+    /// unless the server failed).
+    fn finish_audit<T>(
+        &self,
+        mut audit: AuditRecord,
+        result: &Result<T, ServiceError>,
+        started: Instant,
+    ) {
+        audit.status = match result {
+            Ok(_) => "ok".to_owned(),
+            Err(err) => {
+                if !matches!(err, ServiceError::Internal(_)) {
+                    self.metrics.rejected(err.code());
+                }
+                err.code().to_owned()
+            }
+        };
+        audit.duration_ms = elapsed_ms(started);
+        self.audit.write(&audit);
     }
 }
 
@@ -579,7 +1006,32 @@ pub fn describe_policy(name: &str, registered: &RegisteredPolicy, is_default: bo
     })
 }
 
-/// The ids of the findings that denied (action `deny`), each once.
+/// A session's limits as its answers show them: `wall_time_ms` and `stdout_bytes` per cell,
+/// `memory_mib` for the whole session (its CPU is bounded by its lifetime).
+fn session_limits_json(limits: &pipeline::AppliedLimits) -> Value {
+    json!({
+        "wall_time_ms": limits.wall_time_ms,
+        "memory_mib": limits.memory_mib,
+        "stdout_bytes": limits.stdout_bytes,
+        "capped": limits.capped,
+    })
+}
+
+/// A session worker's failed file request as the client's error.
+fn fail_error(kind: FailKind, message: String) -> ServiceError {
+    match kind {
+        FailKind::BadRequest => ServiceError::BadRequest(message),
+        FailKind::NotFound => ServiceError::NotFound(message),
+        FailKind::TooLarge => ServiceError::TooLarge(message),
+        FailKind::Ended => ServiceError::NotFound(format!("the session has ended: {message}")),
+        FailKind::SetupFailed => ServiceError::Internal(message),
+    }
+}
+
+fn elapsed_ms_of(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
 /// A record as the JSON the front ends send.
 fn to_json(record: &impl serde::Serialize) -> Result<Value, ServiceError> {
     serde_json::to_value(record)

@@ -1,22 +1,27 @@
 //! The MCP server (`warden mcp`): the [`Service`] as three tools over standard input and output.
 //!
-//! `run_python` checks, runs and validates a program; `check_python` only judges it;
-//! `describe_policy` tells the model what it may import and which limits apply. A program that was
-//! judged or ran, whatever its status, is a tool result; anything but `ok` (or an allowed check)
-//! sets `isError` and says in plain words what went wrong and what to change, because the reader is
-//! a model. Requests warden refuses (unknown policy, bad input, a full queue) are tool errors too;
-//! only a call to a tool that does not exist is a protocol error.
+//! `run_python` runs a cell in the connection's session: one jailed interpreter that keeps its
+//! variables, imports and files from one call to the next (started at the first call, ended when
+//! the connection ends; `reset: true` starts a fresh one). Each cell is checked by the policy in
+//! the context of the cells before it. `check_python` only judges a program; `describe_policy` tells
+//! the model what it may import and which limits apply. A cell that was judged or ran, whatever its
+//! status, is a tool result; anything but `ok` (or an allowed check) sets `isError` and says in
+//! plain words what went wrong, whether the session kept its state, and what to change, because
+//! the reader is a model. Figures the cell shows or leaves open, and a figure as its value, come
+//! back as images. Requests warden refuses (unknown policy, bad input, too many sessions) are tool
+//! errors too; only a call to a tool that does not exist is a protocol error.
 //!
 //! All use of `rmcp` is in this file: its API changes between major versions. The tools' input
 //! schemas are written by hand, so the macros are not needed.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
-use base64::Engine;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -29,33 +34,33 @@ use serde_json::{json, Value};
 
 use super::job::InputFile;
 
-use super::{Caller, CheckBody, RunBody, Service, ServiceError};
-use warden_gateway::files::OutputFile;
-use warden_gateway::pipeline::{CallerLimits, RunRecord, RunStatus};
-use warden_jail::LimitHit;
-use warden_policy::settings::PolicyLimits;
+use super::{Caller, CheckBody, Service, ServiceError, SessionBody};
 use warden_policy::{Action, CheckRecord, Decision, Finding};
 
-/// Files up to this size that are UTF-8 are shown to the model in full.
-const TEXT_FILE_MAX: usize = 64 * 1024;
 /// How much of stdout, stderr or a traceback an error result quotes (its end).
 const TAIL_LINES: usize = 40;
 const TAIL_CHARS: usize = 8 * 1024;
+/// The most new or changed work-dir files a result names.
+const FILES_SHOWN: usize = 20;
 
 const INSTRUCTIONS: &str =
-    "warden runs Python programs in a locked-down Linux jail: no network, no \
-subprocesses, limited time, memory and output. Every program is first checked against a policy; \
-only the modules describe_policy lists as allowed can be imported, and a denied program does not \
-run (the result names each finding and how to fix it). The program's working directory is its \
-work dir: input files appear there, and files it writes there are returned (images as images). \
-Print the result to stdout, as JSON when a caller needs to parse it (run_python's `schema` \
-validates it). Use check_python to test a program against the policy without running it.";
+    "warden runs Python in a locked-down Linux jail: no network, no subprocesses, \
+limited time, memory and output. run_python works like a Jupyter notebook: every call is a cell \
+in one persistent Python session for this connection, so variables, imports, loaded data and \
+files persist between calls (load a CSV once, then inspect, clean, group and plot it in later \
+calls); pass reset: true to start over. Every cell is first checked against a policy, together \
+with the cells before it; only the modules describe_policy lists as allowed can be imported, and \
+a denied cell does not run and changes nothing (the result names each finding and how to fix it). \
+The value of a cell's last expression is shown, and matplotlib figures it shows or leaves open \
+come back as images. The working directory is the session's work dir: input files appear there, \
+and the result names the files a cell wrote. Use check_python to test a program against the \
+policy without running it.";
 
 /// `warden mcp`: serves one MCP client over standard input and output until it closes them, then
-/// kills what still runs and removes this session's state.
+/// ends its session, kills what still runs and removes this connection's state.
 ///
-/// Each MCP session has its own state directory under the configured one (several clients may run
-/// `warden mcp` at once); those of sessions that died are swept first.
+/// Each MCP connection has its own state directory under the configured one (several clients may
+/// run `warden mcp` at once); those of connections that died are swept first.
 pub fn serve_stdio_blocking(
     mut config: super::config::ServerConfig,
     worker_binary: PathBuf,
@@ -70,8 +75,17 @@ pub fn serve_stdio_blocking(
         .context("cannot start the async runtime")?;
     let state_dir = service.config.state_dir.clone();
     let reaper = runtime.spawn(crate::server::reap_periodically(Arc::clone(&service)));
-    let result = runtime.block_on(serve_stdio(Arc::clone(&service)));
+    let session_reaper = runtime.spawn(crate::sessions::reap_periodically(Arc::clone(
+        service.sessions(),
+    )));
+    let result = runtime.block_on(async {
+        let result = serve_stdio(Arc::clone(&service)).await;
+        // The connection is over: so is its session.
+        service.end_sessions("connection_closed").await;
+        result
+    });
     reaper.abort();
+    session_reaper.abort();
     service.kill_running();
     drop(runtime);
     service.reap();
@@ -87,7 +101,9 @@ async fn serve_stdio(service: Arc<Service>) -> anyhow::Result<()> {
         caller: Caller {
             identity: "mcp:stdio".into(),
             policies: None,
+            owner: format!("mcp:{}", std::process::id()),
         },
+        session: tokio::sync::Mutex::new(None),
     };
     let running = server
         .serve(rmcp::transport::stdio())
@@ -100,10 +116,23 @@ async fn serve_stdio(service: Arc<Service>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The MCP front end of one session.
+/// The MCP front end of one connection.
 struct Warden {
     service: Arc<Service>,
     caller: Caller,
+    /// The connection's session, once a cell has run; calls take their turn on it.
+    session: tokio::sync::Mutex<Option<McpSession>>,
+}
+
+/// The connection's session, as the front end knows it.
+#[derive(Debug, Clone)]
+struct McpSession {
+    id: String,
+    policy: String,
+    /// Each cell's wall-clock limit (the policy's, for sessions).
+    wall_time_ms: u64,
+    /// The work dir's files after the last call, to name what a cell wrote.
+    files: BTreeMap<String, u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -118,6 +147,8 @@ struct RunArgs {
     schema: Option<Value>,
     #[serde(default)]
     timeout_ms: Option<u64>,
+    #[serde(default)]
+    reset: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -160,14 +191,8 @@ impl ServerHandler for Warden {
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let result = match request.name.as_ref() {
-            // A cancelled run is dropped: its worker is killed (and its jail with it).
             "run_python" => match parse::<RunArgs>(arguments) {
-                Ok(args) => tokio::select! {
-                    result = self.run_python(args) => result,
-                    () = context.ct.cancelled() => CallToolResult::error(vec![
-                        ContentBlock::text("the client cancelled the run; it was stopped"),
-                    ]),
-                },
+                Ok(args) => self.run_python(args, &context).await,
                 Err(result) => result,
             },
             "check_python" => match parse::<CheckArgs>(arguments) {
@@ -190,36 +215,184 @@ impl ServerHandler for Warden {
 }
 
 impl Warden {
-    async fn run_python(&self, args: RunArgs) -> CallToolResult {
-        let policy = args
-            .policy
-            .clone()
-            .unwrap_or_else(|| self.service.config.default_policy.clone());
-        let body = RunBody {
-            code: args.code,
-            policy: args.policy,
-            inputs: args.inputs,
-            schema: args.schema,
-            limits: CallerLimits {
-                wall_time_ms: args.timeout_ms,
-                ..CallerLimits::default()
-            },
-            return_files: true,
-        };
-        let limits = body.limits;
-        match self
-            .service
-            .run_record(&self.caller, body, "run_python")
-            .await
-        {
-            Ok(record) => {
-                let applied = self.service.config.policies.get(&policy).map(|registered| {
-                    warden_gateway::pipeline::effective_limits(&registered.policy, &limits)
-                });
-                run_result(&record, applied.as_ref())
+    /// Runs a cell in the connection's session (started now if there is none, or a fresh one on
+    /// `reset` or another policy). A cancelled call stops the cell and ends the session.
+    async fn run_python(
+        &self,
+        args: RunArgs,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        // A bad schema or policy changes nothing.
+        if let Some(schema) = &args.schema {
+            if let Err(err) = warden_gateway::validate::check_bounds(schema) {
+                return service_error(&ServiceError::BadRequest(format!(
+                    "schema: invalid output schema: {err}"
+                )));
             }
-            Err(err) => service_error(&err),
         }
+        let policy = match self
+            .service
+            .policy_name(&self.caller, args.policy.as_deref())
+        {
+            Ok(name) => name,
+            Err(err) => return service_error(&err),
+        };
+        let mut slot = self.session.lock().await;
+        let mut notes: Vec<String> = Vec::new();
+        if let Some(current) = slot.clone() {
+            let why = if args.reset {
+                Some("reset")
+            } else if current.policy != policy {
+                Some("policy_changed")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                self.service
+                    .drop_session(&self.caller, &current.id, why)
+                    .await;
+                *slot = None;
+                notes.push(if args.reset {
+                    "Started a fresh session (reset): the earlier variables and files are gone."
+                        .to_owned()
+                } else {
+                    format!(
+                        "Started a new session under policy {policy:?}: the previous session's \
+                         variables and files are gone."
+                    )
+                });
+            } else if !self.service.session_alive(&self.caller, &current.id) {
+                *slot = None;
+                notes.push(
+                    "The previous session had ended (idle for too long, too old, or lost), so a \
+                     new one was started: the earlier variables and files are gone; define them \
+                     again."
+                        .to_owned(),
+                );
+            }
+        }
+        let inputs = args.inputs;
+        let session = match slot.as_mut() {
+            Some(session) => {
+                for input in &inputs {
+                    if let Err(err) = self.upload(&session.id, input).await {
+                        return service_error(&err);
+                    }
+                }
+                session
+            }
+            None => {
+                let body = SessionBody {
+                    policy: Some(policy.clone()),
+                    inputs,
+                    ..SessionBody::default()
+                };
+                let created = match self
+                    .service
+                    .create_session(&self.caller, body, "run_python")
+                    .await
+                {
+                    Ok(created) => created,
+                    Err(err) => return service_error(&err),
+                };
+                let id = created["id"].as_str().unwrap_or_default().to_owned();
+                let files = self.files(&id).await;
+                slot.insert(McpSession {
+                    id,
+                    policy: policy.clone(),
+                    wall_time_ms: created
+                        .pointer("/limits/wall_time_ms")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0),
+                    files,
+                })
+            }
+        };
+        let hard_limit = args
+            .timeout_ms
+            .filter(|ms| *ms > 0)
+            .map(Duration::from_millis);
+        let execute = self.service.execute_cell(
+            &self.caller,
+            &session.id,
+            args.code,
+            None,
+            hard_limit,
+            "run_python",
+        );
+        let record = tokio::select! {
+            record = execute => record,
+            () = context.ct.cancelled() => {
+                let id = session.id.clone();
+                *slot = None;
+                self.service.drop_session(&self.caller, &id, "cancelled").await;
+                return CallToolResult::error(vec![ContentBlock::text(
+                    "the client cancelled the call; the cell was stopped and the session ended \
+                     (its variables and files are gone; the next call starts a fresh session)",
+                )]);
+            }
+        };
+        let record = match record {
+            Ok(record) => record,
+            Err(err) => return service_error(&err),
+        };
+        let alive = record.get("session_alive") != Some(&Value::Bool(false));
+        let mut written = Vec::new();
+        if alive {
+            let now = self.files(&session.id).await;
+            written = changed_files(&session.files, &now);
+            session.files = now;
+        }
+        let wall_time_ms = session.wall_time_ms;
+        if !alive {
+            *slot = None;
+        }
+        drop(slot);
+        let validation = match (&args.schema, record.get("status").and_then(Value::as_str)) {
+            (Some(schema), Some("ok")) => Some(validate(schema.clone(), &record).await),
+            _ => None,
+        };
+        let limits = CellLimits {
+            wall_time_ms,
+            hard_limit_ms: args.timeout_ms,
+        };
+        cell_result(&record, &notes, &written, validation.as_ref(), &limits)
+    }
+
+    async fn upload(&self, id: &str, input: &InputFile) -> Result<Value, ServiceError> {
+        use base64::Engine;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&input.content_base64)
+            .map_err(|err| {
+                ServiceError::BadRequest(format!(
+                    "input {:?} is not valid base64: {err}",
+                    input.name
+                ))
+            })?;
+        self.service
+            .upload_file(&self.caller, id, &input.name, &bytes, "run_python")
+            .await
+    }
+
+    /// The session's work-dir files, by path (empty when they cannot be listed).
+    async fn files(&self, id: &str) -> BTreeMap<String, u64> {
+        let listed = self
+            .service
+            .list_files(&self.caller, id, "session_files")
+            .await
+            .unwrap_or_default();
+        listed
+            .get("files")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|file| {
+                Some((
+                    file.get("path")?.as_str()?.to_owned(),
+                    file.get("size")?.as_u64()?,
+                ))
+            })
+            .collect()
     }
 
     async fn check_python(&self, args: CheckArgs) -> CallToolResult {
@@ -300,19 +473,23 @@ fn tools() -> Vec<Tool> {
         "properties": {
             "code": {
                 "type": "string",
-                "description": "The whole Python program. It is checked against the policy, then runs in the jail with its work dir as the current directory."
+                "description": "A Python cell. It runs in this connection's persistent session, after the cells of earlier calls: their variables, imports and files are still there. It is checked against the policy together with those cells, then runs with the session's work dir as the current directory. The value of its last expression is shown, like Jupyter's Out[n]."
             },
             "policy": {
                 "type": "string",
-                "description": "The name of a policy (see describe_policy); the server's default when absent."
+                "description": "The name of a policy (see describe_policy); the server's default when absent. Naming another policy than the session's starts a new session."
+            },
+            "reset": {
+                "type": "boolean",
+                "description": "Start a fresh session before this cell: every variable, import and file of the previous one is gone."
             },
             "inputs": {
                 "type": "array",
-                "description": "Files placed in the work dir before the program runs, by plain file name.",
+                "description": "Files written into the session's work dir before this cell runs (they stay for later calls).",
                 "items": {
                     "type": "object",
                     "properties": {
-                        "name": {"type": "string", "description": "A plain file name, no '/'."},
+                        "name": {"type": "string", "description": "A path relative to the work dir, e.g. data.csv or inputs/sales.csv (no '..')."},
                         "content_base64": {"type": "string", "description": "The file's bytes, base64."}
                     },
                     "required": ["name", "content_base64"],
@@ -321,12 +498,12 @@ fn tools() -> Vec<Tool> {
             },
             "schema": {
                 "type": "object",
-                "description": "A JSON Schema the program's standard output (parsed as JSON) must satisfy."
+                "description": "A JSON Schema this cell's standard output (parsed as JSON) must satisfy."
             },
             "timeout_ms": {
                 "type": "integer",
                 "minimum": 1,
-                "description": "A wall-clock limit in milliseconds; it can only shorten the policy's limit."
+                "description": "A hard wall-clock limit for this call in milliseconds. A cell still running past it is stopped and the session ended (its state is lost); the policy's per-cell limit instead interrupts the cell and keeps the state."
             }
         },
         "required": ["code"],
@@ -357,11 +534,11 @@ fn tools() -> Vec<Tool> {
     vec![
         Tool::new(
             "run_python",
-            "Check a Python program against the policy and, if allowed, run it in a jail (no network, limited time and memory). Returns stdout, the files the program wrote in its working directory (images as images), and on failure the policy findings, the Python exception or the limit that stopped it.",
+            "Run a Python cell in this conversation's persistent Python session, like a Jupyter notebook: variables, imports, loaded data and files persist between calls, so load data once and build on it in later calls (reset: true starts over). Each cell is checked against the policy together with the earlier cells and, if allowed, runs in a jail (no network, limited time and memory); a denied cell does not run and changes nothing. Returns stdout, the value of the last expression, matplotlib figures as images, the files the cell wrote, and on failure the policy findings, the Python exception or the limit that stopped it (and whether the session kept its state).",
             schema_object(run),
         )
         .with_annotations(
-            ToolAnnotations::with_title("Run Python in the jail")
+            ToolAnnotations::with_title("Run a Python cell in the jailed session")
                 .read_only(false)
                 .destructive(false)
                 .idempotent(false)
@@ -399,197 +576,392 @@ fn schema_object(value: Value) -> Arc<JsonObject> {
     }
 }
 
-/// A result record as a tool result.
-fn run_result(record: &RunRecord, limits: Option<&PolicyLimits>) -> CallToolResult {
-    let compact = match compact_record(record) {
-        Ok(compact) => compact,
-        Err(err) => {
-            return service_error(&ServiceError::Internal(format!(
-                "cannot serialise the record: {err}"
-            )))
+/// The limits a cell result names.
+struct CellLimits {
+    /// Each cell's wall-clock limit in the session (past it the cell is interrupted).
+    wall_time_ms: u64,
+    /// The call's `timeout_ms` (past it the session is ended).
+    hard_limit_ms: Option<u64>,
+}
+
+/// Validates a cell's stdout against the caller's schema (compiled and run off the async
+/// threads).
+async fn validate(schema: Value, record: &Value) -> warden_gateway::validate::Validation {
+    let stdout = record
+        .get("stdout")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .as_bytes()
+        .to_vec();
+    let truncated = record.get("stdout_truncated") == Some(&Value::Bool(true));
+    let judged = tokio::task::spawn_blocking(move || {
+        warden_gateway::validate::OutputSchema::compile(&schema)
+            .map(|compiled| compiled.validate(&stdout, truncated))
+    })
+    .await;
+    match judged {
+        Ok(Ok(validation)) => validation,
+        Ok(Err(err)) => failed_validation(format!("{err:#}")),
+        Err(err) => failed_validation(format!("the schema check failed: {err}")),
+    }
+}
+
+fn failed_validation(message: String) -> warden_gateway::validate::Validation {
+    warden_gateway::validate::Validation {
+        valid: false,
+        errors: vec![warden_gateway::validate::OutputError {
+            instance_path: String::new(),
+            schema_path: String::new(),
+            message,
+        }],
+    }
+}
+
+/// The files that are new or changed in size since the last listing.
+fn changed_files(
+    before: &BTreeMap<String, u64>,
+    now: &BTreeMap<String, u64>,
+) -> Vec<(String, u64)> {
+    now.iter()
+        .filter(|(path, size)| before.get(*path) != Some(*size))
+        .map(|(path, size)| (path.clone(), *size))
+        .collect()
+}
+
+/// A cell's record as a tool result: what a model needs to go on, in words, with the figures as
+/// images and the compact record as structured content.
+fn cell_result(
+    record: &Value,
+    notes: &[String],
+    written: &[(String, u64)],
+    validation: Option<&warden_gateway::validate::Validation>,
+    limits: &CellLimits,
+) -> CallToolResult {
+    let status = text_of(record, "status");
+    let alive = record.get("session_alive") != Some(&Value::Bool(false));
+    let mut text = String::new();
+    for note in notes {
+        let _ = writeln!(text, "{note}");
+    }
+    let mut is_error = status != "ok";
+    match status {
+        "ok" => text.push_str(&ok_text(record)),
+        "denied" => {
+            let _ = write!(
+                text,
+                "The policy denied this cell{}.\n{}\nThe cell did not run, and the session is as \
+                 it was (its variables are unchanged). Change the cell so that none of the \
+                 findings above applies (only the modules describe_policy lists can be \
+                 imported), then call run_python again.",
+                match record.get("message").and_then(Value::as_str) {
+                    Some(message) => format!(" ({message})"),
+                    None => String::new(),
+                },
+                findings_text_of(record)
+            );
         }
-    };
-    let headline = match record.status {
-        RunStatus::Ok => ok_text(record),
-        RunStatus::Denied => format!(
-            "{}\n{}\nThe program did not run. Change it so that none of the findings above applies \
-             (only the modules describe_policy lists can be imported), or use check_python to test \
-             a change, then call run_python again.",
-            message_line(record, "The policy denied this program."),
-            findings_text(&record.check.findings)
-        ),
-        RunStatus::ReviewRequired => format!(
-            "The policy requires a person to approve this program before it runs, and this server \
-             cannot approve it. The program did not run.\n{}\nRewrite it so that none of the \
-             findings above applies.",
-            findings_text(&record.check.findings)
-        ),
-        RunStatus::Error => error_text(record),
-        RunStatus::Timeout | RunStatus::MemoryLimit | RunStatus::OutputLimit => {
-            limit_text(record, limits)
+        "error" => text.push_str(&error_text(record)),
+        "timeout" if alive => {
+            let _ = write!(
+                text,
+                "The cell was interrupted: it ran past the wall-clock limit of {} ms per cell. \
+                 The session kept its state (what the cell had done before the interrupt \
+                 stays). Make the cell do less work, or split it over several calls.",
+                limits.wall_time_ms
+            );
+            append_output(record, &mut text);
         }
-        RunStatus::OutputInvalid => invalid_text(record),
-        RunStatus::SetupFailed => format!(
-            "warden could not set up the jail, so the program did not run (not a fault of the \
-             program): {}",
-            message(record)
-        ),
-    };
-    let mut content = vec![ContentBlock::text(format!(
-        "{headline}\n\n{}",
-        summary_line(record)
-    ))];
-    if matches!(
-        record.status,
-        RunStatus::Ok | RunStatus::OutputInvalid | RunStatus::Error
-    ) {
-        file_blocks(&record.files, &mut content);
+        "timeout" => {
+            let _ = match limits.hard_limit_ms {
+                Some(ms) if text_of(record, "message").contains("call's limit") => write!(
+                    text,
+                    "The cell was stopped: it exceeded the wall-clock limit of {ms} ms this call \
+                     gave (timeout_ms). The session was ended: its variables and files are \
+                     gone, and the next call starts a fresh session."
+                ),
+                _ => write!(
+                    text,
+                    "The cell ran past the wall-clock limit of {} ms per cell and did not stop \
+                     when interrupted, so the session was ended: its variables and files are \
+                     gone, and the next call starts a fresh session.",
+                    limits.wall_time_ms
+                ),
+            };
+            append_output(record, &mut text);
+        }
+        "memory_limit" | "output_limit" | "session_lost" => {
+            let _ = write!(
+                text,
+                "{} The session is over: its variables and files are gone, and the next call \
+                 starts a fresh session.{}",
+                match status {
+                    "memory_limit" =>
+                        "The cell used more memory than the session may (its \
+                                       memory limit); use less (smaller data, chunks, fewer \
+                                       copies).",
+                    "output_limit" =>
+                        "The cell wrote far more output than the caps allow; \
+                                       print less, and write large results to files.",
+                    _ => "The session's interpreter died during the cell.",
+                },
+                match record.get("message").and_then(Value::as_str) {
+                    Some(message) => format!(" ({message})"),
+                    None => String::new(),
+                }
+            );
+            append_output(record, &mut text);
+        }
+        other => {
+            let _ = write!(
+                text,
+                "The cell ended with status {other}. {}",
+                text_of(record, "message")
+            );
+        }
+    }
+    if let Some(validation) = validation {
+        if !validation.valid {
+            is_error = true;
+            text.push_str("\nThe cell ran, but its stdout does not satisfy the output schema:");
+            for error in &validation.errors {
+                let path = if error.instance_path.is_empty() {
+                    "/"
+                } else {
+                    &error.instance_path
+                };
+                let _ = write!(text, "\n- at {path}: {}", error.message);
+            }
+            text.push_str("\nPrint exactly one JSON value that matches the schema.");
+        }
+    }
+    if !written.is_empty() {
+        let shown: Vec<String> = written
+            .iter()
+            .take(FILES_SHOWN)
+            .map(|(path, size)| format!("{path} ({size} bytes)"))
+            .collect();
+        let more = written.len().saturating_sub(FILES_SHOWN);
+        let _ = write!(
+            text,
+            "\nFiles new or changed in the work dir: {}{}",
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        );
+    }
+    let _ = write!(text, "\n\n{}", summary_line(record));
+    let mut content = vec![ContentBlock::text(text)];
+    for image in images(record) {
+        content.push(ContentBlock::image(image, "image/png"));
+    }
+    let mut compact = compact_record(record);
+    if let (Some(validation), Some(object)) = (validation, compact.as_object_mut()) {
+        object.insert("validation".into(), json!(validation));
     }
     content.push(ContentBlock::text(format!(
-        "result record (stdout, stderr and file contents are shown above): {compact}"
+        "cell record (output and images are shown above): {compact}"
     )));
-    let mut result = if record.status == RunStatus::Ok {
-        CallToolResult::success(content)
-    } else {
+    let mut result = if is_error {
         CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
     };
     result.structured_content = Some(compact);
     result
 }
 
-fn ok_text(record: &RunRecord) -> String {
-    let mut text = if record.stdout.is_empty() {
-        "The program ran and printed nothing on stdout.".to_owned()
+fn text_of<'a>(record: &'a Value, key: &str) -> &'a str {
+    record.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn ok_text(record: &Value) -> String {
+    let stdout = text_of(record, "stdout");
+    let mut text = if stdout.is_empty() {
+        "The cell ran and printed nothing on stdout.".to_owned()
     } else {
-        format!("stdout:\n{}", record.stdout.trim_end())
+        format!("stdout:\n{}", stdout.trim_end())
     };
-    if record.stdout_truncated {
+    if record.get("stdout_truncated") == Some(&Value::Bool(true)) {
         text.push_str("\n[stdout was truncated at the policy's cap]");
     }
-    if !record.stderr.is_empty() {
-        let _ = write!(text, "\nstderr:\n{}", tail(&record.stderr));
+    let stderr = text_of(record, "stderr");
+    if !stderr.is_empty() {
+        let _ = write!(text, "\nstderr:\n{}", tail(stderr));
+    }
+    if let (Some(value), Some(count)) = (
+        record
+            .pointer("/result/text~1plain")
+            .and_then(Value::as_str),
+        record.get("execution_count").and_then(Value::as_u64),
+    ) {
+        let _ = write!(text, "\nOut[{count}]: {}", tail(value));
+    }
+    let figures = images(record).len();
+    if figures > 0 {
+        let _ = write!(
+            text,
+            "\n{figures} figure{} shown below.",
+            if figures == 1 { "" } else { "s" }
+        );
     }
     text
 }
 
-fn error_text(record: &RunRecord) -> String {
-    let mut text = match &record.error {
-        Some(error) => format!(
-            "The program raised {}: {}\ntraceback (end):\n{}",
-            error.name,
-            error.value,
-            tail(&error.traceback)
-        ),
-        None => format!(
-            "The program exited with code {}.",
-            record
-                .exit_code
-                .map_or_else(|| "?".to_owned(), |code| code.to_string())
-        ),
+fn error_text(record: &Value) -> String {
+    let name = record.pointer("/error/name").and_then(Value::as_str);
+    let mut text = match name {
+        Some(name) => {
+            let traceback: Vec<&str> = record
+                .pointer("/error/traceback")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            format!(
+                "The cell raised {name}: {}\ntraceback (end):\n{}",
+                record
+                    .pointer("/error/value")
+                    .and_then(Value::as_str)
+                    .unwrap_or(""),
+                tail(&traceback.join("\n"))
+            )
+        }
+        None => format!("The cell failed. {}", text_of(record, "message")),
     };
-    let other = match &record.error {
-        Some(error) if !error.traceback.is_empty() => record
-            .stderr
-            .replace(&error.traceback, "")
-            .trim()
-            .to_owned(),
-        _ => record.stderr.trim().to_owned(),
-    };
-    if !other.is_empty() {
-        let _ = write!(text, "\nstderr (end):\n{}", tail(&other));
-    }
-    append_stdout(record, &mut text);
+    text.push_str(
+        "\nThe session kept its state: what ran before the error (in this cell and earlier \
+         ones) stays defined. Fix the cell and run it again.",
+    );
+    append_output(record, &mut text);
     text
 }
 
-fn limit_text(record: &RunRecord, limits: Option<&PolicyLimits>) -> String {
-    let hits: Vec<String> = record
-        .limits_hit
-        .iter()
-        .map(|hit| describe_limit(*hit, limits))
+/// The end of the cell's stdout and stderr, when it printed any.
+fn append_output(record: &Value, text: &mut String) {
+    for key in ["stdout", "stderr"] {
+        let value = text_of(record, key);
+        if !value.trim().is_empty() {
+            let _ = write!(text, "\n{key} (end):\n{}", tail(value));
+        }
+    }
+}
+
+/// The PNG images of the cell: its displays, then its value.
+fn images(record: &Value) -> Vec<String> {
+    let displays = record
+        .get("display")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten();
+    displays
+        .chain(record.get("result"))
+        .filter_map(|bundle| bundle.get("image/png")?.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// `status: ok · In [3] · 12 ms · memory 45.1 MiB`.
+fn summary_line(record: &Value) -> String {
+    let mut line = format!("status: {}", text_of(record, "status"));
+    if let Some(count) = record.get("execution_count").and_then(Value::as_u64) {
+        let _ = write!(line, " · In [{count}]");
+    }
+    if let Some(ms) = record.pointer("/usage/duration_ms").and_then(Value::as_u64) {
+        let _ = write!(line, " · {ms} ms");
+    }
+    if let Some(bytes) = record
+        .pointer("/usage/memory_peak_bytes")
+        .and_then(Value::as_u64)
+        .filter(|b| *b > 0)
+    {
+        #[allow(clippy::cast_precision_loss)]
+        let mib = bytes as f64 / (1024.0 * 1024.0);
+        let _ = write!(line, " · memory {mib:.1} MiB");
+    }
+    line
+}
+
+/// The record without what the text and images already show (output, images, HTML, hints).
+fn compact_record(record: &Value) -> Value {
+    let mut compact = record.clone();
+    if let Some(object) = compact.as_object_mut() {
+        object.remove("stdout");
+        object.remove("stderr");
+        if let Some(error) = object.get_mut("error").and_then(Value::as_object_mut) {
+            error.remove("traceback");
+        }
+    }
+    let strip = |bundle: &mut Value| {
+        if let Some(bundle) = bundle.as_object_mut() {
+            bundle.remove("image/png");
+            bundle.remove("text/html");
+            bundle.remove("image/svg+xml");
+        }
+    };
+    if let Some(result) = compact.get_mut("result") {
+        strip(result);
+    }
+    if let Some(display) = compact.get_mut("display").and_then(Value::as_array_mut) {
+        display.iter_mut().for_each(strip);
+    }
+    if let Some(findings) = compact
+        .pointer_mut("/check/findings")
+        .and_then(Value::as_array_mut)
+    {
+        for finding in findings.iter_mut().filter_map(Value::as_object_mut) {
+            finding.remove("hint");
+        }
+    }
+    compact
+}
+
+/// The findings of a cell record, one a line (as [`findings_text`]).
+fn findings_text_of(record: &Value) -> String {
+    let findings: Vec<&Value> = record
+        .pointer("/check/findings")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
         .collect();
-    let mut text = if hits.is_empty() {
-        format!(
-            "The run hit a limit ({}). {}",
-            record.status.as_str(),
-            message(record)
-        )
-    } else {
-        format!(
-            "The program was stopped: it exceeded the {}.",
-            hits.join(" and the ")
-        )
-    };
-    let advice = match record.status {
-        RunStatus::Timeout => "Make it do less work or use faster (vectorised) code.",
-        RunStatus::MemoryLimit => "Make it use less memory (smaller data, chunks, fewer copies).",
-        _ => "Make it print less; write large results to files in the work dir instead.",
-    };
-    let _ = write!(text, " {advice}");
-    if !record.stderr.is_empty() {
-        let _ = write!(text, "\nstderr (end):\n{}", tail(&record.stderr));
+    if findings.is_empty() {
+        return "(no findings)".to_owned();
     }
-    append_stdout(record, &mut text);
-    text
-}
-
-fn describe_limit(hit: LimitHit, limits: Option<&PolicyLimits>) -> String {
-    let Some(l) = limits else {
-        return format!("{} limit", limit_name(hit));
-    };
-    match hit {
-        LimitHit::WallTime => format!("wall-clock limit of {} ms", l.wall_time_ms),
-        LimitHit::CpuTime => format!("CPU-time limit of {} ms", l.cpu_time_ms),
-        LimitHit::Memory => format!("memory limit of {} MiB", l.memory_bytes / (1024 * 1024)),
-        LimitHit::Pids => format!("limit of {} processes and threads", l.pids),
-        LimitHit::Stdout => format!("stdout cap of {} bytes", l.stdout_bytes),
-        LimitHit::Stderr => format!("stderr cap of {} bytes", l.stderr_bytes),
-    }
-}
-
-/// A limit as the record's `limits_hit` names it.
-fn limit_name(hit: LimitHit) -> &'static str {
-    match hit {
-        LimitHit::WallTime => "wall_time",
-        LimitHit::CpuTime => "cpu_time",
-        LimitHit::Memory => "memory",
-        LimitHit::Pids => "pids",
-        LimitHit::Stdout => "stdout",
-        LimitHit::Stderr => "stderr",
-    }
-}
-
-fn invalid_text(record: &RunRecord) -> String {
-    let mut text = "The program ran, but its stdout does not satisfy the output schema:".to_owned();
-    for error in &record.validation.errors {
-        let path = if error.instance_path.is_empty() {
-            "/"
-        } else {
-            &error.instance_path
-        };
-        let _ = write!(text, "\n- at {path}: {}", error.message);
-    }
-    text.push_str("\nPrint exactly one JSON value that matches the schema.");
-    append_stdout(record, &mut text);
-    text
-}
-
-fn append_stdout(record: &RunRecord, text: &mut String) {
-    if !record.stdout.is_empty() {
-        let _ = write!(text, "\nstdout (end):\n{}", tail(&record.stdout));
-    }
-}
-
-/// The record's `message`, empty when it has none.
-fn message(record: &RunRecord) -> &str {
-    record.message.as_deref().unwrap_or("")
-}
-
-fn message_line(record: &RunRecord, default: &str) -> String {
-    match &record.message {
-        Some(message) => format!("{default} {message}."),
-        None => default.to_owned(),
-    }
+    let lines: Vec<String> = findings
+        .iter()
+        .map(|finding| {
+            let mut line = format!(
+                "{} line {}:{}: {}",
+                finding.get("rule").and_then(Value::as_str).unwrap_or("?"),
+                finding
+                    .pointer("/span/line")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0),
+                finding
+                    .pointer("/span/column")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0),
+                finding.get("message").and_then(Value::as_str).unwrap_or(""),
+            );
+            if let Some(hint) = finding
+                .get("hint")
+                .and_then(Value::as_str)
+                .filter(|h| !h.is_empty())
+            {
+                let _ = write!(line, " (hint: {hint})");
+            }
+            match finding.get("action").and_then(Value::as_str) {
+                Some("deny") | None => {}
+                Some(action) => {
+                    let _ = write!(line, " [{action}]");
+                }
+            }
+            line
+        })
+        .collect();
+    lines.join("\n")
 }
 
 /// One line per finding: `RULE line:col: message (hint: ...)`.
@@ -639,93 +1011,6 @@ fn check_result(report: &CheckRecord) -> CallToolResult {
     }
 }
 
-/// `status: ok · exit 0 · wall 12 ms · cpu 10 ms · peak memory 3.2 MiB`.
-fn summary_line(record: &RunRecord) -> String {
-    let mut line = format!("status: {}", record.status.as_str());
-    if let Some(code) = record.exit_code {
-        let _ = write!(line, " · exit {code}");
-    }
-    let usage = &record.usage;
-    if usage.wall_ms > 0 || usage.memory_peak_bytes > 0 {
-        #[allow(clippy::cast_precision_loss)]
-        let mib = usage.memory_peak_bytes as f64 / (1024.0 * 1024.0);
-        let _ = write!(
-            line,
-            " · wall {} ms · cpu {} ms · peak memory {mib:.1} MiB",
-            usage.wall_ms, usage.cpu_ms
-        );
-    }
-    line
-}
-
-/// The files the program wrote: images as image content, others as a note (with the text of small
-/// UTF-8 files).
-fn file_blocks(files: &[OutputFile], content: &mut Vec<ContentBlock>) {
-    for file in files {
-        let note = format!(
-            "file {} ({} bytes, sha256 {})",
-            file.path, file.bytes, file.sha256
-        );
-        match (image_mime(&file.path), &file.content_base64) {
-            (Some(mime), Some(encoded)) => {
-                content.push(ContentBlock::text(format!("{note}: image below")));
-                content.push(ContentBlock::image(encoded, mime));
-            }
-            (None, Some(encoded)) => {
-                let text = base64::engine::general_purpose::STANDARD
-                    .decode(encoded)
-                    .ok()
-                    .filter(|raw| raw.len() < TEXT_FILE_MAX)
-                    .and_then(|raw| String::from_utf8(raw).ok());
-                content.push(ContentBlock::text(match text {
-                    Some(text) => format!("{note}:\n{text}"),
-                    None => note,
-                }));
-            }
-            (_, None) => content.push(ContentBlock::text(format!("{note}: contents not returned"))),
-        }
-    }
-}
-
-fn image_mime(path: &str) -> Option<&'static str> {
-    let extension = path.rsplit_once('.')?.1.to_ascii_lowercase();
-    Some(match extension.as_str() {
-        "png" => "image/png",
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        "svg" => "image/svg+xml",
-        _ => return None,
-    })
-}
-
-/// The record as JSON without what the text blocks already show (stdout, stderr, file contents,
-/// the long hints).
-fn compact_record(record: &RunRecord) -> Result<Value, serde_json::Error> {
-    let mut compact = serde_json::to_value(record)?;
-    if let Some(object) = compact.as_object_mut() {
-        object.remove("stdout");
-        object.remove("stderr");
-        if let Some(error) = object.get_mut("error").and_then(Value::as_object_mut) {
-            error.remove("traceback");
-        }
-    }
-    if let Some(files) = compact.get_mut("files").and_then(Value::as_array_mut) {
-        for file in files.iter_mut().filter_map(Value::as_object_mut) {
-            file.remove("content_base64");
-        }
-    }
-    if let Some(findings) = compact
-        .pointer_mut("/check/findings")
-        .and_then(Value::as_array_mut)
-    {
-        for finding in findings.iter_mut().filter_map(Value::as_object_mut) {
-            finding.remove("hint");
-        }
-    }
-    Ok(compact)
-}
-
 /// The last lines of a long text, marked as cut.
 fn tail(text: &str) -> Cow<'_, str> {
     let text = text.trim_end();
@@ -748,40 +1033,22 @@ fn tail(text: &str) -> Cow<'_, str> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use warden_gateway::pipeline::CheckSummary;
-    use warden_gateway::validate::Validation;
-    use warden_policy::{PolicyRef, Rule, Severity, Span};
 
-    /// A record of a program that did not run, with `status`.
-    fn record(status: RunStatus) -> RunRecord {
-        RunRecord {
-            status,
-            exit_code: None,
-            signal: None,
-            stdout: String::new(),
-            stderr: String::new(),
-            stdout_truncated: false,
-            stderr_truncated: false,
-            check: CheckSummary {
-                decision: "allow".to_owned(),
-                findings: Vec::new(),
-            },
-            validation: Validation::not_required(),
-            usage: warden_jail::Usage::default(),
-            files: Vec::new(),
-            layers: None,
-            error: None,
-            message: None,
-            limits_hit: Vec::new(),
-            approval: None,
-            policy: PolicyRef {
-                name: "default".to_owned(),
-                sha256: "00".to_owned(),
-                registered_as: None,
-            },
-            program_sha256: "00".to_owned(),
-            stopped_by: None,
-            limits: None,
+    /// A cell record as the session worker sends it.
+    fn record(status: &str) -> Value {
+        json!({
+            "status": status, "execution_count": 3, "stdout": "", "stderr": "",
+            "stdout_truncated": false, "stderr_truncated": false, "result": null, "display": [],
+            "error": null, "check": {"decision": "allow", "findings": []},
+            "usage": {"duration_ms": 12, "memory_peak_bytes": 1_048_576},
+            "session_alive": true, "message": null,
+        })
+    }
+
+    fn limits() -> CellLimits {
+        CellLimits {
+            wall_time_ms: 30_000,
+            hard_limit_ms: None,
         }
     }
 
@@ -795,68 +1062,33 @@ mod tests {
     }
 
     #[test]
-    fn a_denied_record_lists_each_finding_and_is_an_error() {
-        let rule = Rule::ImportNotAllowed;
-        let record = RunRecord {
-            check: CheckSummary {
-                decision: "deny".to_owned(),
-                findings: vec![Finding {
-                    rule,
-                    name: rule.name(),
-                    severity: Severity::High,
-                    action: Action::Deny,
-                    message: "module `subprocess` is denied".to_owned(),
-                    hint: "use only allowed modules".to_owned(),
-                    span: Span {
-                        line: 1,
-                        column: 8,
-                        end_line: 1,
-                        end_column: 18,
-                        start_byte: 7,
-                        end_byte: 17,
-                    },
-                }],
-            },
-            ..record(RunStatus::Denied)
-        };
-        let result = run_result(&record, None);
+    fn a_denied_cell_lists_each_finding_says_it_did_not_run_and_is_an_error() {
+        let mut cell = record("denied");
+        cell["execution_count"] = Value::Null;
+        cell["check"] = json!({"decision": "deny", "findings": [{
+            "rule": "IMP101", "name": "import-not-allowed", "severity": "high", "action": "deny",
+            "message": "module `subprocess` is denied", "hint": "use only allowed modules",
+            "span": {"line": 1, "column": 8, "end_line": 1, "end_column": 18},
+        }]});
+        let result = cell_result(&cell, &[], &[], None, &limits());
         assert_eq!(result.is_error, Some(true));
         let text = texts(&result);
         assert!(text.contains(
             "IMP101 line 1:8: module `subprocess` is denied (hint: use only allowed modules)"
         ));
-        assert!(text.contains("did not run"));
+        assert!(text.contains("did not run"), "{text}");
+        assert!(text.contains("variables are unchanged"), "{text}");
     }
 
     #[test]
-    fn an_ok_record_returns_images_as_images_and_small_text_files_inline() {
-        let png = base64::engine::general_purpose::STANDARD.encode(b"\x89PNG\r\n\x1a\n");
-        let csv = base64::engine::general_purpose::STANDARD.encode(b"a,b\n1,2\n");
-        let record = RunRecord {
-            exit_code: Some(0),
-            stdout: "{\"x\": 1}\n".to_owned(),
-            usage: warden_jail::Usage {
-                wall_ms: 10,
-                cpu_ms: 8,
-                memory_peak_bytes: 1_048_576,
-            },
-            files: vec![
-                OutputFile {
-                    path: "plot.png".to_owned(),
-                    bytes: 8,
-                    sha256: "ab".to_owned(),
-                    content_base64: Some(png.clone()),
-                },
-                OutputFile {
-                    path: "t.csv".to_owned(),
-                    bytes: 8,
-                    sha256: "cd".to_owned(),
-                    content_base64: Some(csv),
-                },
-            ],
-            ..record(RunStatus::Ok)
-        };
-        let result = run_result(&record, None);
+    fn an_ok_cell_shows_its_value_and_its_figures_as_images() {
+        let png = "iVBORw0KGgo=";
+        let mut cell = record("ok");
+        cell["stdout"] = json!("{\"x\": 1}\n");
+        cell["result"] = json!({"text/plain": "42"});
+        cell["display"] = json!([{"image/png": png, "text/plain": "<Figure>"}]);
+        let written = vec![("out/chart.png".to_owned(), 1234)];
+        let result = cell_result(&cell, &[], &written, None, &limits());
         assert_eq!(result.is_error, Some(false));
         let image = result
             .content
@@ -864,50 +1096,55 @@ mod tests {
             .find_map(ContentBlock::as_image)
             .unwrap();
         assert_eq!(image.mime_type, "image/png");
+        assert_eq!(image.data, png);
         let text = texts(&result);
-        assert!(text.contains("{\"x\": 1}"));
-        assert!(text.contains("file t.csv (8 bytes, sha256 cd):\na,b\n1,2"));
+        assert!(text.contains("{\"x\": 1}"), "{text}");
+        assert!(text.contains("Out[3]: 42"), "{text}");
+        assert!(text.contains("out/chart.png (1234 bytes)"), "{text}");
+        assert!(!text.contains(png), "images are not repeated as text");
+    }
+
+    #[test]
+    fn timeouts_name_their_limit_and_whether_the_state_was_kept() {
+        let interrupted = record("timeout");
+        let text = texts(&cell_result(&interrupted, &[], &[], None, &limits()));
         assert!(
-            !text.contains(&png),
-            "file contents are not repeated in the record"
+            text.contains("30000 ms") && text.contains("kept its state"),
+            "{text}"
+        );
+        let mut stopped = record("timeout");
+        stopped["session_alive"] = json!(false);
+        stopped["message"] = json!("the cell ran past the call's limit of 700 ms; …");
+        let result = cell_result(
+            &stopped,
+            &[],
+            &[],
+            None,
+            &CellLimits {
+                wall_time_ms: 30_000,
+                hard_limit_ms: Some(700),
+            },
+        );
+        assert_eq!(result.is_error, Some(true));
+        let text = texts(&result);
+        assert!(
+            text.contains("700 ms") && text.contains("fresh session"),
+            "{text}"
         );
     }
 
     #[test]
-    fn a_timeout_names_the_limit_and_its_value() {
-        let limits = PolicyLimits {
-            wall_time_ms: 500,
-            cpu_time_ms: 1000,
-            memory_bytes: 1 << 30,
-            pids: 64,
-            stdout_bytes: 1 << 20,
-            stderr_bytes: 1 << 20,
-            file_size_bytes: 1 << 20,
-            open_files: 64,
-            tmp_bytes: 1 << 20,
-            output_files: 16,
-            output_bytes: 1 << 20,
-        };
-        let record = RunRecord {
-            limits_hit: vec![LimitHit::WallTime],
-            ..record(RunStatus::Timeout)
-        };
-        let text = texts(&run_result(&record, Some(&limits)));
-        assert!(text.contains("wall-clock limit of 500 ms"), "{text}");
-    }
-
-    #[test]
-    fn a_limit_is_named_as_the_record_names_it() {
-        for hit in [
-            LimitHit::WallTime,
-            LimitHit::CpuTime,
-            LimitHit::Memory,
-            LimitHit::Pids,
-            LimitHit::Stdout,
-            LimitHit::Stderr,
-        ] {
-            assert_eq!(json!(hit), json!(limit_name(hit)));
-        }
+    fn new_and_resized_files_are_named() {
+        let before = BTreeMap::from([("a".to_owned(), 1), ("b".to_owned(), 2)]);
+        let now = BTreeMap::from([
+            ("a".to_owned(), 1),
+            ("b".to_owned(), 3),
+            ("c/d".to_owned(), 4),
+        ]);
+        assert_eq!(
+            changed_files(&before, &now),
+            vec![("b".to_owned(), 3), ("c/d".to_owned(), 4)]
+        );
     }
 
     #[test]

@@ -14,6 +14,9 @@ struct Counters {
     checks: BTreeMap<String, u64>,
     denials: BTreeMap<String, u64>,
     rejected: BTreeMap<String, u64>,
+    sessions_created: u64,
+    sessions_ended: BTreeMap<String, u64>,
+    cells: BTreeMap<String, u64>,
     bucket_counts: [u64; BUCKETS.len()],
     duration_sum: f64,
     duration_count: u64,
@@ -30,6 +33,8 @@ pub struct Gauges {
     pub queued: usize,
     pub running: usize,
     pub max_running: usize,
+    pub sessions: usize,
+    pub max_sessions: usize,
 }
 
 impl Metrics {
@@ -54,6 +59,30 @@ impl Metrics {
     pub fn check(&self, decision: &str, denying_rules: &[String]) {
         if let Ok(mut c) = self.counters.lock() {
             *c.checks.entry(decision.to_owned()).or_default() += 1;
+            for rule in denying_rules {
+                *c.denials.entry(rule.clone()).or_default() += 1;
+            }
+        }
+    }
+
+    /// A session started.
+    pub fn session_created(&self) {
+        if let Ok(mut c) = self.counters.lock() {
+            c.sessions_created += 1;
+        }
+    }
+
+    /// A session ended, and why (`closed`, `idle_timeout`, `max_lifetime`, `session_lost`…).
+    pub fn session_ended(&self, reason: &str) {
+        if let Ok(mut c) = self.counters.lock() {
+            *c.sessions_ended.entry(reason.to_owned()).or_default() += 1;
+        }
+    }
+
+    /// A session's cell judged (and run when allowed): its status and the rules that denied it.
+    pub fn cell(&self, status: &str, denying_rules: &[String]) {
+        if let Ok(mut c) = self.counters.lock() {
+            *c.cells.entry(status.to_owned()).or_default() += 1;
             for rule in denying_rules {
                 *c.denials.entry(rule.clone()).or_default() += 1;
             }
@@ -164,6 +193,48 @@ impl Metrics {
             "The configured run slots.",
         );
         let _ = writeln!(out, "warden_max_concurrent_runs {}", gauges.max_running);
+        family(
+            &mut out,
+            "warden_sessions_created_total",
+            "counter",
+            "Sessions started.",
+        );
+        let _ = writeln!(out, "warden_sessions_created_total {}", c.sessions_created);
+        family(
+            &mut out,
+            "warden_sessions_ended_total",
+            "counter",
+            "Sessions ended, by reason.",
+        );
+        for (reason, n) in &c.sessions_ended {
+            let _ = writeln!(
+                out,
+                "warden_sessions_ended_total{{reason=\"{reason}\"}} {n}"
+            );
+        }
+        family(
+            &mut out,
+            "warden_session_cells_total",
+            "counter",
+            "Session cells judged (and run when allowed), by status.",
+        );
+        for (status, n) in &c.cells {
+            let _ = writeln!(out, "warden_session_cells_total{{status=\"{status}\"}} {n}");
+        }
+        family(
+            &mut out,
+            "warden_sessions_active",
+            "gauge",
+            "Sessions alive now (starting ones included).",
+        );
+        let _ = writeln!(out, "warden_sessions_active {}", gauges.sessions);
+        family(
+            &mut out,
+            "warden_max_sessions",
+            "gauge",
+            "The configured session cap.",
+        );
+        let _ = writeln!(out, "warden_max_sessions {}", gauges.max_sessions);
         out
     }
 }
@@ -179,15 +250,27 @@ mod tests {
         metrics.run("denied", 0.01, &["IMP101".to_owned()]);
         metrics.check("deny", &["REF201".to_owned()]);
         metrics.rejected("queue_full");
+        metrics.session_created();
+        metrics.session_ended("idle_timeout");
+        metrics.cell("denied", &["IMP101".to_owned()]);
+        metrics.cell("ok", &[]);
         let text = metrics.render(Gauges {
             queued: 3,
             running: 2,
             max_running: 2,
+            sessions: 1,
+            max_sessions: 4,
         });
         for line in [
             "warden_runs_total{status=\"ok\"} 1",
             "warden_runs_total{status=\"denied\"} 1",
-            "warden_policy_denials_total{rule=\"IMP101\"} 1",
+            "warden_policy_denials_total{rule=\"IMP101\"} 2",
+            "warden_sessions_created_total 1",
+            "warden_sessions_ended_total{reason=\"idle_timeout\"} 1",
+            "warden_session_cells_total{status=\"denied\"} 1",
+            "warden_session_cells_total{status=\"ok\"} 1",
+            "warden_sessions_active 1",
+            "warden_max_sessions 4",
             "warden_policy_denials_total{rule=\"REF201\"} 1",
             "warden_requests_rejected_total{reason=\"queue_full\"} 1",
             "warden_run_duration_seconds_bucket{le=\"0.05\"} 1",

@@ -1,8 +1,9 @@
 //! `warden serve`: binds the listeners, serves the API, and shuts down gracefully.
 //!
-//! Shutdown (SIGTERM or SIGINT): stop accepting connections and turn away queued requests (503);
-//! let running runs finish for up to `shutdown_grace`; then kill the workers left (their jails die
-//! with them); remove job directories, run cgroups and the socket file; exit 0.
+//! Shutdown (SIGTERM or SIGINT): stop accepting connections and turn away queued requests and new
+//! sessions (503); let running runs and cells finish for up to `shutdown_grace`; then kill the
+//! workers left (their jails die with them); end every session; remove job and session
+//! directories, run cgroups and the socket file; exit 0.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -66,10 +67,11 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         ));
     }
     eprintln!(
-        "warden: serving on {} ({} run slots, queue {}, policies: {})",
+        "warden: serving on {} ({} run slots, queue {}, {} sessions, policies: {})",
         places.join(", "),
         service.config.max_concurrent_runs,
         service.config.queue_size,
+        service.config.sessions.max_sessions,
         service
             .config
             .policies
@@ -80,9 +82,13 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
     );
 
     let reaper = tokio::spawn(reap_periodically(Arc::clone(&service)));
+    let session_reaper = tokio::spawn(crate::sessions::reap_periodically(Arc::clone(
+        service.sessions(),
+    )));
 
     let signal = terminating_signal().await?;
     reaper.abort();
+    session_reaper.abort();
     eprintln!(
         "warden: {signal}: shutting down (grace {:?})",
         service.config.shutdown_grace
@@ -103,6 +109,8 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
             servers.abort_all();
         }
     }
+    // Sessions cannot outlive the server: each is closed (its jail ends and removes what it had).
+    service.end_sessions("shutdown").await;
     // Workers are gone; give the kernel a moment to tear their jails down, then sweep.
     for _ in 0..50 {
         if service.running() == 0 {

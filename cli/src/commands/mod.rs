@@ -54,6 +54,9 @@ pub enum Command {
     /// Run one job for `warden serve` / `warden mcp` (internal).
     #[command(hide = true)]
     Worker(serve::WorkerArgs),
+    /// Hold one session for `warden serve` / `warden mcp` (internal).
+    #[command(hide = true)]
+    SessionWorker(serve::WorkerArgs),
 }
 
 /// `--rules FILE`, shared by the commands that judge or run code.
@@ -93,5 +96,6 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::serve(args),
         Command::Mcp(args) => serve::mcp(args),
         Command::Worker(args) => serve::worker(args),
+        Command::SessionWorker(args) => serve::session_worker(args),
     }
 }

@@ -1,4 +1,5 @@
-//! `warden serve`, `warden mcp` and the hidden `warden worker` they spawn.
+//! `warden serve`, `warden mcp` and the hidden `warden worker` and `warden session-worker` they
+//! spawn.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,7 +13,8 @@ use warden_service::config::{Overrides, ServerConfig};
 ///
 /// Listens on a Unix socket (default /run/warden/warden.sock as root, $XDG_RUNTIME_DIR/warden.sock
 /// otherwise) and, when configured, on a TCP address that requires bearer tokens. Endpoints:
-/// POST /v1/check, POST /v1/run, GET /v1/policies, GET /healthz, GET /metrics. Policies are held by
+/// POST /v1/check, POST /v1/run, GET /v1/policies, GET /healthz, GET /metrics, and sessions (a jailed
+/// interpreter that keeps its state across cells) under /v1/sessions. Policies are held by
 /// the server (named in the configuration; the built-in policy by default): a client picks one by
 /// name and may tighten its limits, never loosen them. Every run happens in a fresh single-threaded
 /// worker process in the jail. SIGTERM stops accepting, lets runs finish for the grace period, then
@@ -100,7 +102,9 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
 
 /// Serve the gateway to one MCP client over standard input and output.
 ///
-/// Tools: run_python (check, run in the jail, validate; charts come back as images), check_python
+/// Tools: run_python (a cell in the connection's persistent session: state is kept between calls,
+/// `reset` starts over; each cell is checked in the context of the earlier ones and runs in the
+/// jail; figures come back as images), check_python
 /// (the policy's verdict without running) and describe_policy (allowed modules and limits, for the
 /// model's prompt). Policy denials and failed runs are tool results with isError set, in words a
 /// model can act on. The policies, limits and audit log come from the same configuration file as
@@ -148,5 +152,12 @@ pub struct WorkerArgs {
 
 pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     warden_service::job::serve_one(&args.dir)?;
+    Ok(ExitCode::from(exit::OK))
+}
+
+/// Hold one session (spawned by `warden serve` and `warden mcp`): the session job, then requests as
+/// JSON lines on standard input, answers on standard output.
+pub fn session_worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
+    warden_service::session_worker::serve_session(&args.dir)?;
     Ok(ExitCode::from(exit::OK))
 }
