@@ -511,6 +511,7 @@ fn apply_outcome(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use warden_jail::Status;
