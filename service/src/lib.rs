@@ -622,9 +622,19 @@ impl Service {
         })
     }
 
-    /// The caller's session `id`, or 404 (another owner's session is not told apart from none).
+    /// The caller's session `id` for a request to it (its last activity now), or 404 (another
+    /// owner's session is not told apart from none).
     fn session(&self, caller: &Caller, id: &str) -> Result<Arc<Handle>, ServiceError> {
-        self.sessions.find(&caller.owner, id).ok_or_else(|| {
+        self.find_session(caller, id, true)
+    }
+
+    fn find_session(
+        &self,
+        caller: &Caller,
+        id: &str,
+        touch: bool,
+    ) -> Result<Arc<Handle>, ServiceError> {
+        self.sessions.find(&caller.owner, id, touch).ok_or_else(|| {
             ServiceError::NotFound(format!(
                 "no session {id:?} for this client (it never existed, belongs to another client, \
                  or has ended)"
@@ -656,7 +666,7 @@ impl Service {
 
     /// `GET /v1/sessions/{id}`.
     pub fn session_info(&self, caller: &Caller, id: &str) -> Result<Value, ServiceError> {
-        let handle = self.session(caller, id)?;
+        let handle = self.find_session(caller, id, false)?;
         let mut entry = handle.describe(&self.config.sessions);
         if let Some(object) = entry.as_object_mut() {
             object.insert("limits".into(), session_limits_json(&handle.limits));
@@ -738,7 +748,7 @@ impl Service {
     /// Ends the caller's session `id` for a front end (MCP's reset, a cancelled call), with
     /// `reason` in the audit log and metrics; nothing when there is no such session.
     pub async fn drop_session(&self, caller: &Caller, id: &str, reason: &'static str) {
-        if let Some(handle) = self.sessions.find(&caller.owner, id) {
+        if let Some(handle) = self.sessions.find(&caller.owner, id, false) {
             self.sessions
                 .end(&handle, reason, reason != "cancelled")
                 .await;
@@ -747,7 +757,7 @@ impl Service {
 
     /// Whether the caller's session `id` is alive.
     pub fn session_alive(&self, caller: &Caller, id: &str) -> bool {
-        self.sessions.find(&caller.owner, id).is_some()
+        self.sessions.find(&caller.owner, id, false).is_some()
     }
 
     /// Uploads one file into the session's work dir (a relative path; directories made).

@@ -371,12 +371,16 @@ impl Sessions {
             .map_or(60, |left| left.as_secs().max(1))
     }
 
-    /// The owner's session `id` (its last activity now), or `None`: no such session, or another
-    /// owner's (the two are not told apart).
-    pub fn find(&self, owner: &str, id: &str) -> Option<Arc<Handle>> {
+    /// The owner's session `id`, or `None`: no such session, or another owner's (the two are not
+    /// told apart). With `touch`, its last activity is now (under the table's lock, so the idle
+    /// reaper cannot end it between this and the request that follows); looking at a session
+    /// does not keep it alive.
+    pub fn find(&self, owner: &str, id: &str, touch: bool) -> Option<Arc<Handle>> {
         let table = self.table.lock().ok()?;
         let handle = table.live.get(id).filter(|h| h.owner == owner)?;
-        handle.touch();
+        if touch {
+            handle.touch();
+        }
         Some(Arc::clone(handle))
     }
 

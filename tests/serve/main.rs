@@ -1,5 +1,5 @@
 //! `warden serve` and `warden mcp` end to end: the HTTP API over the Unix socket and TCP, admission
-//! under load, and the MCP server driven by the official Python client.
+//! under load, the MCP server driven by the official Python client, and sessions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use warden_test_support::jail;
@@ -8,3 +8,4 @@ use warden_test_support::serve as support;
 mod http;
 mod load;
 mod mcp;
+mod sessions;

@@ -70,6 +70,8 @@ pub struct Options {
     pub extra_policies: Vec<(String, PathBuf)>,
     /// Run the server as this (uid, gid) instead of root (the test directory is given to it).
     pub user: Option<(u32, u32)>,
+    /// Lines of the `[sessions]` table (`max_sessions = 2\n`…); the server's defaults when `None`.
+    pub sessions: Option<String>,
 }
 
 impl Default for Options {
@@ -90,6 +92,7 @@ impl Default for Options {
             bounding_set: None,
             extra_policies: Vec::new(),
             user: None,
+            sessions: None,
         }
     }
 }
@@ -216,6 +219,10 @@ policies = ["review", "strict"]
             strict_token = sha256_hex(STRICT_TOKEN),
             multi_token = sha256_hex(MULTI_TOKEN),
         );
+        let config = match &options.sessions {
+            Some(lines) => format!("{config}\n[sessions]\n{lines}\n"),
+            None => config,
+        };
         let config_path = dir.path().join("serve.toml");
         std::fs::write(&config_path, config).expect("write config");
         if let Some((uid, gid)) = options.user {
@@ -662,4 +669,95 @@ pub fn metric(text: &str, name: &str) -> Option<f64> {
     text.lines()
         .find_map(|l| l.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
         .and_then(|v| v.trim().parse().ok())
+}
+
+/// One request with extra header lines (`Accept: text/event-stream`), read as it arrives: each
+/// read with the time since the request was sent (to see a streamed body arrive in pieces).
+pub fn timed_request(
+    endpoint: &Endpoint,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    headers: &[&str],
+    body: &[u8],
+) -> Vec<(Duration, Vec<u8>)> {
+    let mut stream = connect(endpoint);
+    stream.set_read_timeout(Some(Duration::from_secs(120)));
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: warden\r\nConnection: close\r\n");
+    if let Some(token) = token {
+        head.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    }
+    for header in headers {
+        head.push_str(&format!("{header}\r\n"));
+    }
+    head.push_str(&format!(
+        "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    ));
+    stream.write_all(head.as_bytes()).expect("send head");
+    stream.write_all(body).expect("send body");
+    let sent = Instant::now();
+    let mut reads = Vec::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => reads.push((sent.elapsed(), buffer[..n].to_vec())),
+        }
+    }
+    reads
+}
+
+/// The Server-Sent Events of a response body: (event name, data as JSON).
+pub fn sse_events(body: &[u8]) -> Vec<(String, Value)> {
+    String::from_utf8_lossy(body)
+        .split("\n\n")
+        .filter_map(|block| {
+            let mut name = None;
+            let mut data = None;
+            for line in block.lines() {
+                if let Some(value) = line.strip_prefix("event: ") {
+                    name = Some(value.to_owned());
+                } else if let Some(value) = line.strip_prefix("data: ") {
+                    data = serde_json::from_str(value).ok();
+                }
+            }
+            Some((name?, data?))
+        })
+        .collect()
+}
+
+/// Pids of the `warden session-worker` processes of the server with this state directory.
+pub fn session_workers(state_dir: &Path) -> Vec<u32> {
+    let marker = state_dir.join("session-");
+    let marker = marker.to_string_lossy();
+    crate::jail::processes_with(&marker)
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains("session-worker"))
+        })
+        .collect()
+}
+
+/// Session directories in a state directory.
+pub fn session_dirs(state_dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(state_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("session-"))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// The cgroups (under warden's cgroup directories) of the jails `pid` started (`run-<pid>-…`).
+pub fn cgroups_of(pid: u32) -> Vec<PathBuf> {
+    let prefix = format!("run-{pid}-");
+    crate::jail::warden_cgroup_dirs()
+        .into_iter()
+        .flat_map(|dir| std::fs::read_dir(dir).into_iter().flatten().flatten())
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|entry| entry.path())
+        .collect()
 }
