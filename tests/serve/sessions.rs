@@ -289,6 +289,47 @@ fn idle_sessions_end_and_the_session_cap_refuses_one_more() {
 }
 
 #[test]
+fn a_session_ends_at_its_maximum_lifetime_even_when_in_use() {
+    let server = Server::start(Options {
+        sessions: Some("max_lifetime_ms = 2000\n".to_owned()),
+        ..Options::default()
+    });
+    let started = std::time::Instant::now();
+    let id = create(&server, Some(TOKEN), &json!({}));
+    let workers = session_workers(&server.state_dir);
+    let mut last = Value::Null;
+    while started.elapsed() < Duration::from_secs(15) {
+        let answer = post_json(
+            &server.unix(),
+            &format!("/v1/sessions/{id}/execute"),
+            Some(TOKEN),
+            &json!({"code": "z = 1"}),
+        );
+        if answer.status == 404 {
+            break;
+        }
+        last = answer.json();
+        if last["status"] != "ok" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let ended = started.elapsed();
+    assert!(
+        ended >= Duration::from_millis(1900) && ended < Duration::from_secs(8),
+        "ended after {ended:?}; last answer {last}"
+    );
+    assert_session_gone(&server, &workers);
+    let end: Vec<Value> = server
+        .audit_lines()
+        .into_iter()
+        .filter(|l| l["endpoint"] == "session_end")
+        .collect();
+    assert_eq!(end.len(), 1, "{end:?}");
+    assert_eq!(end[0]["status"], "max_lifetime", "{end:?}");
+}
+
+#[test]
 fn files_go_in_and_out_in_subdirectories_and_never_outside_the_work_dir() {
     let server = Server::start(Options::default());
     let socket = server.unix();

@@ -81,7 +81,7 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
             );
         }
         println!(
-            "listen: socket {}, tcp {}; {} run slots, queue {}, {} token(s)",
+            "listen: socket {}, tcp {}; {} run slots, queue {}, {} sessions, {} token(s)",
             config
                 .socket
                 .as_ref()
@@ -91,6 +91,7 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
                 .map_or_else(|| "none".to_owned(), |a| a.to_string()),
             config.max_concurrent_runs,
             config.queue_size,
+            config.sessions.max_sessions,
             config.tokens.len()
         );
         return Ok(ExitCode::from(exit::OK));
