@@ -18,7 +18,9 @@ use crate::finding::{Finding, Span};
 use crate::names;
 use crate::parse::ast::visitor::{self, Visitor};
 use crate::parse::ast::{self, Expr, Stmt};
-use crate::rules::attributes::{computed_attribute, dunder_attribute, private_attribute};
+use crate::rules::attributes::{
+    computed_attribute, dunder_attribute, format_fields, private_attribute,
+};
 use crate::rules::dynamic::{dynamic_code, dynamic_import, reflection};
 use crate::rules::imports::{import_not_allowed, reexported_module};
 use crate::rules::references::banned_reference;
@@ -29,6 +31,10 @@ use crate::settings::Policy;
 
 #[cfg(test)]
 mod tests;
+
+/// What an f-string's interpolation stands for in the template its literal parts make: text only known
+/// at run time (a private-use character, so a template's own text is not mistaken for it).
+const RUN_TIME_TEXT: char = '\u{E000}';
 
 /// How a qualified name is met: the one thing that differs between the ways into the reference rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,21 +127,23 @@ pub(crate) const REFERENCE_RULES: &[ReferenceRule] = &[
 /// attribute-name rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum AttributeSite {
-    /// An attribute node (`x.name`), a match class-pattern keyword (`case C(name=…)`) or a segment of
-    /// an `operator.attrgetter`/`methodcaller` path.
+    /// An attribute node (`x.name`), a match class-pattern keyword (`case C(name=…)`) or an attribute
+    /// of a `str.format` replacement field (`"{0.name}"`).
     Attribute,
-    /// The literal name given to `getattr`, `setattr`, `hasattr` or `delattr`: `getattr(df,
-    /// "to_pickle")` is `df.to_pickle`, so banned method names count as well. (At attribute nodes,
-    /// banned methods are judged on the whole `x.name` expression by the attribute walk.)
+    /// The literal name given to `getattr`, `setattr`, `hasattr` or `delattr`, or a segment of an
+    /// `operator.attrgetter`/`methodcaller` path: `getattr(df, "to_pickle")` is `df.to_pickle`, so
+    /// banned method names count as well. (At attribute nodes, banned methods are judged on the whole
+    /// `x.name` expression by the attribute walk.)
     /// `module_receiver` as for [`AttributeSite::ModuleAttribute`].
     Getattr { module_receiver: bool },
     /// An attribute node whose receiver resolves to an imported name (`pd.io.stata.os`): the chain is
     /// judged as a reference too, so a module name in it is REX501's business there, not REX502's.
     ModuleAttribute,
-    /// A word of a string literal that walks attributes (`"a.__globals__"`, `"{0.gi_frame}"`): dunder
-    /// and frame names only, since a column may well be named `os`.
+    /// A word of a string literal that may walk attributes (`"a.__globals__"`): dunder and frame names
+    /// only, since a column may well be named `os`.
     String,
-    /// A string literal that is one identifier (`d["__builtins__"]`, `df["co_code"]`): dunder names
+    /// A string literal that is one identifier (`d["__builtins__"]`, `df["co_code"]`), or the key of a
+    /// `str.format` field (`"{0[__globals__]}"`, `"{__builtins__}"` of `format_map`): dunder names
     /// only. A dunder key opens namespaces (`f.__globals__["__builtins__"]`); a frame attribute name
     /// on its own is a label, and where it is given to `getattr` and friends it is judged there.
     StringKey,
@@ -347,16 +355,79 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// A string literal: every attribute name it may walk (see `rules::attributes::string_attribute_names`).
+    /// A string literal: the words that may be attribute names (see
+    /// `rules::attributes::string_words`), and what it walks as a `str.format` template.
     fn string(&mut self, text: &str, range: TextRange) {
-        let names = rules::attributes::string_attribute_names(text);
-        let site = if names.len() == 1 && names[0] == text {
+        let words = rules::attributes::string_words(text);
+        let site = if words.len() == 1 && words[0] == text {
             AttributeSite::StringKey
         } else {
             AttributeSite::String
         };
-        for name in names {
-            self.attribute_name(name, range, site);
+        for word in words {
+            self.attribute_name(word, range, site);
+        }
+        if text.contains('{') {
+            let steps = format_fields::steps(text);
+            self.format_steps(&steps, range);
+        }
+    }
+
+    /// The steps of `str.format` replacement fields (`"{0.__class__.__mro__}"`, `format_map`,
+    /// `Formatter().vformat`, `Formatter().get_field`): attribute names are judged as attribute nodes
+    /// are; index keys and keyword names as string keys. A name that holds [`RUN_TIME_TEXT`] was
+    /// built at run time (an f-string's interpolation inside the template's field name).
+    fn format_steps(&mut self, steps: &[format_fields::Step<'_>], range: TextRange) {
+        for step in steps {
+            match *step {
+                format_fields::Step::Attribute(name) if name.contains(RUN_TIME_TEXT) => {
+                    computed_attribute::report_format_field(self, range);
+                }
+                format_fields::Step::Attribute(name) => {
+                    self.attribute_name(name, range, AttributeSite::Attribute);
+                }
+                format_fields::Step::Argument(key) | format_fields::Step::Index(key) => {
+                    if !key.is_empty()
+                        && !key.contains(RUN_TIME_TEXT)
+                        && !key.bytes().all(|b| b.is_ascii_digit())
+                    {
+                        self.attribute_name(key, range, AttributeSite::StringKey);
+                    }
+                }
+            }
+        }
+    }
+
+    /// An f-string is a `str.format` template too when its text holds braces (`f"{{0.__mro__}}"`): its
+    /// literal parts are joined as they are at run time, each interpolation standing for text the
+    /// checker cannot see ([`RUN_TIME_TEXT`]), so a field split across parts (`f"{{0.__glo" "bals__}}"`)
+    /// is read whole.
+    fn fstring_template(&mut self, fstring: &ast::ExprFString) {
+        let mut template = String::new();
+        for part in fstring.value.iter() {
+            match part {
+                ast::FStringPart::Literal(literal) => {
+                    self.string(&literal.value, literal.range);
+                    template.push_str(&literal.value);
+                }
+                ast::FStringPart::FString(f) => {
+                    for element in f.elements.iter() {
+                        match element {
+                            ast::InterpolatedStringElement::Literal(literal) => {
+                                self.string(&literal.value, literal.range);
+                                template.push_str(&literal.value);
+                            }
+                            ast::InterpolatedStringElement::Interpolation(_) => {
+                                template.push(RUN_TIME_TEXT);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if template.contains('{') {
+            let steps = format_fields::steps(&template);
+            self.format_steps(&steps, fstring.range);
         }
     }
 
@@ -439,12 +510,31 @@ impl<'a> Checker<'a> {
             self.references(&candidates, expr.range(), ReferenceKind::Value);
         }
         computed_attribute::check_call(self, call, &callee);
+        self.get_field_call(call);
         import_not_allowed::check_call(self, call, &callee);
         rules::dynamic::class_hook::check_call(self, call, &callee);
         banned_reference::check_call(self, call, &callee);
         string_sink::check_call(self, call);
         rules::files::check_call(self, call, &callee);
         self.visit_arguments(&call.arguments);
+    }
+
+    /// `Formatter().get_field("0.__init__.__globals__", args, kwargs)` walks a field name with no braces
+    /// around it (whatever the receiver: the checker does not know types, and the name is distinctive).
+    fn get_field_call(&mut self, call: &ast::ExprCall) {
+        let ast::Expr::Attribute(callee) = call.func.as_ref() else {
+            return;
+        };
+        if callee.attr.id.as_str() != "get_field" {
+            return;
+        }
+        let Some(field_name) = call.arguments.args.first() else {
+            return;
+        };
+        for literal in self.literal_strings(field_name).unwrap_or_default() {
+            let steps = format_fields::field_name_steps(&literal);
+            self.format_steps(&steps, field_name.range());
+        }
     }
 
     fn function(&mut self, def: &'a ast::StmtFunctionDef) {
@@ -594,20 +684,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
             Expr::StringLiteral(literal) => self.string(literal.value.to_str(), literal.range),
             Expr::FString(fstring) => {
                 // Literal parts can be format templates too: `f"{{0.__mro__}}".format(x)`.
-                for part in fstring.value.iter() {
-                    match part {
-                        ast::FStringPart::Literal(literal) => {
-                            self.string(&literal.value, literal.range);
-                        }
-                        ast::FStringPart::FString(f) => {
-                            for element in f.elements.iter() {
-                                if let ast::InterpolatedStringElement::Literal(literal) = element {
-                                    self.string(&literal.value, literal.range);
-                                }
-                            }
-                        }
-                    }
-                }
+                self.fstring_template(fstring);
                 visitor::walk_expr(self, expr);
             }
             Expr::Lambda(lambda) => self.lambda(lambda),

@@ -31,10 +31,17 @@ Access the attribute directly (`obj.attribute`).
 - Names resolved through aliases (`g = getattr; g(x, n)`), `import operator as op`, `from operator
   import attrgetter as ag`.
 - A name held in a variable bound only to string literals is checked as those literals.
+- `attrgetter` paths are split on `.` as CPython splits them; each segment (and a `methodcaller` name)
+  is judged as a `getattr` literal, banned methods included (`methodcaller("to_pickle", p)`: REF202).
+- An f-string that builds a format template with an interpolation inside a field's attribute name
+  (`f"{{0.{name}}}".format(x)`).
 
 ## Known gaps
 - Functions that take attribute names in other libraries (e.g. `pandas.DataFrame.pipe` with a string)
   are not recognised.
+- A format template computed some other way (`("{0." + name + "}").format(x)`, a template returned
+  by a function) is not seen: only literal templates and f-strings are parsed. `Formatter().get_field`
+  is recognised by its method name with a literal field name only.
 "#;
 
 const ATTRIBUTE_FUNCTIONS: &[&str] = &[
@@ -118,9 +125,19 @@ fn getter(checker: &mut Checker<'_>, call: &ast::ExprCall, path: &str) {
     for argument in call.arguments.args.iter().take(names) {
         match checker.literal_strings(argument) {
             Some(literals) => {
+                // `attrgetter("a.b")` is `getattr(getattr(x, "a"), "b")` (CPython splits on `.` and
+                // nothing else); a methodcaller name is not split by CPython, but a dotted one names no
+                // real method, so splitting it only adds checks. Each segment is judged as a `getattr`
+                // literal is: `methodcaller("to_pickle", path)` is REF202's too.
                 for literal in literals {
                     for segment in literal.split('.') {
-                        checker.attribute_name(segment, argument.range(), AttributeSite::Attribute);
+                        checker.attribute_name(
+                            segment,
+                            argument.range(),
+                            AttributeSite::Getattr {
+                                module_receiver: false,
+                            },
+                        );
                     }
                 }
             }
@@ -138,5 +155,16 @@ fn report_computed(checker: &mut Checker<'_>, path: &str, range: TextRange) {
         range,
         format!("`{path}` with a computed attribute name"),
         "use a literal attribute name, or access the attribute directly",
+    );
+}
+
+/// A replacement field of an f-string-built template whose attribute name holds an interpolation:
+/// `f"{{0.{name}}}".format(x)` reaches an attribute named at run time.
+pub(crate) fn report_format_field(checker: &mut Checker<'_>, range: TextRange) {
+    checker.report(
+        Rule::ComputedAttribute,
+        range,
+        "a format field's attribute name is built at run time (an f-string interpolation inside a `{…}` field of the template)",
+        "write the format string as one literal, or access the attribute directly",
     );
 }

@@ -35,6 +35,12 @@ Data-analysis code never needs these; use the object's public API.
 - Dunder methods called by name (`x.__getattribute__("…")`), identifiers in look-alike Unicode letters
   (matched after NFKC normalisation, as CPython does), dunder names inside format strings
   (RestrictedPython CVE-2023-41039) and match patterns, string keys.
+- Format strings are parsed as CPython parses them (`str.format`, `format_map`,
+  `string.Formatter().vformat`/`get_field`): `arg_name ("." attribute | "[" index "]")*`, with `:`,
+  `!` and `}` inside an index (`{0[a:b].__globals__}`), conversions (`!r`), replacement fields nested
+  in the format spec (`{0:{1.__mro__}}`), templates of any length or spacing, and templates joined from
+  several literals (`f"{{0.__glo" "bals__}"`). Attributes are judged as attribute nodes are (ATTR301,
+  ATTR303, REX501), index keys and keyword names as string keys.
 - Reading `x.__class__` or `x.__dict__` alone is harmless and allowed by the default policy, but the
   next steps of every walk are not (`__base__`, `__mro__`, `__subclasses__`, `__globals__`, `mro`);
   storing or deleting any dunder attribute is denied, and so is any dunder of a module object other
