@@ -164,3 +164,20 @@ fn ordinary_templates_are_allowed() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Format specs nested far deeper than CPython follows: judged in bounded time and stack.
+#[test]
+fn deeply_nested_specs_are_bounded() {
+    let depth = 200_000;
+    let program = format!(
+        "print('{}{}'.format(1))\n",
+        "{0:".repeat(depth),
+        "}".repeat(depth)
+    );
+    let report = check(&program);
+    assert!(
+        report.findings.iter().all(|f| f.rule != Rule::SourceLimits),
+        "{:?}",
+        summary(&report)
+    );
+}

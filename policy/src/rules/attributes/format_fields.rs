@@ -17,8 +17,10 @@
 //!   and must be followed by `.`, `[` or the end.
 //! - A conversion is one character after `!`, followed by `}` or `:`.
 //! - The format spec runs to the `}` that balances the field's `{`; when it holds a `{`, it is itself
-//!   a template, formatted after the field's object has been walked (CPython stops two levels down
-//!   with "Max string recursion exceeded"; this parser follows every level, which only adds walks).
+//!   a template, formatted after the field's object has been walked. `str.format` walks the fields of
+//!   a spec but raises "Max string recursion exceeded" before those of a spec's spec;
+//!   `string.Formatter` walks one level more (and raises after the walk). This parser follows three
+//!   levels, as `Formatter` does, and no more (which also bounds its recursion on hostile input).
 //!
 //! Where CPython raises `ValueError` the walks before the error have happened and none after: parsing
 //! stops there too.
@@ -38,9 +40,12 @@ pub(crate) enum Step<'a> {
 /// Every step of every replacement field of `template`, in the order CPython takes them.
 pub(crate) fn steps(template: &str) -> Vec<Step<'_>> {
     let mut out = Vec::new();
-    markup(template, &mut out);
+    markup(template, LEVELS, &mut out);
     out
 }
+
+/// The levels of templates whose fields are walked: the template, its format specs and theirs.
+const LEVELS: usize = 3;
 
 /// The steps of a field name on its own (`Formatter().get_field("0.__init__.__globals__", …)`).
 pub(crate) fn field_name_steps(field_name: &str) -> Vec<Step<'_>> {
@@ -49,8 +54,8 @@ pub(crate) fn field_name_steps(field_name: &str) -> Vec<Step<'_>> {
     out
 }
 
-/// `MarkupIterator` over a whole template; false when CPython raises.
-fn markup<'a>(template: &'a str, out: &mut Vec<Step<'a>>) -> bool {
+/// `MarkupIterator` over a whole template, `levels` deep at most; false when CPython raises.
+fn markup<'a>(template: &'a str, levels: usize, out: &mut Vec<Step<'a>>) -> bool {
     let bytes = template.as_bytes();
     let mut pos = 0;
     while pos < bytes.len() {
@@ -85,7 +90,8 @@ fn markup<'a>(template: &'a str, out: &mut Vec<Step<'a>>) -> bool {
             return false;
         }
         if let Some(spec) = field.spec {
-            if spec.contains('{') && !markup(spec, out) {
+            if spec.contains('{') && (levels <= 1 || !markup(spec, levels - 1, out)) {
+                // "Max string recursion exceeded", or an error in the spec.
                 return false;
             }
         }
@@ -254,6 +260,12 @@ mod tests {
                 &[Arg("0"), Attr("a b"), Attr("__code__")],
             ),
             ("{0[a.b]}", &[Arg("0"), Index("a.b")]),
+            // Three levels are walked (`string.Formatter`'s limit), not four.
+            (
+                "{0:{1:{2.x}}}{3.y}",
+                &[Arg("0"), Arg("1"), Arg("2"), Attr("x"), Arg("3"), Attr("y")],
+            ),
+            ("{0:{1:{2:{3.x}}}}{4.y}", &[Arg("0"), Arg("1"), Arg("2")]),
             ("{__builtins__}", &[Arg("__builtins__")]),
             (
                 "a {0.x} b {1.y}",
