@@ -36,6 +36,9 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CELL_TIMEOUT = 180.0
 ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,16}")
+# Values that differ between any two runs, normalised like addresses: the wall-clock date and time
+# statsmodels prints in a model summary's header ("Date: Tue, 26 Nov 2026", "Time: 11:37:38").
+CLOCK = re.compile(r"^(Date|Time):( +)(\w{3}, \d\d \w{3} \d{4}|\d\d:\d\d:\d\d)", re.MULTILINE)
 
 
 def ensure_venv():
@@ -120,7 +123,8 @@ def run_jupyter(session):
     work = tempfile.mkdtemp(prefix="warden-jupyter-")
     home = tempfile.mkdtemp(prefix="warden-jupyter-home-")
     cells = []
-    km = KernelManager(kernel_name="python3")
+    # IPC (Unix sockets in the home dir), not TCP: no ports, nothing on the network.
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(home, "kernel"))
     started = time.monotonic()
     try:
         place_inputs(session["inputs"], work)
@@ -220,6 +224,7 @@ def normalise(text, workdir=None):
         return None
     if workdir:
         text = text.replace(workdir, "/work")
+    text = CLOCK.sub(lambda m: f"{m.group(1)}:{m.group(2)}…", text)
     return ADDRESS.sub("0x…", text)
 
 

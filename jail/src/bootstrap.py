@@ -198,14 +198,34 @@ def _session(main):
             figures = [manager.canvas.figure for manager in pyplot._pylab_helpers.Gcf.get_all_fig_managers()]
         for figure in figures:
             try:
-                shown.append({"image/png": png_of(figure), "text/plain": repr(figure)})
+                item = {"text/plain": plain(figure)}
+                png = png_of(figure)
+                if png is not None:
+                    item["image/png"] = png
+                shown.append(item)
             except Exception:
                 pass
             pyplot.close(figure)
 
     def png_of(figure):
+        """The figure as Jupyter's inline backend prints it (IPython's `print_figure`): nothing for an
+        empty figure (no axes, no lines), else a PNG at the figure's own dpi and colours, cropped to
+        what it draws. Base64."""
+        if not figure.axes and not figure.lines:
+            return None
+        if figure.canvas is None:
+            from matplotlib.backend_bases import FigureCanvasBase
+
+            FigureCanvasBase(figure)
         buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", bbox_inches="tight")
+        figure.canvas.print_figure(
+            buffer,
+            format="png",
+            facecolor=figure.get_facecolor(),
+            edgecolor=figure.get_edgecolor(),
+            dpi=figure.dpi,
+            bbox_inches="tight",
+        )
         return base64.b64encode(buffer.getvalue()).decode("ascii")
 
     class InlineFinder:
@@ -233,34 +253,611 @@ def _session(main):
     sys.meta_path.append(InlineFinder)
     os.environ["MPLBACKEND"] = "module://_warden_inline"
 
+    def notebook_options():
+        """pandas decides at import whether it prints for a terminal (`display.max_columns` 0: as many
+        columns as fit the terminal) or for a notebook (20, wrapped at `display.width`); in the jail it
+        sees no IPython and picks the terminal. A value is shown as in Jupyter, so its bundle is made
+        with the notebook's default unless the cell chose another value."""
+        import contextlib
+
+        pandas = sys.modules.get("pandas")
+        try:
+            if pandas is not None and pandas.get_option("display.max_columns") == 0:
+                return pandas.option_context("display.max_columns", 20)
+        except Exception:
+            pass
+        return contextlib.nullcontext()
+
     def bundle(value):
-        """The MIME bundle of a cell's value, as Jupyter shows it."""
-        out = {"text/plain": plain(value)}
-        html = getattr(type(value), "_repr_html_", None)
-        if html is not None:
-            try:
-                text = html(value)
-                if isinstance(text, str):
-                    out["text/html"] = text
-            except Exception:
-                pass
-        figure_type = getattr(sys.modules.get("matplotlib.figure"), "Figure", None)
-        if figure_type is not None and isinstance(value, figure_type):
-            try:
-                out["image/png"] = png_of(value)
-            except Exception:
-                pass
+        """The MIME bundle of a cell's value, as Jupyter's display formatter makes it: the object's
+        `_repr_mimebundle_` first, then `text/plain` (IPython's pretty printer), `text/html`,
+        `image/png` (a matplotlib figure, or `_repr_png_`)."""
+        with notebook_options():
+            out = {}
+            mimebundle = None if isinstance(value, type) else real_method(value, "_repr_mimebundle_")
+            if mimebundle is not None:
+                try:
+                    data = mimebundle(include=None, exclude=None)
+                    if isinstance(data, tuple) and len(data) == 2:
+                        data = data[0]
+                    if isinstance(data, dict):
+                        out.update((k, v) for k, v in data.items() if isinstance(k, str) and isinstance(v, str))
+                except Exception:
+                    pass
+            if "text/plain" not in out or has_printer(value):
+                out["text/plain"] = plain(value)
+            html = None if isinstance(value, type) else real_method(value, "_repr_html_")
+            if html is not None and "text/html" not in out:
+                try:
+                    text = html()
+                    if isinstance(text, str):
+                        out["text/html"] = text
+                except Exception:
+                    pass
+            figure_type = getattr(sys.modules.get("matplotlib.figure"), "Figure", None)
+            if figure_type is not None and isinstance(value, figure_type):
+                out.pop("image/png", None)
+                try:
+                    png = png_of(value)
+                    if png is not None:
+                        out["image/png"] = png
+                except Exception:
+                    pass
+            elif "image/png" not in out:
+                png = None if isinstance(value, type) else real_method(value, "_repr_png_")
+                if png is not None:
+                    try:
+                        data = png()
+                        if isinstance(data, tuple) and len(data) == 2:
+                            data = data[0]
+                        if isinstance(data, bytes) and data:
+                            out["image/png"] = base64.b64encode(data).decode("ascii")
+                    except Exception:
+                        pass
         return out
 
-    def plain(value):
-        import pprint
+    def real_method(value, name):
+        """IPython's get_real_method: `value.name` when callable, unless `value` claims every
+        attribute (a proxy whose `__getattr__` answers anything)."""
+        try:
+            if getattr(value, "_ipython_canary_method_should_not_exist_", None) is not None:
+                return None
+            method = getattr(value, name, None)
+        except Exception:
+            return None
+        return method if callable(method) else None
 
-        if type(value) in (list, dict, tuple, set, frozenset):
+    def plain(value):
+        """`text/plain` of a cell's value: what IPython's displayhook shows."""
+        try:
+            return pretty(value)
+        except Exception:
+            return repr(value)
+
+    def has_printer(value):
+        """Whether IPython's text formatter has a printer of its own for `value`'s type (then it wins
+        over a `_repr_mimebundle_`'s text)."""
+        by_type, by_name = pretty_printers()
+        return any(
+            cls in by_type or (safe_getattr(cls, "__module__"), safe_getattr(cls, "__name__")) in by_name
+            for cls in getattr(type(value), "__mro__", ())
+        )
+
+    pretty_cache = []
+
+    def pretty_printers():
+        """IPython.lib.pretty's printers, by type and by (module, name) (see `pretty`)."""
+        if pretty_cache:
+            return pretty_cache[0]
+        import datetime
+        import re
+        import types
+
+        def seq(start, end):
+            def printer(obj, p, cycle):
+                if cycle:
+                    return p.text(start + "..." + end)
+                step = len(start)
+                p.begin_group(step, start)
+                for idx, x in p._enumerate(obj):
+                    if idx:
+                        p.text(",")
+                        p.breakable()
+                    p.pretty(x)
+                if len(obj) == 1 and isinstance(obj, tuple):
+                    p.text(",")
+                p.end_group(step, end)
+
+            return printer
+
+        def sorted_for_pprint(items):
+            items = list(items)
             try:
-                return pprint.pformat(value, width=79, sort_dicts=False)
+                return sorted(items)
             except Exception:
-                pass
-        return repr(value)
+                try:
+                    return sorted(items, key=str)
+                except Exception:
+                    return items
+
+        def set_printer(start, end):
+            def printer(obj, p, cycle):
+                if cycle:
+                    return p.text(start + "..." + end)
+                if len(obj) == 0:
+                    p.text(type(obj).__name__ + "()")
+                else:
+                    step = len(start)
+                    p.begin_group(step, start)
+                    if not (p.max_seq_length and len(obj) >= p.max_seq_length):
+                        items = sorted_for_pprint(obj)
+                    else:
+                        items = obj
+                    for idx, x in p._enumerate(items):
+                        if idx:
+                            p.text(",")
+                            p.breakable()
+                        p.pretty(x)
+                    p.end_group(step, end)
+
+            return printer
+
+        def dict_printer(start, end):
+            def printer(obj, p, cycle):
+                if cycle:
+                    return p.text("{...}")
+                step = len(start)
+                p.begin_group(step, start)
+                for idx, key in p._enumerate(obj.keys()):
+                    if idx:
+                        p.text(",")
+                        p.breakable()
+                    p.pretty(key)
+                    p.text(": ")
+                    p.pretty(obj[key])
+                p.end_group(step, end)
+
+            return printer
+
+        def super_printer(obj, p, cycle):
+            p.begin_group(8, "<super: ")
+            p.pretty(obj.__thisclass__)
+            p.text(",")
+            p.breakable()
+            p.pretty(obj.__self__)
+            p.end_group(8, ">")
+
+        class RawText:
+            def __init__(self, value):
+                self.value = value
+
+            def _repr_pretty_(self, p, cycle):
+                p.text(self.value)
+
+        class CallExpression:
+            def __init__(self, name, *args, **kwargs):
+                self.name, self.args, self.kwargs = name, args, kwargs
+
+            def _repr_pretty_(self, p, cycle):
+                started = False
+
+                def new_item():
+                    nonlocal started
+                    if started:
+                        p.text(",")
+                        p.breakable()
+                    started = True
+
+                prefix = self.name + "("
+                with p.group(len(prefix), prefix, ")"):
+                    for arg in self.args:
+                        new_item()
+                        p.pretty(arg)
+                    for arg_name, arg in self.kwargs.items():
+                        new_item()
+                        arg_prefix = arg_name + "="
+                        with p.group(len(arg_prefix), arg_prefix):
+                            p.pretty(arg)
+
+        class RawStringLiteral:
+            def __init__(self, value):
+                self.value = value
+
+            def _repr_pretty_(self, p, cycle):
+                base = repr(self.value)
+                if base[:1] in "uU":
+                    base, prefix = base[1:], "ur"
+                else:
+                    prefix = "r"
+                p.text(prefix + base.replace("\\\\", "\\"))
+
+        class ReFlags:
+            def __init__(self, value):
+                self.value = value
+
+            def _repr_pretty_(self, p, cycle):
+                done_one = False
+                for flag in ("IGNORECASE", "LOCALE", "MULTILINE", "DOTALL", "UNICODE", "VERBOSE", "DEBUG"):
+                    if self.value & getattr(re, flag):
+                        if done_one:
+                            p.text("|")
+                        p.text("re." + flag)
+                        done_one = True
+
+        def pattern_printer(obj, p, cycle):
+            if obj.flags:
+                p.pretty(CallExpression("re.compile", RawStringLiteral(obj.pattern), ReFlags(obj.flags)))
+            else:
+                p.pretty(CallExpression("re.compile", RawStringLiteral(obj.pattern)))
+
+        def namespace_printer(obj, p, cycle):
+            if cycle:
+                p.pretty(CallExpression("namespace", RawText("...")))
+            else:
+                p.pretty(CallExpression("namespace", **obj.__dict__))
+
+        def type_printer(obj, p, cycle):
+            if [m for m in type(obj).__mro__ if "__repr__" in vars(m)][:1] != [type]:
+                repr_printer(obj, p, cycle)
+                return
+            mod = safe_getattr(obj, "__module__", None)
+            try:
+                name = obj.__qualname__
+                if not isinstance(name, str):
+                    raise Exception("Try __name__")
+            except Exception:
+                name = obj.__name__
+                if not isinstance(name, str):
+                    name = "<unknown type>"
+            if mod in (None, "__builtin__", "builtins", "exceptions"):
+                p.text(name)
+            else:
+                p.text(mod + "." + name)
+
+        def function_printer(obj, p, cycle):
+            import inspect
+
+            name = safe_getattr(obj, "__qualname__", obj.__name__)
+            mod = obj.__module__
+            if mod and mod not in ("__builtin__", "builtins", "exceptions"):
+                name = mod + "." + name
+            try:
+                func_def = name + str(inspect.signature(obj))
+            except ValueError:
+                func_def = name
+            p.text("<function %s>" % func_def)
+
+        def exception_printer(obj, p, cycle):
+            name = getattr(obj.__class__, "__qualname__", obj.__class__.__name__)
+            if obj.__class__.__module__ not in ("exceptions", "builtins"):
+                name = "{}.{}".format(obj.__class__.__module__, name)
+            p.pretty(CallExpression(name, *getattr(obj, "args", ())))
+
+        def defaultdict_printer(obj, p, cycle):
+            if cycle:
+                p.pretty(CallExpression(obj.__class__.__name__, RawText("...")))
+            else:
+                p.pretty(CallExpression(obj.__class__.__name__, obj.default_factory, dict(obj)))
+
+        def ordereddict_printer(obj, p, cycle):
+            if cycle:
+                p.pretty(CallExpression(obj.__class__.__name__, RawText("...")))
+            elif len(obj):
+                p.pretty(CallExpression(obj.__class__.__name__, list(obj.items())))
+            else:
+                p.pretty(CallExpression(obj.__class__.__name__))
+
+        def deque_printer(obj, p, cycle):
+            if cycle:
+                p.pretty(CallExpression(obj.__class__.__name__, RawText("...")))
+            elif obj.maxlen is not None:
+                p.pretty(CallExpression(obj.__class__.__name__, list(obj), maxlen=obj.maxlen))
+            else:
+                p.pretty(CallExpression(obj.__class__.__name__, list(obj)))
+
+        def counter_printer(obj, p, cycle):
+            if cycle:
+                p.pretty(CallExpression(obj.__class__.__name__, RawText("...")))
+            elif len(obj):
+                p.pretty(CallExpression(obj.__class__.__name__, dict(obj.most_common())))
+            else:
+                p.pretty(CallExpression(obj.__class__.__name__))
+
+        def userlist_printer(obj, p, cycle):
+            if cycle:
+                p.pretty(CallExpression(obj.__class__.__name__, RawText("...")))
+            else:
+                p.pretty(CallExpression(obj.__class__.__name__, obj.data))
+
+        by_type = {
+            int: repr_printer,
+            float: repr_printer,
+            str: repr_printer,
+            tuple: seq("(", ")"),
+            list: seq("[", "]"),
+            dict: dict_printer("{", "}"),
+            set: set_printer("{", "}"),
+            frozenset: set_printer("frozenset({", "})"),
+            super: super_printer,
+            type(re.compile("")): pattern_printer,
+            type: type_printer,
+            types.FunctionType: function_printer,
+            types.BuiltinFunctionType: function_printer,
+            types.MethodType: repr_printer,
+            types.SimpleNamespace: namespace_printer,
+            datetime.datetime: repr_printer,
+            datetime.timedelta: repr_printer,
+            BaseException: exception_printer,
+            types.MappingProxyType: dict_printer("mappingproxy({", "})"),
+            slice: repr_printer,
+            range: repr_printer,
+            bytes: repr_printer,
+        }
+        if type(os.environ) is not dict:
+            by_type[type(os.environ)] = dict_printer("environ{", "}")
+        by_name = {
+            ("collections", "defaultdict"): defaultdict_printer,
+            ("collections", "OrderedDict"): ordereddict_printer,
+            ("collections", "deque"): deque_printer,
+            ("collections", "Counter"): counter_printer,
+            ("collections", "UserList"): userlist_printer,
+        }
+        pretty_cache.append((by_type, by_name))
+        return pretty_cache[0]
+
+    def safe_getattr(obj, attr, default=None):
+        try:
+            return getattr(obj, attr, default)
+        except Exception:
+            return default
+
+    def repr_printer(obj, p, cycle):
+        """IPython's `_repr_pprint`: the object's repr, its lines broken at the printer's indent."""
+        lines = repr(obj).splitlines()
+        with p.group():
+            for idx, line in enumerate(lines):
+                if idx:
+                    p.break_()
+                p.text(line)
+
+    def pretty(value, max_width=79, max_seq_length=1000):
+        """IPython.lib.pretty.pretty as IPython's PlainTextFormatter calls it (79 columns, at most 1000
+        items per container): the same line-breaking printer and the same printers for builtins, types,
+        functions, exceptions, patterns and collections' containers, objects' `_repr_pretty_`, and
+        `<module.Class at 0x...>` for objects without a repr of their own. Ported from IPython 8
+        (BSD-3-Clause; (c) 2007 Armin Ronacher, portions (c) 2009 Robert Kern, (c) IPython Development
+        Team); IPython itself is not in the jail."""
+        import contextlib
+        from collections import deque
+
+        by_type, by_name = pretty_printers()
+        by_type = dict(by_type)
+        by_name = dict(by_name)
+        singletons = {id(x) for x in (None, True, False, Ellipsis, NotImplemented)}
+
+        class Text:
+            def __init__(self):
+                self.objs, self.width = [], 0
+
+            def output(self, stream, output_width):
+                for obj in self.objs:
+                    stream.write(obj)
+                return output_width + self.width
+
+            def add(self, obj, width):
+                self.objs.append(obj)
+                self.width += width
+
+        class Breakable:
+            def __init__(self, seq, width, printer):
+                self.obj, self.width, self.pretty = seq, width, printer
+                self.indentation = printer.indentation
+                self.group = printer.group_stack[-1]
+                self.group.breakables.append(self)
+
+            def output(self, stream, output_width):
+                self.group.breakables.popleft()
+                if self.group.want_break:
+                    stream.write("\n")
+                    stream.write(" " * self.indentation)
+                    return self.indentation
+                if not self.group.breakables:
+                    self.pretty.group_queue.remove(self.group)
+                stream.write(self.obj)
+                return output_width + self.width
+
+        class Group:
+            def __init__(self, depth):
+                self.depth, self.breakables, self.want_break = depth, deque(), False
+
+        class GroupQueue:
+            def __init__(self, *groups):
+                self.queue = []
+                for group in groups:
+                    self.enq(group)
+
+            def enq(self, group):
+                while group.depth > len(self.queue) - 1:
+                    self.queue.append([])
+                self.queue[group.depth].append(group)
+
+            def deq(self):
+                for stack in self.queue:
+                    for idx, group in enumerate(reversed(stack)):
+                        if group.breakables:
+                            del stack[idx]
+                            group.want_break = True
+                            return group
+                    for group in stack:
+                        group.want_break = True
+                    del stack[:]
+
+            def remove(self, group):
+                try:
+                    self.queue[group.depth].remove(group)
+                except ValueError:
+                    pass
+
+        class Printer:
+            def __init__(self, output):
+                self.output, self.max_width, self.newline = output, max_width, "\n"
+                self.max_seq_length, self.verbose = max_seq_length, False
+                self.output_width = self.buffer_width = self.indentation = 0
+                self.buffer = deque()
+                root = Group(0)
+                self.group_stack, self.group_queue, self.stack = [root], GroupQueue(root), []
+
+            @contextlib.contextmanager
+            def indent(self, indent):
+                self.indentation += indent
+                try:
+                    yield
+                finally:
+                    self.indentation -= indent
+
+            @contextlib.contextmanager
+            def group(self, indent=0, open="", close=""):
+                self.begin_group(indent, open)
+                try:
+                    yield
+                finally:
+                    self.end_group(indent, close)
+
+            def _break_one_group(self, group):
+                while group.breakables:
+                    x = self.buffer.popleft()
+                    self.output_width = x.output(self.output, self.output_width)
+                    self.buffer_width -= x.width
+                while self.buffer and isinstance(self.buffer[0], Text):
+                    x = self.buffer.popleft()
+                    self.output_width = x.output(self.output, self.output_width)
+                    self.buffer_width -= x.width
+
+            def _break_outer_groups(self):
+                while self.max_width < self.output_width + self.buffer_width:
+                    group = self.group_queue.deq()
+                    if not group:
+                        return
+                    self._break_one_group(group)
+
+            def text(self, obj):
+                width = len(obj)
+                if self.buffer:
+                    text = self.buffer[-1]
+                    if not isinstance(text, Text):
+                        text = Text()
+                        self.buffer.append(text)
+                    text.add(obj, width)
+                    self.buffer_width += width
+                    self._break_outer_groups()
+                else:
+                    self.output.write(obj)
+                    self.output_width += width
+
+            def breakable(self, sep=" "):
+                width = len(sep)
+                group = self.group_stack[-1]
+                if group.want_break:
+                    self.flush()
+                    self.output.write(self.newline)
+                    self.output.write(" " * self.indentation)
+                    self.output_width = self.indentation
+                    self.buffer_width = 0
+                else:
+                    self.buffer.append(Breakable(sep, width, self))
+                    self.buffer_width += width
+                    self._break_outer_groups()
+
+            def break_(self):
+                group = self.group_queue.deq()
+                if group:
+                    self._break_one_group(group)
+                self.flush()
+                self.output.write(self.newline)
+                self.output.write(" " * self.indentation)
+                self.output_width = self.indentation
+                self.buffer_width = 0
+
+            def begin_group(self, indent=0, open=""):
+                if open:
+                    self.text(open)
+                group = Group(self.group_stack[-1].depth + 1)
+                self.group_stack.append(group)
+                self.group_queue.enq(group)
+                self.indentation += indent
+
+            def _enumerate(self, seq):
+                for idx, x in enumerate(seq):
+                    if self.max_seq_length and idx >= self.max_seq_length:
+                        self.text(",")
+                        self.breakable()
+                        self.text("...")
+                        return
+                    yield idx, x
+
+            def end_group(self, dedent=0, close=""):
+                self.indentation -= dedent
+                group = self.group_stack.pop()
+                if not group.breakables:
+                    self.group_queue.remove(group)
+                if close:
+                    self.text(close)
+
+            def flush(self):
+                for data in self.buffer:
+                    self.output_width += data.output(self.output, self.output_width)
+                self.buffer.clear()
+                self.buffer_width = 0
+
+            def pretty(self, obj):
+                obj_id = id(obj)
+                cycle = obj_id in self.stack
+                self.stack.append(obj_id)
+                self.begin_group()
+                try:
+                    obj_class = safe_getattr(obj, "__class__", None) or type(obj)
+                    if obj_id in singletons:
+                        return repr_printer(obj, self, cycle)
+                    mro = getattr(obj_class, "__mro__", None) or (obj_class,)
+                    for cls in mro:
+                        if cls in by_type:
+                            return by_type[cls](obj, self, cycle)
+                        key = (safe_getattr(cls, "__module__", None), safe_getattr(cls, "__name__", None))
+                        if key in by_name:
+                            by_type[cls] = by_name.pop(key)
+                            return by_type[cls](obj, self, cycle)
+                        if "_repr_pretty_" in cls.__dict__:
+                            meth = cls._repr_pretty_
+                            if callable(meth):
+                                return meth(obj, self, cycle)
+                        if (
+                            cls is not object
+                            and "__repr__" in cls.__dict__
+                            and callable(safe_getattr(cls, "__repr__", None))
+                        ):
+                            return repr_printer(obj, self, cycle)
+                    return self.default(obj, cycle)
+                finally:
+                    self.end_group()
+                    self.stack.pop()
+
+            def default(self, obj, cycle):
+                klass = safe_getattr(obj, "__class__", None) or type(obj)
+                if safe_getattr(klass, "__repr__", None) is not object.__repr__:
+                    repr_printer(obj, self, cycle)
+                    return
+                self.begin_group(1, "<")
+                self.pretty(klass)
+                self.text(" at 0x%x" % id(obj))
+                if cycle:
+                    self.text(" ...")
+                self.end_group(1, ">")
+
+        stream = io.StringIO()
+        printer = Printer(stream)
+        printer.pretty(value)
+        printer.flush()
+        return stream.getvalue()
 
     def error_of(err, name):
         frames = []
