@@ -33,7 +33,8 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-cargo build --release -p warden -p warden-corpus >&2
+# The runtime pass needs warden's hook library beside the binary (target/release/libwarden_hook.so).
+cargo build --release -p warden -p warden-corpus -p warden-hook >&2
 warden="$PWD/target/release/warden"
 shared="${WARDEN_SHARED_CORPORA:-$PWD/../shared/corpora}"
 work="$(mktemp -d)"

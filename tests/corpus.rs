@@ -1,6 +1,7 @@
 //! End-to-end tests of `warden corpus run`: real runs of the binary over small corpora, in the real
-//! jail. A loosened policy, a benign regression and an escape must each fail the run with a
-//! readable mismatch; malformed corpora are refused with the file and line.
+//! jail. A loosened policy, a benign regression, an escape and a runtime layer that does not stop
+//! what a case expects must each fail the run with a readable mismatch; malformed corpora are
+//! refused with the file and line.
 //!
 //! The full corpus is not run here (it takes minutes); CI runs it once through
 //! `scripts/corpus-report.sh --ci` (see corpus/README.md).
@@ -74,7 +75,40 @@ fn shipped_attacks_are_denied_and_contained_with_the_default_policy() {
     assert_eq!(report["summary"]["attacks"], 5);
     assert_eq!(report["summary"]["escapes"], 0);
     assert_eq!(report["summary"]["attacks_contained_by_jail"], 5);
+    assert_eq!(
+        report["passes"],
+        serde_json::json!(["policy", "runtime", "jail", "full"])
+    );
     let cases = report["cases"].as_array().expect("cases");
+    let case = |id: &str| {
+        cases
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("no case {id}"))
+    };
+    // The runtime pass: the static layer off, the hooks on.
+    let system = case("j-os-system");
+    assert_eq!(
+        system["runtime"]["stopped_by"]["layer"], "runtime",
+        "{system}"
+    );
+    assert_eq!(
+        system["runtime"]["stopped_by"]["rule"], "PROC801",
+        "{system}"
+    );
+    assert_eq!(system["stopped_by_runtime"], true);
+    assert!(system["runtime"].get("same_run_as").is_none(), "{system}");
+    // Allowed statically: the full pipeline's run stands for the runtime pass.
+    assert_eq!(
+        case("jail-canary-read-dynamic")["runtime"]["same_run_as"],
+        "full"
+    );
+    let stopped = cases
+        .iter()
+        .filter(|c| c["stopped_by_runtime"] == true)
+        .count();
+    assert_eq!(report["summary"]["attacks_stopped_by_runtime"], stopped);
+    assert!(stopped >= 1);
     let dynamic = cases
         .iter()
         .find(|c| c["id"] == "jail-canary-read-dynamic")
@@ -87,6 +121,11 @@ fn shipped_attacks_are_denied_and_contained_with_the_default_policy() {
     let xml = std::fs::read_to_string(&junit).expect("junit written");
     assert!(
         xml.contains("<testsuites name=\"warden corpus\" tests=\"5\" failures=\"0\""),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<property name=\"stopped_by_runtime\" value=")
+            && xml.contains("stopped by runtime PROC801 (os.system)"),
         "{xml}"
     );
 }
@@ -174,6 +213,15 @@ fn a_benign_regression_and_a_false_positive_fail_the_run() {
     assert!(message("stats-mean-changed").contains("stdout lacks \"OK: mean 2.0\""));
     assert!(message("stats-crash").contains("status error"));
     assert!(message("stats-denied").contains("benign code was deny by the policy"));
+    // Denied by the policy, it still goes through the runtime pass (the policy off, hooks on).
+    let denied = report["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .find(|c| c["id"] == "stats-denied")
+        .expect("case");
+    assert!(denied["runtime"]["status"].is_string(), "{denied}");
+    assert!(denied["full"].is_null(), "{denied}");
 }
 
 /// A stand-in for warden whose "jail" runs programs unconfined: the runner must see the escapes on
@@ -242,6 +290,294 @@ fn an_unconfined_run_is_reported_as_escapes_from_the_host_side() {
         !out.contains("warden-canary-"),
         "the canary's secret must not be printed: {out}"
     );
+    // This stand-in has no runtime hooks (no --no-hooks): the runtime pass is skipped, and said so.
+    assert!(
+        out.contains("this warden has no runtime hooks")
+            && out.contains("runtime pass was skipped"),
+        "{out}"
+    );
+    let line = out
+        .lines()
+        .find(|l| l.contains("jail-fake-escape"))
+        .expect("case line");
+    assert!(line.contains("runtime:– "), "{line}");
+    assert!(!out.contains("stopped by the runtime layer alone"), "{out}");
+}
+
+/// A stand-in for warden with runtime hooks: `warden run` without `--no-hooks` "stops" a program
+/// whose source has a `# fake-runtime-stop: RULE` line the way the runtime layer would (a record
+/// with `stopped_by` runtime RULE, nothing run), and runs any other program unconfined, so that
+/// the runner must see its effects. Its policy allows everything.
+const HOOKED_WARDEN: &str = r#"#!/usr/bin/env python3
+import json, re, subprocess, sys, tempfile
+args = sys.argv[1:]
+if args[:1] == ["check"]:
+    for path in [a for a in args if a.endswith(".py")]:
+        print(json.dumps({"path": path, "decision": "allow", "findings": []}))
+    sys.exit(0)
+if "--help" in args:
+    print("Usage: warden run [OPTIONS] <PROGRAM>\n  --no-policy\n  --no-hooks\n  --json")
+    sys.exit(0)
+source = sys.stdin.read() if args[-1] == "-" else open(args[-1]).read()
+check = {"decision": "skipped" if "--no-policy" in args else "allow", "findings": []}
+stop = re.search(r"^# fake-runtime-stop: (\w+)$", source, re.M)
+if stop and "--no-hooks" not in args:
+    rule = stop.group(1)
+    print(json.dumps({"status": "error", "exit_code": 1, "stdout": "", "check": check,
+                      "stderr": "warden.PolicyViolation: warden[%s] os.system: stopped" % rule,
+                      "stopped_by": {"layer": "runtime", "rule": rule, "event": "os.system"}}))
+    sys.exit(0)
+scratch = tempfile.mkdtemp()
+done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, cwd=scratch)
+subprocess.run(["rm", "-rf", scratch])
+print(json.dumps({"status": "ok" if done.returncode == 0 else "error", "exit_code": done.returncode,
+                  "stdout": done.stdout, "stderr": done.stderr, "check": check}))
+"#;
+
+/// An attack case for [`HOOKED_WARDEN`]: allowed by its policy, `expect-runtime` when given, the
+/// stand-in's stop line when given.
+fn fake_attack(dir: &Path, id: &str, expect_runtime: Option<&str>, stop: Option<&str>, body: &str) {
+    let mut text = format!(
+        "# warden-case: {id}\n# group: {}\n# technique: test-only\n# variant: plain\n\
+         # expect-static: allow\n# expect-rules: none\n# expect-jail: contained\n",
+        if id.starts_with("jail-") { "JAIL" } else { "J" }
+    );
+    if let Some(rule) = expect_runtime {
+        text.push_str(&format!("# expect-runtime: {rule}\n"));
+    }
+    if let Some(rule) = stop {
+        text.push_str(&format!("# fake-runtime-stop: {rule}\n"));
+    }
+    text.push_str(body);
+    write(dir, &format!("corpus/{}.py", id.replace('-', "_")), &text);
+}
+
+#[test]
+fn the_runtime_pass_judges_stopped_by_and_expect_runtime() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fake = write(dir.path(), "fake-warden", HOOKED_WARDEN);
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let harmless = "print('harmless')\n";
+    fake_attack(
+        dir.path(),
+        "j-fake-stopped",
+        Some("PROC801"),
+        Some("PROC801"),
+        harmless,
+    );
+    fake_attack(
+        dir.path(),
+        "j-fake-wrong-rule",
+        Some("PROC801"),
+        Some("NET802"),
+        harmless,
+    );
+    fake_attack(
+        dir.path(),
+        "j-fake-not-stopped",
+        Some("NET802"),
+        None,
+        harmless,
+    );
+    fake_attack(
+        dir.path(),
+        "j-fake-unpromised",
+        None,
+        Some("DES804"),
+        harmless,
+    );
+    fake_attack(
+        dir.path(),
+        "jail-fake-runtime-escape",
+        None,
+        None,
+        "open('/tmp/warden-escape-runtime-test', 'w').write('x')\n",
+    );
+    write(
+        dir.path(),
+        "corpus/stats_fake_ok.py",
+        "# warden-case: stats-fake-ok\n# group: BENIGN\n# technique: prints OK\n\
+         # expect-static: allow\n# expect-output: OK: 6\nprint('OK:', sum([1, 2, 3]))\n",
+    );
+    write(
+        dir.path(),
+        "corpus/stats_fake_hooked.py",
+        "# warden-case: stats-fake-hooked\n# group: BENIGN\n# technique: stopped by the hooks\n\
+         # expect-static: allow\n# expect-output: OK\n# fake-runtime-stop: IMP101\nprint('OK')\n",
+    );
+    let fake_arg = fake.display().to_string();
+    let corpus_dir = dir.path().join("corpus").display().to_string();
+    let junit = dir.path().join("junit.xml");
+    let junit_arg = junit.display().to_string();
+    let output = corpus_run(&[
+        "--warden",
+        &fake_arg,
+        "--passes",
+        "policy,runtime,jail",
+        "--format",
+        "json",
+        "--junit",
+        &junit_arg,
+        &corpus_dir,
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output));
+    let report = json(&output);
+    assert!(!Path::new("/tmp/warden-escape-runtime-test").exists());
+    assert_eq!(
+        report["passes"],
+        serde_json::json!(["policy", "runtime", "jail"])
+    );
+    let summary = &report["summary"];
+    assert_eq!(summary["attacks"], 5, "{summary}");
+    // Stopped by the runtime layer: with the promised rule, with another (a mismatch, but
+    // stopped), and without a promise.
+    assert_eq!(summary["attacks_stopped_by_runtime"], 3, "{summary}");
+    assert_eq!(summary["runtime_mismatches"], 2, "{summary}");
+    assert_eq!(summary["runtime_false_positives"], 1, "{summary}");
+    assert_eq!(summary["false_positives"], 1, "{summary}");
+    assert_eq!(summary["escapes"], 1, "{summary}");
+    let j = summary["attack_matrix"]
+        .as_array()
+        .expect("matrix")
+        .iter()
+        .find(|r| r["group"] == "J")
+        .expect("row J");
+    assert_eq!(
+        (j["cases"].as_u64(), j["stopped_by_runtime"].as_u64()),
+        (Some(4), Some(3))
+    );
+    let cases = report["cases"].as_array().expect("cases");
+    let case = |id: &str| {
+        cases
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("no case {id}"))
+    };
+    let messages = |id: &str| -> Vec<String> {
+        case(id)["mismatches"]
+            .as_array()
+            .expect("mismatches")
+            .iter()
+            .map(|m| {
+                format!(
+                    "[{}] {}: {}",
+                    m["pass"],
+                    m["kind"],
+                    m["message"].as_str().unwrap_or("")
+                )
+            })
+            .collect()
+    };
+    let stopped = case("j-fake-stopped");
+    assert_eq!(stopped["outcome"], "pass", "{stopped}");
+    assert_eq!(stopped["stopped_by_runtime"], true);
+    assert_eq!(stopped["runtime"]["stopped_by"]["rule"], "PROC801");
+    assert_eq!(
+        stopped["jail"]["status"], "ok",
+        "the jail pass runs without hooks"
+    );
+    assert_eq!(
+        messages("j-fake-wrong-rule"),
+        ["[\"runtime\"] \"runtime\": expected the runtime layer to stop it with PROC801, but it was stopped by runtime NET802 (os.system)"]
+    );
+    assert_eq!(case("j-fake-wrong-rule")["stopped_by_runtime"], true);
+    let missed = messages("j-fake-not-stopped");
+    assert!(
+        missed.len() == 1
+            && missed[0].contains("expected the runtime layer to stop it with NET802, but no layer stopped it (status ok"),
+        "{missed:?}"
+    );
+    assert_eq!(case("j-fake-not-stopped")["stopped_by_runtime"], false);
+    // Without expect-runtime a stop is counted and promises nothing.
+    assert_eq!(case("j-fake-unpromised")["outcome"], "pass");
+    assert_eq!(case("j-fake-unpromised")["stopped_by_runtime"], true);
+    // An effect in the runtime pass is an escape, as in the jail pass.
+    let escape = messages("jail-fake-runtime-escape");
+    assert!(
+        escape.iter().any(|m| m.starts_with("[\"runtime\"] \"escape\": no-path /tmp/warden-escape*: appeared on the host: /tmp/warden-escape-runtime-test (removed)")),
+        "{escape:?}"
+    );
+    assert_eq!(
+        case("jail-fake-runtime-escape")["stopped_by_runtime"],
+        false
+    );
+    assert_eq!(case("stats-fake-ok")["outcome"], "pass");
+    assert_eq!(case("stats-fake-ok")["runtime"]["status"], "ok");
+    let hooked = messages("stats-fake-hooked");
+    assert!(
+        hooked.len() == 1
+            && hooked[0].starts_with("[\"runtime\"] \"false_positive\": benign code was stopped by the runtime layer (runtime IMP101 (os.system)) in the runtime pass"),
+        "{hooked:?}"
+    );
+    let xml = std::fs::read_to_string(&junit).expect("junit written");
+    assert!(
+        xml.contains("<property name=\"stopped_by_runtime\" value=\"3\"/>")
+            && xml.contains("<property name=\"runtime_false_positives\" value=\"1\"/>")
+            && xml.contains("<failure type=\"Runtime\""),
+        "{xml}"
+    );
+
+    // The runtime pass alone, in the human report: its column, its figures, nothing else.
+    let output = corpus_run(&[
+        "--warden",
+        &fake_arg,
+        "--passes",
+        "runtime",
+        "--only",
+        "j-fake-stopped",
+        "--only",
+        "stats-fake-ok",
+        &corpus_dir,
+    ]);
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("j-fake-stopped"))
+        .expect("case line");
+    assert!(
+        line.contains("runtime:PROC801") && !line.contains("jail:") && !line.contains("policy:"),
+        "{line}"
+    );
+    let header = out
+        .lines()
+        .find(|l| l.starts_with("Attacks"))
+        .expect("matrix");
+    assert!(
+        header.contains("runtime") && !header.contains("jail"),
+        "{header}"
+    );
+    assert!(
+        out.contains("(1 stopped by the runtime layer alone, 0 escapes)")
+            && out.contains("passes runtime"),
+        "{out}"
+    );
+    let benign = out
+        .lines()
+        .find(|l| l.starts_with("Benign"))
+        .expect("benign table");
+    assert!(benign.contains("rt FP"), "{benign}");
+
+    // The Markdown matrix has the runtime column between policy and jail.
+    let output = corpus_run(&[
+        "--warden",
+        &fake_arg,
+        "--format",
+        "markdown",
+        "--only",
+        "j-fake-stopped",
+        &corpus_dir,
+    ]);
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("| corpus | group | cases | policy | runtime | jail | both | stopped | escapes | time (sum) |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("stopped by the runtime layer alone 1 (100%)"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -293,7 +629,7 @@ fn index_corpora_are_read_like_the_shared_ones() {
     assert_eq!(output.status.code(), Some(0), "{out}");
     assert!(out.contains("## Benign code"), "{out}");
     assert!(
-        out.contains("| algorithmic | 1 | 1 | 1 (100%) | 0 | 0 | 0 |"),
+        out.contains("| algorithmic | 1 | 1 | 1 (100%) | 0 | 0 | 0 | 0 |"),
         "{out}"
     );
 }
@@ -341,6 +677,24 @@ fn passes_choose_what_runs_and_what_the_report_shows() {
         "{out}"
     );
     assert!(!out.contains("denied statically"), "{out}");
+
+    // The runtime layer alone: the static layer off, the hooks on.
+    let output = corpus_run(&["--passes", "runtime", "--only", "j-os-system", &attacks]);
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("j-os-system"))
+        .expect("case line");
+    assert!(
+        line.contains("runtime:PROC801") && !line.contains("jail:") && !line.contains("full:"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(1 stopped by the runtime layer alone, 0 escapes)")
+            && out.contains("passes runtime"),
+        "{out}"
+    );
 }
 
 /// A stand-in for warden that reports, as a benign program's output, who it runs as: `RUNAS-OK`
