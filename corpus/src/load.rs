@@ -2,7 +2,9 @@
 //!
 //! A directory with an `index.jsonl` is an external corpus (`index.rs`); any other directory is
 //! searched recursively for `*.py` files in warden's header format (`header.rs`), except that a
-//! subdirectory with an `index.jsonl` is loaded as an index corpus of its own. Does not own: what a
+//! subdirectory with an `index.jsonl` is loaded as an index corpus of its own, and a subdirectory
+//! none of whose `*.py` files has a `warden-case:` line holds no cases (`corpus/sessions/`, whose
+//! script generates the session corpus's inputs) and is passed over. Does not own: what a
 //! case expects once loaded (`case.rs`) or running it (`runner.rs`).
 
 use std::collections::BTreeMap;
@@ -48,6 +50,7 @@ fn load_dir(dir: &Path, corpora: &mut Vec<Corpus>, errors: &mut Vec<String>) {
     let mut files = Vec::new();
     let mut index_dirs = Vec::new();
     walk(dir, &mut files, &mut index_dirs, errors);
+    let mut files = without_caseless_subdirs(dir, files);
     for sub in index_dirs {
         load_dir(&sub, corpora, errors);
     }
@@ -74,6 +77,30 @@ fn load_dir(dir: &Path, corpora: &mut Vec<Corpus>, errors: &mut Vec<String>) {
         format: "headers",
         cases,
     });
+}
+
+/// `files` without those of subdirectories of `dir` where no file has a `warden-case:` header
+/// line: such a directory holds helper scripts, not cases. A file without a header beside cases
+/// (or in `dir` itself) stays, and is reported as malformed.
+fn without_caseless_subdirs(dir: &Path, files: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut by_dir: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+    for file in files {
+        let parent = file.parent().unwrap_or(dir).to_path_buf();
+        by_dir.entry(parent).or_default().push(file);
+    }
+    by_dir
+        .into_iter()
+        .filter(|(parent, files)| {
+            parent == dir
+                || files.iter().any(|file| {
+                    std::fs::read(file).is_ok_and(|bytes| {
+                        header::fields(file, &bytes)
+                            .map_or(true, |fields| fields.contains_key("warden-case"))
+                    })
+                })
+        })
+        .flat_map(|(_, files)| files)
+        .collect()
 }
 
 /// Collects `*.py` files; directories holding an `index.jsonl` are set aside, not entered.
@@ -212,6 +239,29 @@ mod tests {
             .iter()
             .any(|e| e.contains("wrong_name.py:1: warden-case is `stats-mean`")));
         assert!(errors.iter().any(|e| e.contains("missing: ")));
+    }
+
+    #[test]
+    fn subdirectories_without_cases_are_passed_over() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "benign/stats_mean.py", BENIGN);
+        write(
+            dir.path(),
+            "sessions/make_inputs.py",
+            "#!/usr/bin/env python3\n# writes inputs\nprint(1)\n",
+        );
+        let corpora = load(&[dir.path().to_path_buf()]).unwrap();
+        assert_eq!(corpora[0].cases.len(), 1);
+        // Beside cases, a file without a header is still a mistake.
+        write(dir.path(), "benign/helper.py", "print(1)\n");
+        let errors = load(&[dir.path().to_path_buf()]).unwrap_err();
+        assert!(
+            errors.len() == 1 && errors[0].contains("helper.py:1: the header has no"),
+            "{errors:?}"
+        );
+        // A directory given as the corpus is never passed over.
+        let errors = load(&[dir.path().join("sessions")]).unwrap_err();
+        assert!(errors[0].contains("make_inputs.py:1:"), "{errors:?}");
     }
 
     #[test]
