@@ -2,8 +2,8 @@
 # group: J
 # technique: a comprehension in a class body yields the os module; system is called on it
 # variant: container
-# expect-static: allow
-# expect-rules: none
+# expect-static: deny
+# expect-rules: IMP101
 # expect-jail: contained
 # expect-runtime: PROC801
 import os

@@ -2,8 +2,8 @@
 # group: J
 # technique: operator.methodcaller names system as a string and is applied to os
 # variant: computed-string
-# expect-static: allow
-# expect-rules: none
+# expect-static: deny
+# expect-rules: IMP101
 # expect-jail: contained
 # expect-runtime: PROC801
 import operator

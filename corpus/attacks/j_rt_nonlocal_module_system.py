@@ -2,8 +2,8 @@
 # group: J
 # technique: the os module passed through a nonlocal binding, then system
 # variant: value-passing
-# expect-static: allow
-# expect-rules: none
+# expect-static: deny
+# expect-rules: IMP101
 # expect-jail: contained
 # expect-runtime: PROC801
 import os

@@ -2,8 +2,8 @@
 # group: J
 # technique: a function returns the os module; system is called on the result
 # variant: value-passing
-# expect-static: allow
-# expect-rules: none
+# expect-static: deny
+# expect-rules: IMP101
 # expect-jail: contained
 # expect-runtime: PROC801
 import os

@@ -2,8 +2,8 @@
 # group: J
 # technique: the os module bound by a walrus, then system called on the name
 # variant: assignment-alias
-# expect-static: allow
-# expect-rules: none
+# expect-static: deny
+# expect-rules: IMP101
 # expect-jail: contained
 # expect-runtime: PROC801
 import os

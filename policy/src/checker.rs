@@ -36,6 +36,12 @@ mod tests;
 /// at run time (a private-use character, so a template's own text is not mistaken for it).
 const RUN_TIME_TEXT: char = '\u{E000}';
 
+/// An expression that may evaluate to a module the checker resolves: a name, an attribute chain or a
+/// `getattr` call. Only these are judged as module values, so only these are marked as followed.
+fn may_be_module(expr: &Expr) -> bool {
+    matches!(expr, Expr::Name(_) | Expr::Attribute(_) | Expr::Call(_))
+}
+
 /// How a qualified name is met: the one thing that differs between the ways into the reference rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ReferenceKind {
@@ -202,6 +208,11 @@ pub(crate) struct Checker<'a> {
     call_func: Option<TextRange>,
     /// The arguments of that call.
     call_arguments: Option<&'a ast::Arguments>,
+    /// Modules allowed only in part, with why (`import_not_allowed::partly_allowed_modules`).
+    pub(crate) partly_allowed_modules: std::collections::BTreeMap<String, String>,
+    /// Where a module value may appear without being a use of the value: positions the resolver
+    /// follows (`o = os`, `for m in (os, sys)`, `getattr(os, "path")`) and tests (`np is None`).
+    module_value_ok: HashSet<TextRange>,
     /// The attribute range of a dunder in a sanctioned call (`object.__setattr__(self, "x", v)`,
     /// `super().__new__(cls, v)`), which ATTR301 does not report.
     pub(crate) sanctioned_dunder: Option<TextRange>,
@@ -220,6 +231,8 @@ impl<'a> Checker<'a> {
             findings: Vec::new(),
             seen: HashSet::new(),
             denied_imports: HashSet::new(),
+            partly_allowed_modules: import_not_allowed::partly_allowed_modules(policy),
+            module_value_ok: HashSet::new(),
             call_func: None,
             call_arguments: None,
             sanctioned_dunder: None,
@@ -488,6 +501,7 @@ impl<'a> Checker<'a> {
         let kind = self.use_kind(expr.range());
         let candidates = self.resolve(expr);
         self.references(&candidates, expr.range(), kind);
+        self.module_value(&candidates, expr.range(), kind);
         match current {
             Expr::Name(name) => dunder_attribute::check_name(self, name),
             base => self.visit_expr(base),
@@ -508,6 +522,13 @@ impl<'a> Checker<'a> {
             // `getattr(pd.io.stata, "os")` is the reference `pandas.io.stata.os`.
             let candidates = self.resolve(expr);
             self.references(&candidates, expr.range(), ReferenceKind::Value);
+            self.module_value(&candidates, expr.range(), self.use_kind(expr.range()));
+        }
+        if callee
+            .iter()
+            .any(|q| matches!(q.path.as_str(), "builtins.getattr" | "builtins.hasattr"))
+        {
+            self.getattr_with_literal_names(call);
         }
         computed_attribute::check_call(self, call, &callee);
         self.get_field_call(call);
@@ -517,6 +538,157 @@ impl<'a> Checker<'a> {
         string_sink::check_call(self, call);
         rules::files::check_call(self, call, &callee);
         self.visit_arguments(&call.arguments);
+    }
+
+    /// A module allowed only in part, used as a value outside the positions the resolver follows.
+    fn module_value(&mut self, candidates: &[QualName], range: TextRange, kind: ReferenceKind) {
+        if kind == ReferenceKind::Value
+            && !self.module_value_ok.contains(&range)
+            && self.policy.action_for(Rule::ImportNotAllowed).is_some()
+        {
+            import_not_allowed::check_module_value(self, candidates, range);
+        }
+    }
+
+    /// `getattr(os, "path")` and `getattr(np, name)` with `name` bound only to string literals (`for name
+    /// in ["amin", "amax"]`): the references `os.path`, `numpy.amin`, `numpy.amax`, judged as such (the
+    /// resolver follows only a literal written in the call), and the receiver is no module value.
+    fn getattr_with_literal_names(&mut self, call: &'a ast::ExprCall) {
+        let [receiver, name, ..] = &call.arguments.args[..] else {
+            return;
+        };
+        if receiver.is_starred_expr() {
+            return;
+        }
+        let Some(literals) = self.literal_strings(name) else {
+            return;
+        };
+        self.module_value_ok.insert(receiver.range());
+        if name.is_string_literal_expr() {
+            return;
+        }
+        for base in self.resolve(receiver) {
+            for literal in &literals {
+                let reference = QualName {
+                    path: format!("{}.{literal}", base.path),
+                    origin: base.origin,
+                };
+                self.reference_rules(&reference, name.range(), ReferenceKind::Value);
+            }
+        }
+    }
+
+    /// The values of a statement the resolver follows to every use, marked before the statement is
+    /// walked: the value assigned to local or module names (`o = os`, `a, b = os, sys`), the literal
+    /// elements a `for` loop over them binds (`for m in (os, sys)`), and the tests of `if`, `while`
+    /// and `assert`.
+    fn followed_positions(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::Assign(assign) => {
+                let mut followed: Option<Vec<TextRange>> = None;
+                for target in &assign.targets {
+                    let mut ranges = Vec::new();
+                    self.followed_assignment(target, &assign.value, &mut ranges);
+                    followed = Some(match followed {
+                        None => ranges,
+                        Some(previous) => previous
+                            .into_iter()
+                            .filter(|r| ranges.contains(r))
+                            .collect(),
+                    });
+                }
+                self.module_value_ok.extend(followed.unwrap_or_default());
+            }
+            Stmt::AnnAssign(assign) => {
+                if let Some(value) = &assign.value {
+                    let mut ranges = Vec::new();
+                    self.followed_assignment(&assign.target, value, &mut ranges);
+                    self.module_value_ok.extend(ranges);
+                }
+            }
+            Stmt::For(for_) => {
+                if let Expr::Name(target) = for_.target.as_ref() {
+                    if self.semantic.binds_locally(self.scope, target.id.as_str()) {
+                        self.followed_elements(&for_.iter);
+                    }
+                }
+            }
+            Stmt::If(if_) => {
+                self.inert_test(&if_.test);
+                for clause in &if_.elif_else_clauses {
+                    if let Some(test) = &clause.test {
+                        self.inert_test(test);
+                    }
+                }
+            }
+            Stmt::While(while_) => self.inert_test(&while_.test),
+            Stmt::Assert(assert) => self.inert_test(&assert.test),
+            // An expression statement's value is dropped (`pandas.io` alone on a line).
+            Stmt::Expr(statement) if may_be_module(&statement.value) => {
+                self.module_value_ok.insert(statement.value.range());
+            }
+            _ => {}
+        }
+    }
+
+    /// The parts of `value` that an assignment to `target` binds to names the resolver follows (as
+    /// `semantic`'s collector binds them: a name, or a tuple of names given a tuple of the same length).
+    fn followed_assignment(&self, target: &Expr, value: &Expr, out: &mut Vec<TextRange>) {
+        match (target, value) {
+            (Expr::Name(name), _)
+                if may_be_module(value)
+                    && self.semantic.binds_locally(self.scope, name.id.as_str()) =>
+            {
+                out.push(value.range());
+            }
+            (Expr::Tuple(targets), Expr::Tuple(values))
+                if targets.elts.len() == values.elts.len() =>
+            {
+                for (target, value) in targets.elts.iter().zip(&values.elts) {
+                    self.followed_assignment(target, value, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The elements of a literal list, tuple or set that a loop binds in turn (no starred element).
+    fn followed_elements(&mut self, iterable: &Expr) {
+        let elements = match iterable {
+            Expr::List(list) => &list.elts,
+            Expr::Tuple(tuple) => &tuple.elts,
+            Expr::Set(set) => &set.elts,
+            _ => return,
+        };
+        if elements.iter().any(Expr::is_starred_expr) {
+            return;
+        }
+        self.module_value_ok.extend(
+            elements
+                .iter()
+                .filter(|element| may_be_module(element))
+                .map(Ranged::range),
+        );
+    }
+
+    /// A condition only tested for truth (`if np:`, `while m and n:`, `not np`): its operands, and
+    /// those of `and`/`or`/`not` in it, are not values handed on.
+    fn inert_test(&mut self, test: &Expr) {
+        match test {
+            Expr::BoolOp(boolean) => {
+                for value in &boolean.values {
+                    self.inert_test(value);
+                }
+            }
+            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => {
+                self.inert_test(&unary.operand)
+            }
+            other => {
+                if may_be_module(other) {
+                    self.module_value_ok.insert(other.range());
+                }
+            }
+        }
     }
 
     /// `Formatter().get_field("0.__init__.__globals__", args, kwargs)` walks a field name with no braces
@@ -598,6 +770,15 @@ impl<'a> Checker<'a> {
     }
 
     fn comprehension(&mut self, generators: &'a [ast::Comprehension], parts: &[&'a Expr]) {
+        for generator in generators {
+            // The comprehension's own scope binds the target: a local the resolver follows.
+            if generator.target.is_name_expr() {
+                self.followed_elements(&generator.iter);
+            }
+            for condition in &generator.ifs {
+                self.inert_test(condition);
+            }
+        }
         let outer = self.scope;
         self.scope = self.semantic.open(ScopeKind::Function, Some(outer), &[]);
         for (index, generator) in generators.iter().enumerate() {
@@ -656,6 +837,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
         if !self.enter(stmt.range()) {
             return;
         }
+        self.followed_positions(stmt);
         match stmt {
             Stmt::Import(import) => self.import(import),
             Stmt::ImportFrom(import) => self.import_from(import),
@@ -677,7 +859,30 @@ impl<'a> Visitor<'a> for Checker<'a> {
                     let kind = self.use_kind(name.range);
                     let candidates = self.resolve(expr);
                     self.references(&candidates, name.range, kind);
+                    self.module_value(&candidates, name.range, kind);
                 }
+            }
+            Expr::Compare(compare) => {
+                if compare
+                    .ops
+                    .iter()
+                    .all(|op| matches!(op, ast::CmpOp::Is | ast::CmpOp::IsNot))
+                {
+                    let operands =
+                        std::iter::once(compare.left.as_ref()).chain(&compare.comparators);
+                    for operand in operands.filter(|operand| may_be_module(operand)) {
+                        self.module_value_ok.insert(operand.range());
+                    }
+                }
+                visitor::walk_expr(self, expr);
+            }
+            Expr::UnaryOp(unary) if unary.op == ast::UnaryOp::Not => {
+                self.inert_test(&unary.operand);
+                visitor::walk_expr(self, expr);
+            }
+            Expr::If(if_) => {
+                self.inert_test(&if_.test);
+                visitor::walk_expr(self, expr);
             }
             Expr::Attribute(_) => self.attribute_chain(expr),
             Expr::Call(call) => self.call(expr, call),

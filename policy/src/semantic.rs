@@ -81,6 +81,9 @@ struct Scope<'a> {
     parent: Option<ScopeId>,
     bindings: HashMap<&'a str, Vec<Binding<'a>>>,
     globals: Vec<&'a str>,
+    /// Names declared `nonlocal`: assigning them binds a name of an enclosing function, which the
+    /// resolver does not follow.
+    nonlocals: Vec<&'a str>,
     /// Names bound by a statement at the top level of this scope's own body (an import, an assignment,
     /// a `def` or a `class`, not in a block, not through `global` from another scope), and the byte
     /// offset where the first such statement ends: from there on the name is certainly bound, unless
@@ -120,6 +123,7 @@ impl<'a> Semantic<'a> {
             parent,
             bindings: HashMap::new(),
             globals: Vec::new(),
+            nonlocals: Vec::new(),
             definite: HashMap::new(),
             unbound_again,
         });
@@ -519,12 +523,17 @@ impl<'a> Collector<'_, 'a> {
     }
 
     fn globals(&mut self, stmt: &'a Stmt) {
-        if let Stmt::Global(global) = stmt {
-            if let Some(scope) = self.semantic.scopes.get_mut(self.scope) {
-                scope
-                    .globals
-                    .extend(global.names.iter().map(|n| n.id.as_str()));
-            }
+        let Some(scope) = self.semantic.scopes.get_mut(self.scope) else {
+            return;
+        };
+        match stmt {
+            Stmt::Global(global) => scope
+                .globals
+                .extend(global.names.iter().map(|n| n.id.as_str())),
+            Stmt::Nonlocal(nonlocal) => scope
+                .nonlocals
+                .extend(nonlocal.names.iter().map(|n| n.id.as_str())),
+            _ => {}
         }
     }
 
@@ -718,5 +727,17 @@ impl Semantic<'_> {
     /// The kind of a scope.
     pub fn kind(&self, scope: ScopeId) -> Option<ScopeKind> {
         self.scopes.get(scope).map(|s| s.kind)
+    }
+
+    /// True when assigning `name` in `scope` makes a variable the resolver follows to every use: a name
+    /// of the module, or a local of a function (not declared `global` or `nonlocal` there, which bind a
+    /// variable of another scope, written before or after this one is walked). A name assigned in a
+    /// class body is an attribute of the class (`K.name`), which nothing follows.
+    pub fn binds_locally(&self, scope: ScopeId, name: &str) -> bool {
+        self.scopes.get(scope).is_some_and(|s| match s.kind {
+            ScopeKind::Module => true,
+            ScopeKind::Function => !s.globals.contains(&name) && !s.nonlocals.contains(&name),
+            ScopeKind::Class => false,
+        })
     }
 }

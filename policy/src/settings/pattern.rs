@@ -49,6 +49,11 @@ impl NamePattern {
         (1..=name.len()).any(|len| self.matches(&name[..len]))
     }
 
+    /// The dotted segments before any `.*`.
+    pub fn segments(&self) -> &[String] {
+        &self.segments
+    }
+
     /// True when the pattern names one exact path, with no wildcard.
     pub fn is_exact(&self) -> bool {
         !self.subtree

@@ -1,12 +1,14 @@
 //! IMP101 import-not-allowed.
 
+use std::collections::BTreeMap;
+
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::checker::Checker;
 use crate::parse::ast;
 use crate::rules::Rule;
 use crate::semantic::{Origin, QualName};
-use crate::settings::ModuleVerdict;
+use crate::settings::{ModuleVerdict, Policy};
 
 pub(crate) const DOC: &str = r#"# IMP101 import-not-allowed
 
@@ -39,9 +41,21 @@ Use only the allowed modules; the hint lists them.
 - `from __future__ import annotations` (and the other future features but `barry_as_FLUFL`) is a
   compiler directive, allowed under every policy; `import __future__` is an import like any other.
 
+- A module allowed only in part appears only as `module.<member>`: a module listed in
+  `imports.members` (`os`, `sys`, `builtins`…) or one with a denied member (`pandas` for
+  `pandas.read_pickle`, `numpy` for `numpy.ctypeslib`, `sklearn.datasets` for `fetch_openml`) used as a
+  value — passed to a function (`run(os)`, `vars(os)`, `getattr(os, name)`), stored (`[os]`,
+  `obj.m = os`, `(m := os)`, a class attribute, a `global` or `nonlocal` name), returned or yielded,
+  a default value — is reported: what the value reaches afterwards (`m.system`) is out of the checker's
+  sight. Assigning it to a local or module name (`o = os`, `for m in (os, sys)`), which the checker
+  follows to every use, `getattr(os, "path")` with a literal, and tests (`if np is None`, `not np`)
+  are not uses of the value.
+
 ## Known gaps
 - Modules loaded without an import statement are other rules' business (`__import__`, `importlib`:
   DYN402; re-exports: REX501).
+- A module that only re-exports a guarded module under a public name (`pandas.io.stata.os`) is not
+  "allowed in part" for the policy: passed as a value, its `.os` is REX502's (a warning).
 "#;
 
 /// `import path`: the module itself must be allowed.
@@ -238,5 +252,90 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
             ),
             hint,
         );
+    }
+}
+
+/// The modules (and other names reached through allowed modules) that the policy allows only in part,
+/// each with why: the keys of `imports.members`, and every proper prefix of an `imports.deny` or
+/// `references.deny` entry that is itself reachable (`pandas` and `pandas.io` for `pandas.io.pickle`);
+/// a `x.*` entry denies every member of `x`, so `x` counts too.
+pub(crate) fn partly_allowed_modules(policy: &Policy) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for module in policy.imports.members.keys() {
+        out.insert(
+            module.clone(),
+            "only the members listed in `imports.members` are allowed".to_owned(),
+        );
+    }
+    let denied = policy
+        .imports
+        .deny
+        .iter()
+        .map(|pattern| (pattern, "imports.deny"))
+        .chain(
+            policy
+                .denied_references
+                .iter()
+                .map(|pattern| (pattern, "references.deny")),
+        );
+    for (pattern, list) in denied {
+        let segments: Vec<&str> = pattern.segments().iter().map(String::as_str).collect();
+        let members_of = if pattern.is_exact() {
+            segments.len().saturating_sub(1)
+        } else {
+            segments.len()
+        };
+        for len in 1..=members_of {
+            let prefix = &segments[..len];
+            if reachable(policy, prefix) {
+                out.entry(prefix.join("."))
+                    .or_insert_with(|| format!("`{pattern}` is denied by `{list}`"));
+            }
+        }
+    }
+    out
+}
+
+/// True when a reference to `path` passes the import rules: some prefix is allowed and none denied.
+fn reachable(policy: &Policy, path: &[&str]) -> bool {
+    let mut allowed = false;
+    for len in 1..=path.len() {
+        match policy.imports.verdict(&path[..len]) {
+            ModuleVerdict::Denied => return false,
+            ModuleVerdict::Allowed => allowed = true,
+            ModuleVerdict::NotAllowed => {}
+        }
+    }
+    allowed
+}
+
+/// A module allowed only in part, met as a value (not as `module.member`, not in a position the
+/// checker follows): what the value reaches later is out of sight.
+pub(crate) fn check_module_value(
+    checker: &mut Checker<'_>,
+    candidates: &[QualName],
+    range: TextRange,
+) {
+    for name in candidates {
+        if name.origin != Origin::Import {
+            continue;
+        }
+        let Some(reason) = checker.partly_allowed_modules.get(&name.path) else {
+            continue;
+        };
+        let message = format!(
+            "module `{}` is used as a value: it is allowed only in part ({reason}), so it may appear only as `{}.<member>`",
+            name.path, name.path
+        );
+        checker.report(
+            Rule::ImportNotAllowed,
+            range,
+            message,
+            format!(
+                "use its members where you need them (`{}.<member>`); passing, storing or returning the module itself hides which members are reached",
+                name.path
+            ),
+        );
+        return;
     }
 }

@@ -38,7 +38,9 @@ Prefer `row["os"]`/`df["os"]` for columns named like modules: the subscript form
   the chain is REX501's, denied.
 
 ## Known gaps
-- A module value the checker cannot follow reaches the module's members with a warning only.
+- A module value the checker cannot follow reaches the module's members with a warning only. A module
+  allowed only in part (`os`, `sys`, `pandas`…) cannot be used as a value at all (IMP101); one allowed
+  in full that imports a guarded module (`pandas.io.stata`) can.
 "#;
 
 pub(crate) fn report(checker: &mut Checker<'_>, name: &str, range: TextRange) {

@@ -1,0 +1,13 @@
+# warden-case: j-module-value-namespace-attribute
+# group: J
+# technique: os stored as an attribute of a SimpleNamespace and called through it
+# variant: assignment-alias
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: contained
+import os
+import types
+
+config = types.SimpleNamespace()
+config.runner = os
+config.runner.system("id")
