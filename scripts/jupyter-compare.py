@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Runs the session corpus through a real Jupyter kernel and through warden sessions, and compares them.
 
-Usage: scripts/jupyter-compare.py [--warden PATH] [--rules FILE] [--session NAME]... [--json FILE]
-                                  [--check-only] [SESSIONS_DIR]
+Usage: scripts/jupyter-compare.py [--warden PATH] [--rules FILE] [--session NAME]... [--shard K/N]
+                                  [--json FILE] [--check-only] [SESSIONS_DIR]
 
 Each session (corpus/sessions/*.json, format in corpus/sessions/README.md) runs twice, both at the same
 time:
@@ -298,9 +298,13 @@ def main():
     parser.add_argument("--json", help="write every cell of both runs and the differences to this file")
     parser.add_argument("--check-only", action="store_true", help="only `warden check` each session")
     parser.add_argument("--jobs", type=int, default=1, help="sessions compared at a time (default 1)")
+    parser.add_argument("--shard", help="K/N: only the sessions whose index (sorted by file name) is K mod N")
     args = parser.parse_args()
 
     sessions = load_sessions(args.sessions_dir, set(args.session))
+    if args.shard:
+        k, n = (int(x) for x in args.shard.split("/"))
+        sessions = [s for i, s in enumerate(sessions) if i % n == k]
     if not sessions:
         print("jupyter-compare: no sessions", file=sys.stderr)
         return 2

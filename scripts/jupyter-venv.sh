@@ -46,6 +46,12 @@ if [ -x "$venv/bin/python3" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; th
     exit 0
 fi
 
+# One maker at a time (the comparison's tests run in parallel and each calls this script): under the
+# lock the script starts again, so one that waited finds the venv made.
+mkdir -p "$data_dir/test-venvs"
+if [ -z "${WARDEN_JUPYTER_VENV_LOCKED:-}" ] && command -v flock >/dev/null; then
+    WARDEN_JUPYTER_VENV_LOCKED=1 exec flock "$data_dir/test-venvs/.jupyter.lock" "$0" "$@"
+fi
 echo "jupyter-venv: making $venv (runtime lock $lock; $pins)" >&2
 rm -rf "$venv"
 mkdir -p "$(dirname "$venv")"

@@ -39,3 +39,7 @@ if ! target/release/warden runtime show default 2>/dev/null | grep -q '"requirem
     || ! diff -q <(target/release/warden runtime show default | python3 -c 'import json,sys; print(json.load(sys.stdin)["requirements"], end="")') rules/runtime/default.txt >/dev/null; then
     target/release/warden runtime install --name default
 fi
+
+# The Jupyter kernel the session comparison (tests/sessions_jupyter.rs) and the session benchmark run cells
+# in: ipykernel and jupyter_client on the default runtime's locked packages (a venv in the data dir).
+scripts/jupyter-venv.sh >/dev/null
