@@ -5,6 +5,7 @@
 # expect-static: deny
 # expect-rules: IMP101 ATTR301
 # expect-jail: contained
+# expect-runtime: DYN401
 from builtins import __dict__ as table
 
 table["ex" + "ec"]("import os; os.system('id')")

@@ -5,6 +5,7 @@
 # expect-static: deny
 # expect-rules: ATTR304
 # expect-jail: contained
+# expect-runtime: DYN401
 import builtins
 
 name = "".join(["ex", "ec"])

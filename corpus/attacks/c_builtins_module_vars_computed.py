@@ -5,6 +5,7 @@
 # expect-static: deny
 # expect-rules: DYN403
 # expect-jail: contained
+# expect-runtime: DYN401
 import builtins
 
 namespace = vars(builtins)

@@ -6,6 +6,7 @@
 # expect-static: deny
 # expect-rules: ATTR301
 # expect-jail: contained
+# expect-runtime: PROC801
 import random
 import string
 

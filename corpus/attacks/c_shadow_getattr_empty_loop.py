@@ -5,6 +5,7 @@
 # expect-static: deny
 # expect-rules: ATTR304
 # expect-jail: contained
+# expect-runtime: PROC801
 import random
 
 for getattr in ():

@@ -5,6 +5,7 @@
 # expect-static: deny
 # expect-rules: DYN402
 # expect-jail: contained
+# expect-runtime: PROC801
 __import__ = print
 
 

@@ -5,6 +5,7 @@
 # expect-static: deny
 # expect-rules: DYN401
 # expect-jail: canary-unread
+# expect-runtime: DYN401
 class Report:
     eval = staticmethod(len)
     del eval

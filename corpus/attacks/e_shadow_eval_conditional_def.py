@@ -5,6 +5,7 @@
 # expect-static: deny
 # expect-rules: DYN401
 # expect-jail: canary-unread
+# expect-runtime: DYN401
 import sys
 
 if len(sys.argv) > 99:

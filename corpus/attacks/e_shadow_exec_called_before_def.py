@@ -5,6 +5,7 @@
 # expect-static: deny
 # expect-rules: DYN401
 # expect-jail: contained
+# expect-runtime: DYN401
 def run(source):
     return exec(source)
 

@@ -5,6 +5,7 @@
 # expect-static: deny
 # expect-rules: IMP101
 # expect-jail: contained
+# expect-runtime: DES804
 import pandas as pd
 
 with open("frame.pkl", "wb") as handle:

@@ -5,6 +5,7 @@
 # expect-static: deny
 # expect-rules: FILE701
 # expect-jail: canary-unread
+# expect-runtime: FILE701
 print(open("/root/warden-canary").read())
 
 

@@ -5,6 +5,7 @@
 # expect-static: deny
 # expect-rules: IMP101
 # expect-jail: contained
+# expect-runtime: PROC801
 import os
 import types
 
