@@ -524,11 +524,9 @@ impl<'a> Checker<'a> {
             self.references(&candidates, expr.range(), ReferenceKind::Value);
             self.module_value(&candidates, expr.range(), self.use_kind(expr.range()));
         }
-        if callee
-            .iter()
-            .any(|q| matches!(q.path.as_str(), "builtins.getattr" | "builtins.hasattr"))
-        {
-            self.getattr_with_literal_names(call);
+        let getattr = callee.iter().any(|q| q.path == "builtins.getattr");
+        if getattr || callee.iter().any(|q| q.path == "builtins.hasattr") {
+            self.getattr_with_literal_names(call, getattr);
         }
         computed_attribute::check_call(self, call, &callee);
         self.get_field_call(call);
@@ -551,9 +549,10 @@ impl<'a> Checker<'a> {
     }
 
     /// `getattr(os, "path")` and `getattr(np, name)` with `name` bound only to string literals (`for name
-    /// in ["amin", "amax"]`): the references `os.path`, `numpy.amin`, `numpy.amax`, judged as such (the
-    /// resolver follows only a literal written in the call), and the receiver is no module value.
-    fn getattr_with_literal_names(&mut self, call: &'a ast::ExprCall) {
+    /// in ["amin", "amax"]`): the references `os.path`, `numpy.amin`, `numpy.amax`, judged as such when
+    /// `getattr` returns them (`references`; the resolver follows only a literal written in the call),
+    /// and the receiver is no module value (nor is `hasattr`'s).
+    fn getattr_with_literal_names(&mut self, call: &'a ast::ExprCall, references: bool) {
         let [receiver, name, ..] = &call.arguments.args[..] else {
             return;
         };
@@ -564,7 +563,7 @@ impl<'a> Checker<'a> {
             return;
         };
         self.module_value_ok.insert(receiver.range());
-        if name.is_string_literal_expr() {
+        if !references || name.is_string_literal_expr() {
             return;
         }
         for base in self.resolve(receiver) {

@@ -106,3 +106,23 @@ fn followed_uses_of_a_module_allowed_in_part_are_not_values() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `getattr(module, name)` with `name` bound only to literals is each `module.literal`, judged as a
+/// reference (the resolver follows only a literal written in the call); `hasattr` returns no attribute.
+#[test]
+fn getattr_with_names_bound_to_literals_judges_the_references() {
+    let denied =
+        check("import numpy as np\nfor name in ['amin', 'ctypeslib']:\n    getattr(np, name)\n");
+    assert!(
+        denied
+            .findings
+            .iter()
+            .any(|f| f.rule == Rule::ImportNotAllowed && f.message.contains("numpy.ctypeslib")),
+        "{:?}",
+        summary(&denied)
+    );
+    let probed = check(
+        "import numpy as np\nfor name in ['amin', 'ctypeslib']:\n    print(hasattr(np, name))\n",
+    );
+    assert!(probed.findings.is_empty(), "{:?}", summary(&probed));
+}
