@@ -345,12 +345,7 @@ unsafe fn check_path(
             )
         });
     }
-    let readable = under(&p.read_roots, &path)
-        || under(&p.write_roots, &path)
-        || under(&p.runtime_read_roots, &path)
-        || under(&s.interpreter.prefixes, &path)
-        || path == p.program;
-    (!readable).then(|| {
+    (!s.readable(&path)).then(|| {
         Denial::new(
             Rule::Read,
             format!("reading {path}, outside the read roots"),

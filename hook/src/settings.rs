@@ -2,10 +2,13 @@
 //! `gateway/src/hook_config.rs`), the interpreter half from the bootstrap (the interpreter's own import
 //! path and prefixes, read inside the jail before any untrusted code runs).
 //!
-//! Owns: parsing and checking both halves, and the matching of file names against caller lists.
+//! Owns: parsing and checking both halves, the matching of file names against caller lists, and
+//! which paths are readable.
 //! Pure: no Python, so `tests/pure.rs` covers it.
 
 use serde::Deserialize;
+
+use crate::rules::under;
 
 /// What the hook does with a denial.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -111,6 +114,22 @@ impl Settings {
                 .trusted_roots
                 .iter()
                 .any(|root| relative_to(filename, root).is_some())
+    }
+
+    /// Whether the normalised `path` may be read: the read and write roots, the files the runtime
+    /// reads on its own, the interpreter's prefixes, and the source files of the code the
+    /// interpreter runs outside them: the program and warden's bootstrap. `linecache` reads those
+    /// for whoever formats a stack (tracebacks, `warnings`, `traceback.extract_stack`, pandas'
+    /// `query("… @name")` through `inspect.stack()`); the bootstrap is warden's public code, and
+    /// the jail binds it read-only.
+    pub fn readable(&self, path: &str) -> bool {
+        let p = &self.policy;
+        under(&p.read_roots, path)
+            || under(&p.write_roots, path)
+            || under(&p.runtime_read_roots, path)
+            || under(&self.interpreter.prefixes, path)
+            || path == p.program
+            || path == self.interpreter.bootstrap
     }
 
     /// Whether a trusted `filename` is on `list`: `<frozen …` entries match by prefix, the bootstrap

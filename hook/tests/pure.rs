@@ -70,6 +70,33 @@ fn caller_lists_match_relative_files_packages_and_frozen_names() {
 }
 
 #[test]
+fn readable_paths_are_the_roots_the_prefixes_and_the_source_of_what_runs() {
+    let s = settings();
+    for path in [
+        "/work/data.csv",
+        "/tmp/x",
+        "/proc/self/status",
+        "/usr/lib/python3.11/os.py",
+        // linecache reads the source of every frame it formats: the program's and the bootstrap's
+        // (pandas' `query("… @name")` through `inspect.stack()`, `traceback.extract_stack`).
+        "/run/warden/main.py",
+        "/run/warden/bootstrap.py",
+    ] {
+        assert!(s.readable(path), "{path}");
+    }
+    for path in [
+        "/etc/passwd",
+        "/run/warden/hook.json",
+        "/run/warden",
+        "/run/warden/bootstrap.pyc",
+        "/proc/1/environ",
+        "/workshop",
+    ] {
+        assert!(!s.readable(path), "{path}");
+    }
+}
+
+#[test]
 fn settings_refuse_unknown_keys_and_relative_paths() {
     let facts = InterpreterFacts {
         trusted_roots: vec!["/usr/lib/python3.11".into()],

@@ -355,3 +355,41 @@ fn corpus_attacks_are_stopped_by_the_runtime_layer_alone() {
     });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `linecache` reads the source of every frame a library formats — the program's and warden's
+/// bootstrap's (`traceback.extract_stack`, `warnings`, pandas' `query("… @name")` through
+/// `inspect.stack()`): those reads are allowed, and nothing else under `/run/warden` is.
+#[test]
+fn libraries_read_the_source_of_what_runs_and_nothing_beside() {
+    warden_test_support::require_root!();
+    let program = r#"
+import traceback
+import pandas as pd
+limits = {"low": 10}
+print("QUERY", len(pd.DataFrame({"t": [5, 12, 25]}).query("t >= @limits['low']")))
+print("SOURCE", all(frame.line for frame in traceback.extract_stack()))
+for path in ["/run/warden/hook.json", "/run/warden/lib/_warden_hook.abi3.so"]:
+    try:
+        open(path, "rb").read(1)
+        print("READ", path, "allowed")
+    except PermissionError as e:
+        print("READ", path, "denied", str(e)[:16])
+"#;
+    let (_dir, out) = output_dir(As::Root);
+    let run = run_hooked(As::Root, program, &default_rules(), &out, &[]);
+    assert_eq!(run.status(), "ok", "{}", run.stderr());
+    let stdout = run.stdout();
+    assert!(stdout.contains("QUERY 2"), "{stdout}");
+    assert!(
+        stdout.contains("SOURCE True"),
+        "the bootstrap's source was not readable: {stdout}"
+    );
+    assert_eq!(
+        run.lines_starting("READ ")
+            .iter()
+            .filter(|line| line.contains(" denied warden[FILE701]"))
+            .count(),
+        2,
+        "{stdout}"
+    );
+}
