@@ -189,12 +189,22 @@ def _session(main):
     # Figures: a matplotlib backend of warden's, served from here, captures what `plt.show()`
     # shows; what is left open at the end of a cell is captured then (as Jupyter's inline backend).
     shown = []
+    # Whether a figure was made while matplotlib was interactive since the last end of a cell: the
+    # inline backend's `show._draw_called` (figures made after `plt.ioff()` wait for `plt.show()`).
+    drawn = [False]
 
-    def capture_figures(figures=None):
+    def capture_figures(figures=None, everything=False):
+        """Captures (and closes) `figures`; else every open figure, which `plt.show()` does
+        (`everything`) and the end of a cell does when a figure was made while matplotlib was
+        interactive (the inline backend's `flush_figures`)."""
         pyplot = sys.modules.get("matplotlib.pyplot")
         if pyplot is None:
             return
         if figures is None:
+            if not everything:
+                if not drawn[0]:
+                    return
+                drawn[0] = False
             figures = [manager.canvas.figure for manager in pyplot._pylab_helpers.Gcf.get_all_fig_managers()]
         for figure in figures:
             try:
@@ -244,11 +254,28 @@ def _session(main):
 
         @staticmethod
         def exec_module(module):
+            """The backend, as matplotlib_inline's: Agg canvases, a figure manager that notes figures
+            made in interactive mode, `show` captures; loading it turns interactive mode on, as
+            IPython does when it activates the inline backend."""
+            import matplotlib
             from matplotlib.backends import backend_agg
+            from matplotlib.figure import Figure
+
+            def new_figure_manager(num, *args, FigureClass=Figure, **kwargs):
+                return new_figure_manager_given_figure(num, FigureClass(*args, **kwargs))
+
+            def new_figure_manager_given_figure(num, figure):
+                manager = backend_agg.new_figure_manager_given_figure(num, figure)
+                if matplotlib.is_interactive():
+                    drawn[0] = True
+                return manager
 
             module.FigureCanvas = backend_agg.FigureCanvasAgg
             module.FigureManager = backend_agg.FigureManager
-            module.show = lambda *args, **kwargs: capture_figures()
+            module.new_figure_manager = new_figure_manager
+            module.new_figure_manager_given_figure = new_figure_manager_given_figure
+            module.show = lambda *args, **kwargs: capture_figures(everything=True)
+            matplotlib.interactive(True)
 
     sys.meta_path.append(InlineFinder)
     os.environ["MPLBACKEND"] = "module://_warden_inline"
@@ -620,6 +647,8 @@ def _session(main):
                     p.break_()
                 p.text(line)
 
+    printer_cache = []
+
     def pretty(value, max_width=79, max_seq_length=1000):
         """IPython.lib.pretty.pretty as IPython's PlainTextFormatter calls it (79 columns, at most 1000
         items per container): the same line-breaking printer and the same printers for builtins, types,
@@ -627,12 +656,22 @@ def _session(main):
         `<module.Class at 0x...>` for objects without a repr of their own. Ported from IPython 8
         (BSD-3-Clause; (c) 2007 Armin Ronacher, portions (c) 2009 Robert Kern, (c) IPython Development
         Team); IPython itself is not in the jail."""
+        if type(value) in (int, float, str, bool, complex, bytes):
+            return repr(value)  # one line: what IPython's repr printer writes
+        if not printer_cache:
+            printer_cache.append(make_printer())
+        by_type, by_name = pretty_printers()
+        stream = io.StringIO()
+        printer = printer_cache[0](stream, dict(by_type), dict(by_name), max_width, max_seq_length)
+        printer.pretty(value)
+        printer.flush()
+        return stream.getvalue()
+
+    def make_printer():
+        """IPython.lib.pretty's PrettyPrinter and RepresentationPrinter, as one class (see `pretty`)."""
         import contextlib
         from collections import deque
 
-        by_type, by_name = pretty_printers()
-        by_type = dict(by_type)
-        by_name = dict(by_name)
         singletons = {id(x) for x in (None, True, False, Ellipsis, NotImplemented)}
 
         class Text:
@@ -699,7 +738,8 @@ def _session(main):
                     pass
 
         class Printer:
-            def __init__(self, output):
+            def __init__(self, output, by_type, by_name, max_width, max_seq_length):
+                self.by_type, self.by_name = by_type, by_name
                 self.output, self.max_width, self.newline = output, max_width, "\n"
                 self.max_seq_length, self.verbose = max_seq_length, False
                 self.output_width = self.buffer_width = self.indentation = 0
@@ -820,12 +860,12 @@ def _session(main):
                         return repr_printer(obj, self, cycle)
                     mro = getattr(obj_class, "__mro__", None) or (obj_class,)
                     for cls in mro:
-                        if cls in by_type:
-                            return by_type[cls](obj, self, cycle)
+                        if cls in self.by_type:
+                            return self.by_type[cls](obj, self, cycle)
                         key = (safe_getattr(cls, "__module__", None), safe_getattr(cls, "__name__", None))
-                        if key in by_name:
-                            by_type[cls] = by_name.pop(key)
-                            return by_type[cls](obj, self, cycle)
+                        if key in self.by_name:
+                            self.by_type[cls] = self.by_name.pop(key)
+                            return self.by_type[cls](obj, self, cycle)
                         if "_repr_pretty_" in cls.__dict__:
                             meth = cls._repr_pretty_
                             if callable(meth):
@@ -853,11 +893,7 @@ def _session(main):
                     self.text(" ...")
                 self.end_group(1, ">")
 
-        stream = io.StringIO()
-        printer = Printer(stream)
-        printer.pretty(value)
-        printer.flush()
-        return stream.getvalue()
+        return Printer
 
     def error_of(err, name):
         frames = []
