@@ -23,6 +23,8 @@ It runs under the Jupyter venv's interpreter: started with another one, it runs 
 """
 
 import argparse
+import base64
+import hashlib
 import concurrent.futures
 import json
 import os
@@ -116,6 +118,13 @@ def images_of(bundle):
     return 1 if bundle and "image/png" in bundle else 0
 
 
+def png_hashes(bundle):
+    """The SHA-256 of the bundle's PNG, if any (reported, not compared: pixels may legitimately differ)."""
+    if not bundle or not isinstance(bundle.get("image/png"), str):
+        return []
+    return [hashlib.sha256(base64.b64decode(bundle["image/png"])).hexdigest()]
+
+
 def run_jupyter(session):
     """The cells through a real ipykernel: per cell {result, stdout, error, images, status}."""
     from jupyter_client.manager import KernelManager
@@ -135,7 +144,7 @@ def run_jupyter(session):
         ready = time.monotonic() - started
         for code in session["cells"]:
             msg_id = kc.execute(code, store_history=True, allow_stdin=False)
-            cell = {"status": None, "result": None, "stdout": "", "error": None, "images": 0, "displays": 0}
+            cell = {"status": None, "result": None, "stdout": "", "error": None, "images": 0, "displays": 0, "png": []}
             deadline = time.monotonic() + CELL_TIMEOUT
             while True:
                 left = deadline - time.monotonic()
@@ -150,9 +159,11 @@ def run_jupyter(session):
                 elif kind == "execute_result":
                     cell["result"] = content["data"].get("text/plain")
                     cell["images"] += images_of(content["data"])
+                    cell["png"] += png_hashes(content["data"])
                 elif kind == "display_data":
                     cell["displays"] += 1
                     cell["images"] += images_of(content["data"])
+                    cell["png"] += png_hashes(content["data"])
                 elif kind == "error":
                     cell["error"] = content["ename"]
                 elif kind == "status" and content["execution_state"] == "idle":
@@ -205,6 +216,7 @@ def run_warden(session, warden, rules):
                 "error": error["name"] if error else None,
                 "images": images,
                 "displays": len(record.get("display") or []),
+                "png": png_hashes(result) + [h for item in record.get("display") or [] for h in png_hashes(item)],
                 "message": record.get("message"),
                 "findings": [
                     f"{f.get('rule')}: {f.get('message')}" for f in (record.get("check") or {}).get("findings", [])
@@ -358,6 +370,12 @@ def main():
                 }
             )
     cells = sum(len(s["cells"]) for s in sessions)
+    same_png = total_png = 0
+    for entry in report:
+        for j, w in zip(entry["jupyter"]["cells"], entry["warden"]["cells"]):
+            total_png += len(j["png"])
+            same_png += sum(1 for a, b in zip(sorted(j["png"]), sorted(w["png"])) if a == b)
+    print(f"jupyter-compare: images byte-identical to Jupyter's: {same_png}/{total_png} (not compared)")
     print(
         f"jupyter-compare: {len(sessions) - sessions_with_diffs}/{len(sessions)} sessions and "
         f"{cells - cells_with_diffs}/{cells} cells the same; {total_diffs} differences "
