@@ -40,6 +40,9 @@ use warden_policy::{Action, CheckRecord, Decision, Finding};
 /// How much of stdout, stderr or a traceback an error result quotes (its end).
 const TAIL_LINES: usize = 40;
 const TAIL_CHARS: usize = 8 * 1024;
+/// PNG files a cell wrote that come back as images, and the largest.
+const MAX_FILE_IMAGES: usize = 4;
+const MAX_FILE_IMAGE_BYTES: u64 = 8 << 20;
 /// The most new or changed work-dir files a result names.
 const FILES_SHOWN: usize = 20;
 
@@ -338,10 +341,12 @@ impl Warden {
         };
         let alive = record.get("session_alive") != Some(&Value::Bool(false));
         let mut written = Vec::new();
+        let mut file_images = Vec::new();
         if alive {
             let now = self.files(&session.id).await;
             written = changed_files(&session.files, &now);
             session.files = now;
+            file_images = self.written_images(&session.id, &written).await;
         }
         let wall_time_ms = session.wall_time_ms;
         if !alive {
@@ -356,7 +361,39 @@ impl Warden {
             wall_time_ms,
             hard_limit_ms: args.timeout_ms,
         };
-        cell_result(&record, &notes, &written, validation.as_ref(), &limits)
+        cell_result(
+            &record,
+            &notes,
+            &written,
+            &file_images,
+            validation.as_ref(),
+            &limits,
+        )
+    }
+
+    /// The PNG files a cell wrote (a chart saved with `savefig`), base64, for the model to see:
+    /// at most [`MAX_FILE_IMAGES`], each at most [`MAX_FILE_IMAGE_BYTES`].
+    async fn written_images(&self, id: &str, written: &[(String, u64)]) -> Vec<String> {
+        use base64::Engine;
+        let mut images = Vec::new();
+        for (path, size) in written {
+            if images.len() >= MAX_FILE_IMAGES
+                || *size > MAX_FILE_IMAGE_BYTES
+                || !path.to_ascii_lowercase().ends_with(".png")
+            {
+                continue;
+            }
+            if let Ok(bytes) = self
+                .service
+                .download_file(&self.caller, id, path, "run_python")
+                .await
+            {
+                if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+                    images.push(base64::engine::general_purpose::STANDARD.encode(bytes));
+                }
+            }
+        }
+        images
     }
 
     async fn upload(&self, id: &str, input: &InputFile) -> Result<Value, ServiceError> {
@@ -634,6 +671,7 @@ fn cell_result(
     record: &Value,
     notes: &[String],
     written: &[(String, u64)],
+    file_images: &[String],
     validation: Option<&warden_gateway::validate::Validation>,
     limits: &CellLimits,
 ) -> CallToolResult {
@@ -756,6 +794,9 @@ fn cell_result(
     let mut content = vec![ContentBlock::text(text)];
     for image in images(record) {
         content.push(ContentBlock::image(image, "image/png"));
+    }
+    for image in file_images {
+        content.push(ContentBlock::image(image.clone(), "image/png"));
     }
     let mut compact = compact_record(record);
     if let (Some(validation), Some(object)) = (validation, compact.as_object_mut()) {
@@ -1070,7 +1111,7 @@ mod tests {
             "message": "module `subprocess` is denied", "hint": "use only allowed modules",
             "span": {"line": 1, "column": 8, "end_line": 1, "end_column": 18},
         }]});
-        let result = cell_result(&cell, &[], &[], None, &limits());
+        let result = cell_result(&cell, &[], &[], &[], None, &limits());
         assert_eq!(result.is_error, Some(true));
         let text = texts(&result);
         assert!(text.contains(
@@ -1088,7 +1129,7 @@ mod tests {
         cell["result"] = json!({"text/plain": "42"});
         cell["display"] = json!([{"image/png": png, "text/plain": "<Figure>"}]);
         let written = vec![("out/chart.png".to_owned(), 1234)];
-        let result = cell_result(&cell, &[], &written, None, &limits());
+        let result = cell_result(&cell, &[], &written, &[], None, &limits());
         assert_eq!(result.is_error, Some(false));
         let image = result
             .content
@@ -1107,7 +1148,7 @@ mod tests {
     #[test]
     fn timeouts_name_their_limit_and_whether_the_state_was_kept() {
         let interrupted = record("timeout");
-        let text = texts(&cell_result(&interrupted, &[], &[], None, &limits()));
+        let text = texts(&cell_result(&interrupted, &[], &[], &[], None, &limits()));
         assert!(
             text.contains("30000 ms") && text.contains("kept its state"),
             "{text}"
@@ -1117,6 +1158,7 @@ mod tests {
         stopped["message"] = json!("the cell ran past the call's limit of 700 ms; …");
         let result = cell_result(
             &stopped,
+            &[],
             &[],
             &[],
             None,
