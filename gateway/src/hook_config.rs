@@ -3,8 +3,8 @@
 //! `hook/src/settings.rs`), next to `jail_config.rs`, which does the same for the jail.
 //!
 //! Owns: which policy settings the hook enforces (imports, file roots, network, processes, pickle,
-//! marshal, ctypes), the lists of library files that may generate code or use ctypes (facts about the
-//! runtime's libraries, each with who needs it), finding warden's hook library, and failing closed
+//! marshal, ctypes), the lists of library files that may generate code or use ctypes and of the
+//! modules the interpreter imports for builtins (facts about the runtime, each with who needs it), finding warden's hook library, and failing closed
 //! when the policy requires the layer and the library is missing. Does not own: installing the hook
 //! (the jail's bootstrap does), nor the decisions (the hook does).
 
@@ -100,6 +100,7 @@ struct HookSettings<'a> {
     code_callers: Vec<&'static str>,
     marshal_callers: Vec<&'static str>,
     ctypes_callers: Vec<&'static str>,
+    runtime_imports: Vec<&'static str>,
     import_machinery: Vec<&'static str>,
     ctypes_machinery: Vec<&'static str>,
     introspection_machinery: Vec<&'static str>,
@@ -169,6 +170,15 @@ const CTYPES_CALLERS: [&str; 7] = [
     "sympy/external/gmpy.py", // probes for libgmp (sympy's integer backend)
 ];
 
+/// Modules the interpreter's own C code imports the first time the program calls a builtin, with
+/// the builtins that do (CPython 3.11's `PyImport_Import` calls from C): no import statement of the
+/// program runs, so they are not the program's imports. Each must be harmless to hand the
+/// program (`__import__` of it is DYN402 statically anyway); the policy's denylist still wins.
+const RUNTIME_IMPORTS: [(&str, &str); 1] = [(
+    "_strptime",
+    "datetime.datetime.strptime, time.strptime (a pure-Python date parser)",
+)];
+
 /// importlib's pyc loader reads marshalled code.
 const MARSHAL_CALLERS: [&str; 1] = ["<frozen importlib._bootstrap_external>"];
 
@@ -213,6 +223,7 @@ pub fn settings_json(policy: &Policy) -> String {
         code_callers: CODE_CALLERS.to_vec(),
         marshal_callers: MARSHAL_CALLERS.to_vec(),
         ctypes_callers: CTYPES_CALLERS.to_vec(),
+        runtime_imports: RUNTIME_IMPORTS.iter().map(|(module, _)| *module).collect(),
         import_machinery: IMPORT_MACHINERY.to_vec(),
         ctypes_machinery: CTYPES_MACHINERY.to_vec(),
         introspection_machinery: INTROSPECTION_MACHINERY.to_vec(),
@@ -241,6 +252,10 @@ mod tests {
         assert_eq!(json["deny_native"], true);
         assert_eq!(json["allow_processes"], false);
         assert_eq!(json["allow_network"], false);
+        let runtime_imports = json["runtime_imports"].as_array().unwrap();
+        assert!(runtime_imports.iter().any(|m| m == "_strptime"));
+        // A module the runtime imports for a builtin is never one the policy denies.
+        assert!(!runtime_imports.iter().any(|m| deny.contains(m)));
     }
 
     #[test]

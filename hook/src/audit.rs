@@ -266,7 +266,8 @@ unsafe fn introspection(s: &Settings, what: &str) -> Option<Denial> {
 
 /// An import: the program's are judged by the policy's patterns; a library's own `import`
 /// statements are allowed (pandas imports subprocess, numpy imports ctypes), a library *calling* an
-/// import function for someone (`Series.map(importlib.import_module)`) gets the denylist.
+/// import function for someone (`Series.map(importlib.import_module)`) gets the denylist, and so
+/// does a builtin the program calls importing a module the runtime lists (`runtime_imports`).
 ///
 /// # Safety
 /// GIL held.
@@ -302,6 +303,12 @@ unsafe fn check_import(s: &Settings, args: *mut ffi::PyObject) -> Option<Denial>
             Rule::Import,
             format!("importing the denied module `{module}`"),
         ));
+    }
+    // The interpreter's own C code imports a few modules the first time the program calls a
+    // builtin (`datetime.strptime` imports `_strptime`): the program's frame is calling, not
+    // running an import statement, and the module is one the runtime lists as such.
+    if !top.library && !top.importing && module_matches(&p.runtime_imports, &module, false) {
+        return None;
     }
     (!module_matches(&p.import_allow, &module, false)).then(|| {
         Denial::new(

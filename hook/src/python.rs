@@ -209,7 +209,7 @@ pub struct Asker {
     /// Library code (the interpreter's import path, frozen modules, the bootstrap).
     pub library: bool,
     pub filename: Rc<str>,
-    /// Whether the frame is executing an `import` statement.
+    /// Whether the frame is executing an `import` statement (an import opcode).
     pub importing: bool,
     /// Whether the frame's code names `exec`, `eval` or `compile` itself.
     pub names_sink: bool,
@@ -234,7 +234,7 @@ pub unsafe fn asker(settings: &Settings, machinery: &[String]) -> Option<Asker> 
             let info = code_info(settings, code);
             let skipped = info.library && settings.listed(machinery, &info.filename);
             if !skipped {
-                let importing = info.library && at_import(frame, code);
+                let importing = at_import(frame, code);
                 ffi::Py_DECREF(code.cast());
                 ffi::Py_DECREF(frame.cast());
                 return Some(Asker {

@@ -51,6 +51,10 @@ pub struct PolicySettings {
     pub marshal_callers: Vec<String>,
     /// Library files that may use ctypes.
     pub ctypes_callers: Vec<String>,
+    /// Modules the interpreter's C code imports on first use of a builtin the program calls
+    /// (`_strptime` for `datetime.strptime`): allowed unless denied when the program's frame is
+    /// calling, not running an import statement.
+    pub runtime_imports: Vec<String>,
     /// Frames skipped when looking for who asked for an import, a ctypes call, a frame.
     pub import_machinery: Vec<String>,
     pub ctypes_machinery: Vec<String>,

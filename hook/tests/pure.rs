@@ -19,7 +19,7 @@ fn settings() -> Settings {
         "read_roots": ["/work", "/tmp"], "write_roots": ["/work"], "runtime_read_roots": ["/proc/self"],
         "deny_pickle": true, "deny_marshal": true, "deny_native": true,
         "code_callers": ["<frozen importlib._bootstrap", "<bootstrap>", "dataclasses.py", "scipy/_lib/"],
-        "marshal_callers": [], "ctypes_callers": ["ctypes/"],
+        "marshal_callers": [], "ctypes_callers": ["ctypes/"], "runtime_imports": ["_strptime"],
         "import_machinery": ["<frozen importlib.", "importlib/"], "ctypes_machinery": [],
         "introspection_machinery": ["inspect.py"], "program": "/run/warden/main.py",
     });
@@ -108,7 +108,8 @@ fn settings_refuse_unknown_keys_and_relative_paths() {
         "policy": "test", "mode": "enforce", "import_allow": [], "import_deny": [],
         "allow_processes": false, "allow_network": false, "read_roots": ["work"], "write_roots": [],
         "runtime_read_roots": [], "deny_pickle": true, "deny_marshal": true, "deny_native": true,
-        "code_callers": [], "marshal_callers": [], "ctypes_callers": [], "import_machinery": [],
+        "code_callers": [], "marshal_callers": [], "ctypes_callers": [], "runtime_imports": [],
+        "import_machinery": [],
         "ctypes_machinery": [], "introspection_machinery": [], "program": "/run/warden/main.py",
     });
     let err = Settings::new(&json.to_string(), facts.clone()).unwrap_err();

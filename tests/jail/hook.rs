@@ -393,3 +393,40 @@ for path in ["/run/warden/hook.json", "/run/warden/lib/_warden_hook.abi3.so"]:
         "{stdout}"
     );
 }
+
+/// A builtin the program calls may import a module from C on first use (`datetime.strptime` and
+/// `time.strptime` import `_strptime`): that is the runtime's import, not the program's. The
+/// program's own import statement of the same module is still judged by the policy, and so is
+/// any other module a call imports (`map(__import__, …)`).
+#[test]
+fn modules_the_interpreter_imports_for_builtins_are_not_the_programs() {
+    warden_test_support::require_root!();
+    let rules = default_rules();
+    let parse = r#"
+import time
+from datetime import datetime
+print("PARSED", datetime.strptime("2024-01-03", "%Y-%m-%d").day, time.strptime("2024", "%Y").tm_year)
+"#;
+    let (_dir, out) = output_dir(As::Root);
+    let run = run_hooked(As::Root, parse, &rules, &out, &[]);
+    assert_eq!(run.status(), "ok", "{}", run.stderr());
+    assert!(run.stdout().contains("PARSED 3 2024"), "{}", run.stdout());
+
+    for (name, program) in [
+        ("import statement", "import _strptime\n"),
+        (
+            "another module through a call",
+            "import datetime\nlist(map(__import__, ['_so' + 'cket']))\n",
+        ),
+    ] {
+        let (_dir, out) = output_dir(As::Root);
+        let run = run_hooked(As::Root, program, &rules, &out, &[]);
+        let (layer, rule, event) = stopped_by(&run);
+        assert_eq!(
+            (layer.as_str(), rule.as_str(), event.as_str()),
+            ("runtime", "IMP101", "import"),
+            "{name}: {}",
+            run.stderr()
+        );
+    }
+}
