@@ -600,13 +600,10 @@ mod tests {
     fn the_root_plan_matches_its_snapshot() {
         let plan = Plan::build(&Config::default(), &host(Mode::Root), python()).unwrap();
         // The bootstrap's text is its own file's business: the snapshot names it.
-        let json = serde_json::to_string_pretty(&plan)
-            .unwrap()
-            .replace(
-                &serde_json::to_string(BOOTSTRAP).unwrap(),
-                "\"<the text of jail/src/bootstrap.py>\"",
-            )
-            + "\n";
+        let json = serde_json::to_string_pretty(&plan).unwrap().replace(
+            &serde_json::to_string(BOOTSTRAP).unwrap(),
+            "\"<the text of jail/src/bootstrap.py>\"",
+        ) + "\n";
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/plan-root.json");
         if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
