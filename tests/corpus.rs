@@ -409,9 +409,12 @@ fn the_runtime_pass_judges_stopped_by_and_expect_runtime() {
     let corpus_dir = dir.path().join("corpus").display().to_string();
     let junit = dir.path().join("junit.xml");
     let junit_arg = junit.display().to_string();
+    // One case at a time: the escape case's file would be seen by the other cases' host checks.
     let output = corpus_run(&[
         "--warden",
         &fake_arg,
+        "--jobs",
+        "1",
         "--passes",
         "policy,runtime,jail",
         "--format",
