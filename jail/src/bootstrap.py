@@ -295,6 +295,20 @@ def _session(main):
             pass
         return contextlib.nullcontext()
 
+    def silenced(source, node):
+        """Whether a `;` follows the cell's last expression on its line (comments after it do not
+        count), as IPython hides the value then."""
+        lines = source.splitlines()
+        if node.end_lineno is None or node.end_lineno > len(lines):
+            return False
+        rest = lines[node.end_lineno - 1].encode("utf-8")[node.end_col_offset:]
+        return rest.decode("utf-8", "replace").lstrip().startswith(";")
+
+    def display(*objects, **options):
+        """IPython's `display()` for cells: each object's MIME bundle joins the cell's display."""
+        for value in objects:
+            shown.append(bundle(value))
+
     def bundle(value):
         """The MIME bundle of a cell's value, as Jupyter's display formatter makes it: the object's
         `_repr_mimebundle_` first, then `text/plain` (IPython's pretty printer), `text/html`,
@@ -977,6 +991,7 @@ def _session(main):
         name = f"<cell-{cell}>"
         linecache.cache[name] = (len(source), None, source.splitlines(True), name)
         shown.clear()
+        main.__dict__.setdefault("display", display)
         out, err_stream = Stream("stdout", ident, caps[0]), Stream("stderr", ident, caps[1])
         saved = sys.stdout, sys.stderr
         sys.stdout, sys.stderr = out, err_stream
@@ -985,7 +1000,7 @@ def _session(main):
         try:
             tree = ast.parse(source, filename=name)
             last = None
-            if tree.body and isinstance(tree.body[-1], ast.Expr) and not source.rstrip().endswith(";"):
+            if tree.body and isinstance(tree.body[-1], ast.Expr) and not silenced(source, tree.body[-1]):
                 last = ast.Expression(tree.body.pop().value)
             body = compile(tree, name, "exec", dont_inherit=True)
             tail = compile(last, name, "eval", dont_inherit=True) if last is not None else None

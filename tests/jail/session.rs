@@ -358,3 +358,29 @@ fn a_figure_shown_in_a_one_shot_run_is_not_lost() {
         );
     }
 }
+
+/// As in Jupyter: `display()` adds a value's bundle to the cell's display, and a `;` after the last
+/// expression hides its value even when a comment follows.
+#[test]
+fn display_and_a_trailing_semicolon_behave_as_in_jupyter() {
+    warden_test_support::require_root!();
+    let cells = [
+        "x = 1",
+        "x + 1;  # hidden",
+        "x + 2  # shown",
+        "display([1, 2], 'text')\nx",
+    ];
+    let ran = session(As::Root, &cells, &default_rules(), &[]);
+    assert_eq!(ran.records[1]["result"], Value::Null, "{}", ran.records[1]);
+    assert_eq!(ran.records[2]["result"]["text/plain"], "3");
+    let display = ran.records[3]["display"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let shown: Vec<&str> = display
+        .iter()
+        .filter_map(|d| d["text/plain"].as_str())
+        .collect();
+    assert_eq!(shown, ["[1, 2]", "'text'"], "{}", ran.records[3]);
+    assert_eq!(ran.records[3]["result"]["text/plain"], "1");
+}
