@@ -416,11 +416,21 @@ pub fn lock_text(name: &str, lock: &[LockedPackage]) -> String {
 
 fn hash_file(path: &Path) -> anyhow::Result<String> {
     use sha2::{Digest, Sha256};
+    use std::io::Read;
     let mut file =
         std::fs::File::open(path).with_context(|| format!("cannot hash {}", path.display()))?;
+    // sha2 0.11's hasher is not an `io::Write`: fed by hand.
     let mut hasher = Sha256::new();
-    std::io::copy(&mut file, &mut hasher)
-        .with_context(|| format!("cannot hash {}", path.display()))?;
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let read = file
+            .read(&mut buffer)
+            .with_context(|| format!("cannot hash {}", path.display()))?;
+        if read == 0 {
+            break;
+        }
+        hasher.update(&buffer[..read]);
+    }
     Ok(warden_policy::settings::hex(&hasher.finalize()))
 }
 
