@@ -1,0 +1,50 @@
+"""warden's Python client: its HTTP API (runs, checks, sessions, files) and adapters for agent
+frameworks (`warden_client.adapters.smolagents`, `.autogen`, `.langchain`)."""
+
+from .client import Client, Session, default_socket
+from .errors import (
+    BadRequest,
+    Forbidden,
+    NotFound,
+    Overloaded,
+    ProtocolError,
+    QueueFull,
+    RequestTimeout,
+    ServerError,
+    SessionGone,
+    SessionLimit,
+    TooLarge,
+    Unauthorized,
+    Unavailable,
+    WardenConnectionError,
+    WardenError,
+    WardenTimeout,
+)
+from .results import CellResult, Finding, RunResult
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BadRequest",
+    "CellResult",
+    "Client",
+    "Finding",
+    "Forbidden",
+    "NotFound",
+    "Overloaded",
+    "ProtocolError",
+    "QueueFull",
+    "RequestTimeout",
+    "RunResult",
+    "ServerError",
+    "Session",
+    "SessionGone",
+    "SessionLimit",
+    "TooLarge",
+    "Unauthorized",
+    "Unavailable",
+    "WardenConnectionError",
+    "WardenError",
+    "WardenTimeout",
+    "default_socket",
+]
