@@ -1,0 +1,213 @@
+"""The client against a real `warden serve`: both listeners, runs, checks, sessions and their files,
+typed errors, Retry-After and timeouts. The server (tests/serve/adapters.rs) allows one session at
+a time, idle for 2 s at most, so every test ends its session."""
+
+from __future__ import annotations
+
+import time
+import unittest
+
+import warden_client
+from warden_client import errors
+
+from . import support
+
+
+class Listeners(unittest.TestCase):
+    def test_unix_socket_without_a_token(self):
+        client = support.unix_client()
+        self.assertEqual(client.health()["status"], "ok")
+        self.assertEqual(client.policies()["default"], "default")
+
+    def test_tcp_needs_its_token(self):
+        client = support.tcp_client()
+        names = [p["name"] for p in client.policies()["policies"]]
+        self.assertIn("default", names)
+        with self.assertRaises(errors.Unauthorized) as caught:
+            warden_client.Client(support.tcp_url(), token="").policies()
+        self.assertEqual(caught.exception.status, 401)
+        with self.assertRaises(errors.Unauthorized):
+            warden_client.Client(support.tcp_url(), token="not-a-token").run("print(1)")
+
+    def test_no_server_is_a_connection_error(self):
+        with self.assertRaises(errors.WardenConnectionError):
+            warden_client.Client("unix:/nonexistent/warden.sock").health()
+
+    def test_a_bad_address_is_refused_at_once(self):
+        with self.assertRaises(ValueError):
+            warden_client.Client("ftp://example")
+
+
+class Runs(unittest.TestCase):
+    def setUp(self):
+        self.client = support.tcp_client()
+
+    def test_a_run_with_inputs_and_files(self):
+        code = (
+            "import csv\n"
+            "rows = list(csv.DictReader(open('data/sales.csv')))\n"
+            "total = sum(int(r['n']) for r in rows)\n"
+            "open('total.txt', 'w').write(str(total))\n"
+            "print('total', total)\n"
+        )
+        record = self.client.run(code, inputs={"data/sales.csv": "region,n\nnorth,3\nsouth,4\n"})
+        self.assertTrue(record.ok, record.raw)
+        self.assertEqual(record.stdout, "total 7\n")
+        self.assertEqual(record.exit_code, 0)
+        self.assertEqual(record.files.get("total.txt"), b"7")
+        self.assertEqual(record.text_for_model(), "total 7")
+
+    def test_a_denied_run_is_a_record_with_findings_and_hints(self):
+        record = self.client.run("import subprocess\nsubprocess.run(['id'])\n")
+        self.assertTrue(record.denied)
+        self.assertEqual(record.status, "denied")
+        rules = [f.rule for f in record.findings]
+        self.assertIn("IMP101", rules)
+        finding = record.findings[0]
+        self.assertEqual(finding.line, 1)
+        self.assertTrue(finding.hint)
+        text = record.text_for_model()
+        self.assertIn("IMP101 (line 1", text)
+        self.assertIn("hint:", text)
+        self.assertIn("subprocess", text)
+
+    def test_a_raising_run_gives_its_traceback(self):
+        record = self.client.run("print('before')\nraise ValueError('bad value')\n")
+        self.assertEqual(record.status, "error")
+        self.assertEqual(record.error["name"], "ValueError")
+        text = record.text_for_model()
+        self.assertIn("before", text)
+        self.assertIn("ValueError: bad value", text)
+
+    def test_limits_tighten_and_a_timeout_is_a_record(self):
+        record = self.client.run("import time\ntime.sleep(5)\n", limits={"wall_time_ms": 500})
+        self.assertEqual(record.status, "timeout", record.raw)
+        self.assertFalse(record.ok)
+
+    def test_check_without_running(self):
+        verdict = self.client.check("import socket\n")
+        self.assertEqual(verdict["decision"], "deny")
+        self.assertEqual(self.client.check("print(1)\n")["decision"], "allow")
+
+    def test_unknown_policy_and_forbidden_policy(self):
+        # On the socket without a token every policy is usable: an unknown name is a bad request.
+        with self.assertRaises(errors.BadRequest) as caught:
+            support.unix_client().run("print(1)", policy="no-such-policy")
+        self.assertEqual(caught.exception.code, "bad_request")
+        # A token gets the same 403 for a policy outside its list, whether or not it exists.
+        for name in ("strict", "no-such-policy"):
+            with self.assertRaises(errors.Forbidden) as caught:
+                self.client.run("print(1)", policy=name)
+            self.assertEqual(caught.exception.status, 403)
+        strict = warden_client.Client(support.tcp_url(), token=support.strict_token())
+        self.assertEqual(strict.run("print(2)").stdout, "2\n")
+        self.assertEqual(strict.policy()["name"], "strict")
+
+    def test_the_client_timeout_raises_a_typed_error(self):
+        impatient = support.tcp_client(timeout=0.5)
+        started = time.monotonic()
+        with self.assertRaises(errors.WardenTimeout):
+            impatient.run("import time\ntime.sleep(3)\n")
+        self.assertLess(time.monotonic() - started, 2.5)
+
+
+class Sessions(unittest.TestCase):
+    def setUp(self):
+        self.client = support.tcp_client()
+
+    def test_state_files_streaming_and_end(self):
+        with self.client.session(inputs={"in/a.txt": b"alpha"}) as session:
+            self.assertEqual(session.policy, "default")
+            first = session.execute("x = 41\nprint('set')")
+            self.assertTrue(first.ok, first.raw)
+            self.assertEqual(first.stdout, "set\n")
+            second = session.execute("x + 1")
+            self.assertEqual(second.result_text, "42")
+            self.assertEqual(second.execution_count, 2)
+            self.assertIn("Out[2]: 42", second.text_for_model())
+
+            denied = session.execute("import socket")
+            self.assertTrue(denied.denied)
+            self.assertTrue(denied.session_alive)
+            self.assertIn("the session kept its state", denied.text_for_model())
+            self.assertEqual(session.execute("x").result_text, "41")
+
+            chunks = []
+            streamed = session.execute(
+                "import time\nfor i in range(3):\n    print('tick', i, flush=True)\n    time.sleep(0.2)\n",
+                on_output=lambda name, text: chunks.append((name, text)),
+            )
+            self.assertTrue(streamed.ok, streamed.raw)
+            self.assertEqual("".join(t for _, t in chunks), streamed.stdout)
+            self.assertGreaterEqual(len(chunks), 3)
+
+            self.assertEqual(session.upload("out/b.bin", b"\x00\x01\x02")["size"], 3)
+            paths = {f["path"] for f in session.files()}
+            self.assertEqual(paths, {"in/a.txt", "out/b.bin"})
+            self.assertEqual(session.download("in/a.txt"), b"alpha")
+            self.assertEqual(session.execute("open('out/b.bin', 'rb').read()").result_text, "b'\\x00\\x01\\x02'")
+            with self.assertRaises(errors.NotFound):
+                session.download("missing.txt")
+            with self.assertRaises(errors.BadRequest):
+                session.upload("../escape.txt", b"no")
+            self.assertIn(session.id, [s["id"] for s in self.client.sessions()])
+        self.assertTrue(session.closed)
+        with self.assertRaises(errors.SessionGone):
+            session.execute("x")
+        self.assertIsNone(session.close())
+
+    def test_an_error_keeps_the_session(self):
+        with self.client.session() as session:
+            cell = session.execute("y = 2\n1 / 0")
+            self.assertEqual(cell.status, "error")
+            self.assertEqual(cell.error["name"], "ZeroDivisionError")
+            self.assertIn("ZeroDivisionError", cell.text_for_model())
+            self.assertEqual(session.execute("y").result_text, "2")
+
+    def test_another_clients_session_is_not_found(self):
+        with self.client.session() as session:
+            other = support.unix_client()
+            with self.assertRaises(errors.NotFound):
+                other._json("POST", f"/v1/sessions/{session.id}/execute", {"code": "1"})
+
+    def test_retry_after_is_honoured_on_the_session_cap(self):
+        # The server holds one session at most, and ends it after 2 s without a request.
+        holder = self.client.session()
+        try:
+            no_retry = support.tcp_client(max_retries=0)
+            with self.assertRaises(errors.SessionLimit) as caught:
+                no_retry.session()
+            self.assertEqual(caught.exception.status, 429)
+            self.assertEqual(caught.exception.code, "session_limit")
+            self.assertIsNotNone(caught.exception.retry_after)
+            self.assertGreaterEqual(caught.exception.retry_after, 1)
+            # A wait budget below what the server asks: raised at once, without sleeping.
+            started = time.monotonic()
+            with self.assertRaises(errors.SessionLimit):
+                support.tcp_client(max_retries=3, max_retry_wait=0.5).session()
+            self.assertLess(time.monotonic() - started, 0.5)
+            # Retrying: the holder expires while the client waits, and the session is made.
+            started = time.monotonic()
+            with support.tcp_client(max_retries=5, max_retry_wait=30).session() as session:
+                waited = time.monotonic() - started
+                self.assertGreaterEqual(waited, 0.9)
+                self.assertTrue(session.execute("1").ok)
+            with self.assertRaises(errors.SessionGone):
+                holder.execute("1")
+        finally:
+            holder.close()
+
+
+class Errors(unittest.TestCase):
+    def test_mapping(self):
+        self.assertIsInstance(errors.error_for(429, "queue_full", "m", 2.0), errors.QueueFull)
+        self.assertIsInstance(errors.error_for(503, "queue_timeout", "m", 1.0), errors.Unavailable)
+        self.assertIsInstance(errors.error_for(503, "shutting_down", "m", 1.0), errors.Overloaded)
+        self.assertIsInstance(errors.error_for(413, "too_large", "m", None), errors.TooLarge)
+        self.assertIsInstance(errors.error_for(408, None, "m", None), errors.RequestTimeout)
+        self.assertIsInstance(errors.error_for(500, "internal", "m", None), errors.ServerError)
+        self.assertIsInstance(errors.error_for(405, "method_not_allowed", "m", None), errors.ServerError)
+
+
+if __name__ == "__main__":
+    unittest.main()
