@@ -1,0 +1,131 @@
+"""AutoGen's own `CodeExecutorAgent` loop, with autogen-ext's `ReplayChatCompletionClient` as the
+scripted model, executing every code block in warden."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import unittest
+import warnings
+
+from autogen_agentchat.agents import CodeExecutorAgent
+from autogen_agentchat.messages import CodeExecutionEvent
+from autogen_core import CancellationToken
+from autogen_core.code_executor import CodeBlock
+from autogen_core.models import ModelFamily, ModelInfo
+from autogen_ext.models.replay import ReplayChatCompletionClient
+
+from warden_client import errors
+from warden_client.adapters.autogen import WardenCodeExecutor
+
+from . import support
+
+# Structured output is what CodeExecutorAgent needs to ask the model whether to retry after an error.
+MODEL_INFO = ModelInfo(vision=False, function_calling=False, json_output=True, family=ModelFamily.UNKNOWN,
+                       structured_output=True)
+
+
+def block(code: str, lead: str = "Here is the code.") -> str:
+    return f"{lead}\n```python\n{code}\n```"
+
+
+def prompt_text(call) -> str:
+    return "\n".join(support.flatten(m.content) for m in call["messages"])
+
+
+class AutogenCodeExecutorAgent(unittest.TestCase):
+    def setUp(self):
+        self.client = support.tcp_client()
+        warnings.filterwarnings("ignore", message="No approval function set")
+
+    def test_state_persists_a_denial_reaches_the_model_and_the_retry_succeeds(self):
+        model = ReplayChatCompletionClient(
+            [
+                # Task 1: generate, execute, reflect.
+                block("rows = [3, 4, 5]\nprint('total', sum(rows))"),
+                "The total is 12.",
+                # Task 2: a denied block, the retry decision, a corrected block, the reflection.
+                block("import subprocess\nprint(subprocess.run(['ls'], capture_output=True).stdout)"),
+                json.dumps({"retry": True, "reason": "subprocess is denied; os.listdir is allowed"}),
+                block("import os\nprint(sorted(os.listdir('.')), max(rows))"),
+                "The largest row is 5.",
+            ],
+            model_info=MODEL_INFO,
+        )
+
+        async def scenario():
+            async with WardenCodeExecutor(self.client) as executor:
+                agent = CodeExecutorAgent("coder", model_client=model, code_executor=executor,
+                                          max_retries_on_error=1)
+                first = await agent.run(task="Sum the rows.")
+                second = await agent.run(task="List the work dir and give the largest row.")
+                session = executor._session
+                return first, second, executor.records, session
+
+        first, second, records, session = asyncio.run(scenario())
+        self.assertEqual(first.messages[-1].content, "The total is 12.")
+        self.assertEqual(second.messages[-1].content, "The largest row is 5.")
+        calls = model.create_calls
+        self.assertEqual(len(calls), 6)
+        # The first block's output reached the reflection.
+        self.assertIn("total 12", support.flatten(calls[1]["messages"][-1].content))
+        # The denial reached the retry decision's prompt: rule, line, hint, nothing ran.
+        denial = prompt_text(calls[3])
+        self.assertIn("IMP101 (line 1, column 8)", denial)
+        self.assertIn("module `subprocess` is denied by the policy", denial)
+        self.assertIn("hint: use only allowed modules", denial)
+        self.assertIn("Nothing of this code ran", denial)
+        # ... and stays in the context of the corrected attempt.
+        self.assertIn("IMP101", prompt_text(calls[4]))
+        # The corrected block used `rows` from the first task: one session throughout.
+        self.assertIn("[] 5", prompt_text(calls[5]))
+        self.assertEqual([r.status for r in records], ["ok", "denied", "ok"])
+        # Leaving the executor's context ended the session.
+        self.assertTrue(session.closed)
+
+    def test_without_a_model_the_agent_executes_blocks_it_is_sent(self):
+        async def scenario():
+            async with WardenCodeExecutor(self.client) as executor:
+                agent = CodeExecutorAgent("runner", code_executor=executor)
+                ok = await agent.run(task=block("print(sum(range(10)))"))
+                failed = await agent.run(task=block("values = {}\nvalues['missing']"))
+                shell = await agent.run(task="```sh\nid\n```")
+                return ok, failed, shell
+
+        ok, failed, shell = asyncio.run(scenario())
+        self.assertEqual(ok.messages[-1].content.strip(), "45")
+        text = failed.messages[-1].content
+        self.assertIn("exited with an error", text)
+        self.assertIn("KeyError: 'missing'", text)
+        self.assertIn("warden runs Python only", shell.messages[-1].content)
+
+    def test_one_shot_runs_and_cancellation(self):
+        async def scenario():
+            one_shot = WardenCodeExecutor(self.client, stateful=False)
+            first = await one_shot.execute_code_blocks([CodeBlock("z = 1\nprint(z)", "python")], CancellationToken())
+            second = await one_shot.execute_code_blocks([CodeBlock("print(z)", "python")], CancellationToken())
+            stateful = WardenCodeExecutor(self.client)
+            await stateful.execute_code_blocks([CodeBlock("w = 1", "python")], CancellationToken())
+            session = stateful._session
+            token = CancellationToken()
+            task = asyncio.ensure_future(
+                stateful.execute_code_blocks([CodeBlock("import time\ntime.sleep(20)", "python")], token)
+            )
+            await asyncio.sleep(1.0)
+            token.cancel()
+            with self.assertRaises(asyncio.CancelledError):
+                await task
+            return first, second, session
+
+        first, second, session = asyncio.run(scenario())
+        self.assertEqual((first.exit_code, first.output.strip()), (0, "1"))
+        self.assertEqual(second.exit_code, 1)
+        self.assertIn("NameError", second.output)
+        # Cancelling ended the session (and the cell in it).
+        self.assertTrue(session.closed)
+        with self.assertRaises(errors.SessionGone):
+            session.execute("w")
+
+
+if __name__ == "__main__":
+    unittest.main()
