@@ -219,3 +219,32 @@ fn a_file_without_extends_still_needs_a_name() {
 fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"))
 }
+
+#[test]
+fn preload_takes_only_imports_the_policy_allows() {
+    assert_eq!(
+        default_policy().preload,
+        ["numpy", "pandas", "matplotlib.pyplot"]
+    );
+    let minimal = policy("[imports]\nallow = [\"math\"]\n");
+    assert!(
+        minimal.preload.is_empty(),
+        "nothing is preloaded unless asked"
+    );
+    let ok = policy("extends = \"default\"\n[runtime]\npreload = [\"pandas\", \"scipy.stats\"]\n");
+    assert_eq!(ok.preload, ["pandas", "scipy.stats"]);
+    for (bad, why) in [
+        ("pickle", "denied"),
+        ("colorsys", "not in [imports] allow"),
+        ("pandas..core", "not a module name"),
+    ] {
+        let text = format!("extends = \"default\"\n[runtime]\npreload = [\"{bad}\"]\n");
+        let err = error(&text).to_string();
+        assert!(
+            err.contains("runtime.preload") && err.contains(why),
+            "{bad}: {err}"
+        );
+    }
+    let err = error("extends = \"default\"\n[runtime]\npreloads = [\"pandas\"]\n").to_string();
+    assert!(err.contains("preloads"), "unknown keys stay errors: {err}");
+}

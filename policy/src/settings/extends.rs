@@ -271,12 +271,14 @@ fn merge(mut base: RawRules, file: RawRules) -> (RawRules, Vec<RulesError>) {
         interpreter,
         name,
         hooks,
+        preload,
     } = runtime;
     if name.is_some() || interpreter.is_some() {
         out.runtime.name = name;
         out.runtime.interpreter = interpreter;
     }
     over(&mut out.runtime.hooks, hooks);
+    over(&mut out.runtime.preload, preload);
     let RawLimits {
         wall_time_ms,
         cpu_time_ms,

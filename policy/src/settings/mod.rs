@@ -357,6 +357,9 @@ pub struct Policy {
     pub interpreter: InterpreterSource,
     /// The runtime layer (`[runtime] hooks`).
     pub hooks: Hooks,
+    /// Modules a pooled interpreter imports before a program arrives (`[runtime] preload`), each
+    /// one an import this policy allows.
+    pub preload: Vec<String>,
     pub limits: PolicyLimits,
     /// Whether a run may go ahead without a memory cgroup (`[limits] memory_enforcement`).
     pub memory_enforcement: MemoryEnforcement,
@@ -575,6 +578,10 @@ impl Policy {
                 Hooks::Required
             }
         };
+        let preload = errors.take(
+            preload(raw.runtime.preload.as_deref().unwrap_or_default(), &imports),
+            Vec::new(),
+        );
         let limits = errors.take(limits(&raw.limits), PolicyLimits::default());
         let memory_enforcement = match raw.limits.memory_enforcement.as_deref() {
             None | Some("strict") => MemoryEnforcement::Strict,
@@ -632,6 +639,7 @@ impl Policy {
             actions,
             interpreter,
             hooks,
+            preload,
             limits,
             memory_enforcement,
             required_layers,
@@ -907,6 +915,44 @@ fn absolute_paths(list: &[String], key: &str) -> Result<Vec<String>, RulesError>
             }
         })
         .collect()
+}
+
+/// `[runtime] preload`: module names, each one an import the policy allows (a pooled interpreter
+/// must never hold a module a program could not import itself).
+fn preload(names: &[String], imports: &ImportRules) -> Result<Vec<String>, RulesError> {
+    let mut out: Vec<String> = Vec::new();
+    for name in names {
+        let parts: Vec<&str> = name.split('.').collect();
+        let well_formed = parts.iter().all(|part| {
+            part.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+                && part.chars().all(|c| c.is_alphanumeric() || c == '_')
+        });
+        if !well_formed {
+            return Err(RulesError::at_key(
+                "runtime.preload",
+                format!("{name:?} is not a module name (dotted identifiers, e.g. \"pandas\")"),
+            ));
+        }
+        match imports.verdict(&parts) {
+            ModuleVerdict::Allowed => {}
+            ModuleVerdict::Denied => {
+                return Err(RulesError::at_key(
+                    "runtime.preload",
+                    format!("{name:?} is denied by [imports] deny: only modules the policy allows can be preloaded"),
+                ))
+            }
+            ModuleVerdict::NotAllowed => {
+                return Err(RulesError::at_key(
+                    "runtime.preload",
+                    format!("{name:?} is not in [imports] allow: only modules the policy allows can be preloaded"),
+                ))
+            }
+        }
+        if !out.contains(name) {
+            out.push(name.clone());
+        }
+    }
+    Ok(out)
 }
 
 fn interpreter(raw: &raw::RawRuntime) -> Result<InterpreterSource, RulesError> {

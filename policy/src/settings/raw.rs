@@ -172,6 +172,11 @@ pub struct RawRuntime {
     /// sinks. "required" (default: the run is refused when it cannot be installed), "on" (installed
     /// when warden's hook library is found) or "off".
     pub hooks: Option<String>,
+    /// Modules a pre-started (pooled) interpreter of `warden serve` and `warden mcp` imports before
+    /// any program arrives, after the runtime layer is in force (e.g. ["numpy", "pandas",
+    /// "matplotlib.pyplot"]). Each must be an import this policy allows. `warden run` never
+    /// preloads. Default: none.
+    pub preload: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
