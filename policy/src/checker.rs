@@ -311,11 +311,45 @@ impl<'a> Checker<'a> {
         range: TextRange,
         kind: ReferenceKind,
     ) {
+        self.run_reference_rules(name, range, kind);
+        self.banned_alias(name, range, kind);
+    }
+
+    fn run_reference_rules(&mut self, name: &QualName, range: TextRange, kind: ReferenceKind) {
         for entry in REFERENCE_RULES {
             // A rule the policy turned off would report nothing; skip its work.
             if entry.kinds.contains(&kind) && self.policy.action_for(entry.rule).is_some() {
                 (entry.check)(self, name, range);
             }
+        }
+    }
+
+    /// A second path to a banned object (the policy's identity index, `warden runtime check`):
+    /// `seaborn.utils.urlopen` is judged as `urllib.request.urlopen`, and each finding says which
+    /// banned object the path is.
+    fn banned_alias(&mut self, name: &QualName, range: TextRange, kind: ReferenceKind) {
+        let Some((alias, banned)) = self.policy.aliases.resolve(&name.path) else {
+            return;
+        };
+        let alias = alias.to_owned();
+        let before = self.findings.len();
+        let target = QualName {
+            path: banned,
+            origin: Origin::Import,
+        };
+        // At an import statement the import rules judge the statement, not the name: what the name
+        // is, is judged here as a use in code would be.
+        let kind = if kind == ReferenceKind::Import {
+            ReferenceKind::Value
+        } else {
+            kind
+        };
+        self.run_reference_rules(&target, range, kind);
+        for finding in &mut self.findings[before..] {
+            finding.message = format!(
+                "`{alias}` is `{}` (the same object, found by `warden runtime check`): {}",
+                target.path, finding.message
+            );
         }
     }
 

@@ -227,9 +227,74 @@ pub fn normalize_identifier(name: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Second paths to banned objects, found by identity: `warden runtime check` imports the allowed
+/// packages inside the jail and records every attribute path under them that is the same object (`is`)
+/// as a name the policy bans (`seaborn.utils.urlopen` is `urllib.request.urlopen`). The checker judges
+/// such a path as the banned name. Empty unless an index for the policy and its runtime was loaded.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Aliases {
+    /// Alias path → the banned name it is.
+    map: std::collections::BTreeMap<String, String>,
+}
+
+impl Aliases {
+    /// An index from `(alias, banned name)` pairs (dotted paths).
+    pub fn new(pairs: impl IntoIterator<Item = (String, String)>) -> Self {
+        Self {
+            map: pairs.into_iter().collect(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// The banned name `path` reaches, when a prefix of it (the longest) is an alias:
+    /// `numpy.lib.npyio.pickle.load` → `(numpy.lib.npyio.pickle, pickle.load)`.
+    pub fn resolve(&self, path: &str) -> Option<(&str, String)> {
+        if self.map.is_empty() {
+            return None;
+        }
+        let mut end = path.len();
+        loop {
+            let prefix = &path[..end];
+            if let Some((alias, banned)) = self.map.get_key_value(prefix) {
+                return Some((alias.as_str(), format!("{banned}{}", &path[end..])));
+            }
+            end = prefix.rfind('.')?;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{is_builtin, BUILTIN_NAMES};
+    use super::{is_builtin, Aliases, BUILTIN_NAMES};
+
+    #[test]
+    fn an_alias_resolves_by_its_longest_prefix_and_keeps_the_rest() {
+        let aliases = Aliases::new([
+            ("numpy.lib.npyio.pickle".to_owned(), "pickle".to_owned()),
+            (
+                "seaborn.utils.urlopen".to_owned(),
+                "urllib.request.urlopen".to_owned(),
+            ),
+        ]);
+        assert_eq!(
+            aliases.resolve("numpy.lib.npyio.pickle.load"),
+            Some(("numpy.lib.npyio.pickle", "pickle.load".to_owned()))
+        );
+        assert_eq!(
+            aliases.resolve("seaborn.utils.urlopen"),
+            Some(("seaborn.utils.urlopen", "urllib.request.urlopen".to_owned()))
+        );
+        assert_eq!(aliases.resolve("seaborn.utils"), None);
+        assert_eq!(aliases.resolve("seaborn.utils.urlopener"), None);
+        assert_eq!(Aliases::default().resolve("numpy.lib.npyio.pickle"), None);
+    }
 
     #[test]
     fn builtin_names_are_sorted_for_binary_search() {

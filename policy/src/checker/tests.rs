@@ -142,3 +142,59 @@ fn every_reference_rule_reports_a_name_both_imported_and_used() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A second path to a banned object, found by `warden runtime check` (the identity index), is judged
+/// as the banned object in every position, and the finding says which object it is; without the
+/// index the same program is allowed (the path's name says nothing).
+#[test]
+fn a_second_path_to_a_banned_object_is_judged_as_that_object() {
+    let mut policy =
+        Policy::builtin_default().unwrap_or_else(|err| panic!("default policy: {err}"));
+    let programs = [
+        "import seaborn.utils as su\nsu.urlopen('http://127.0.0.1:5758/')\n",
+        "from seaborn.utils import urlopen\n",
+        "import mpmath.libmp.backend\nf = mpmath.libmp.backend.exec_\n",
+        "import jinja2.sandbox\nenv = jinja2.sandbox.Environment()\n",
+    ];
+    for program in programs {
+        let report = crate::check(program.as_bytes(), &policy);
+        assert_eq!(
+            report.decision,
+            crate::Decision::Allow,
+            "without an index: {program}\n{:?}",
+            report.findings
+        );
+    }
+    policy.aliases = std::sync::Arc::new(crate::names::Aliases::new([
+        (
+            "seaborn.utils.urlopen".to_owned(),
+            "urllib.request.urlopen".to_owned(),
+        ),
+        (
+            "mpmath.libmp.backend.exec_".to_owned(),
+            "builtins.exec".to_owned(),
+        ),
+        (
+            "jinja2.sandbox.Environment".to_owned(),
+            "jinja2.Environment".to_owned(),
+        ),
+    ]));
+    let expected = [
+        (Rule::ImportNotAllowed, "urllib.request.urlopen"),
+        (Rule::ImportNotAllowed, "urllib.request.urlopen"),
+        (Rule::DynamicCode, "builtins.exec"),
+        (Rule::BannedReference, "jinja2.Environment"),
+    ];
+    for (program, (rule, banned)) in programs.iter().zip(expected) {
+        let report = crate::check(program.as_bytes(), &policy);
+        assert_eq!(report.decision, crate::Decision::Deny, "{program}");
+        assert!(
+            report
+                .findings
+                .iter()
+                .any(|f| f.rule == rule && f.message.contains(&format!("is `{banned}`"))),
+            "{program}: no {rule} naming `{banned}`: {:?}",
+            report.findings
+        );
+    }
+}

@@ -8,6 +8,7 @@ mod extends;
 mod locate;
 mod pattern;
 pub mod raw;
+mod schema;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -18,6 +19,7 @@ use sha2::{Digest, Sha256};
 use locate::locate;
 pub use pattern::{NamePattern, PatternSet};
 use raw::RawRules;
+pub use schema::json_schema;
 
 use crate::finding::Action;
 use crate::rules::Rule;
@@ -322,6 +324,42 @@ impl MemoryEnforcement {
     }
 }
 
+/// Where a run's result is read from, for the output schema to judge (`[output] result`,
+/// `warden run --result`, the HTTP run body's `result`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultFrom {
+    /// The whole of standard output is one JSON document.
+    #[default]
+    Stdout,
+    /// The last non-empty line of standard output is the JSON document; lines before it are the
+    /// program's own (debug prints, progress).
+    LastLine,
+    /// `result.json` in the work dir is the JSON document; standard output is free.
+    File,
+}
+
+impl ResultFrom {
+    pub const ALL: [ResultFrom; 3] = [ResultFrom::Stdout, ResultFrom::LastLine, ResultFrom::File];
+
+    /// The name in the rules file and the HTTP body (`last_line`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ResultFrom::Stdout => "stdout",
+            ResultFrom::LastLine => "last_line",
+            ResultFrom::File => "file",
+        }
+    }
+
+    /// Reads a name; `last-line` (the command line's spelling) is accepted too.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "last-line" => Some(ResultFrom::LastLine),
+            _ => Self::ALL.into_iter().find(|from| from.name() == name),
+        }
+    }
+}
+
 /// Which interpreter runs the program.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InterpreterSource {
@@ -369,6 +407,11 @@ pub struct Policy {
     pub output_schema: Option<serde_json::Value>,
     /// The output schema file, resolved against the rules file's directory, when one is named.
     pub output_schema_file: Option<std::path::PathBuf>,
+    /// Where the result the schema judges is read from (`[output] result`; `stdout` by default).
+    pub output_result: ResultFrom,
+    /// Second paths to banned objects found by `warden runtime check` for this policy and its runtime
+    /// (not part of the rules file: empty until an index is attached).
+    pub aliases: std::sync::Arc<crate::names::Aliases>,
 }
 
 const MIB: u64 = 1024 * 1024;
@@ -615,6 +658,19 @@ impl Policy {
             Some(dir) => dir.join(file),
             None => std::path::PathBuf::from(file),
         });
+        let output_result = match raw.output.result.as_deref() {
+            None => ResultFrom::Stdout,
+            Some(name) => match ResultFrom::parse(name).filter(|_| !name.contains('-')) {
+                Some(from) => from,
+                None => {
+                    errors.push(RulesError::at_key(
+                        "output.result",
+                        format!("{name:?}: expected \"stdout\", \"last_line\" or \"file\""),
+                    ));
+                    ResultFrom::Stdout
+                }
+            },
+        };
         if output_schema.is_some() && output_schema_file.is_some() {
             errors.push(RulesError::at_key(
                 "output",
@@ -646,6 +702,8 @@ impl Policy {
             read_only_binds,
             output_schema,
             output_schema_file,
+            output_result,
+            aliases: Default::default(),
         })
     }
 }
@@ -1022,10 +1080,4 @@ fn required_layers(list: Option<&[String]>) -> Result<BTreeSet<Layer>, RulesErro
 /// Lower-case hex of a digest.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// The JSON Schema of the rules file, for editor completion.
-pub fn json_schema() -> serde_json::Value {
-    let schema = schemars::schema_for!(RawRules);
-    serde_json::to_value(schema).unwrap_or(serde_json::Value::Null)
 }
