@@ -45,3 +45,5 @@ fi
 # Only the tests and the benchmark need it: a failure here does not stop the demo (the test then fails
 # and says why).
 scripts/jupyter-venv.sh >/dev/null || echo "setup: the Jupyter venv could not be made (scripts/jupyter-venv.sh); only the session comparison test and benchmark need it" >&2
+# smolagents, AutoGen and LangChain, pinned (clients/python/requirements-adapters.lock), for the adapters' tests.
+scripts/adapters-venv.sh >/dev/null || echo "setup: the adapters' venv could not be made (scripts/adapters-venv.sh); only tests/serve/adapters.rs needs it" >&2

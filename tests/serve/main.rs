@@ -5,6 +5,7 @@
 use warden_test_support::jail;
 use warden_test_support::serve as support;
 
+mod adapters;
 mod http;
 mod load;
 mod mcp;

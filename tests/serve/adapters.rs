@@ -1,0 +1,157 @@
+//! The Python client and the agent-framework adapters (clients/python/) against a real
+//! `warden serve` with real jails: the client's own tests (clients/python/tests/test_client.py) run
+//! on the system interpreter, which has nothing but the standard library, and each adapter's tests
+//! run the framework's own agent loop (smolagents `CodeAgent`, AutoGen `CodeExecutorAgent`, a
+//! LangChain agent from `create_agent`) with a scripted model, in the venv scripts/adapters-venv.sh
+//! makes from clients/python/requirements-adapters.lock (the real packages from PyPI, pinned and
+//! hashed). Every named Python test must be reported as passed: none may be skipped or go missing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::support::{Options, Server, STRICT_TOKEN, TOKEN};
+use warden_test_support::repo;
+
+/// The adapters' venv interpreter. scripts/setup.sh makes the venv; the script is idempotent (a
+/// stamp of the lock's hash) and takes a lock, so calling it here makes it only when it is missing
+/// or stale.
+fn adapters_python() -> PathBuf {
+    let output = Command::new(repo().join("scripts/adapters-venv.sh"))
+        .output()
+        .expect("run scripts/adapters-venv.sh");
+    assert!(
+        output.status.success(),
+        "scripts/adapters-venv.sh failed (the adapters' venv could not be made):\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let python = PathBuf::from(stdout.lines().last().expect("the venv's python").trim());
+    assert!(python.exists(), "{} is missing", python.display());
+    python
+}
+
+/// Runs one module of clients/python/tests with `python` against a fresh server; every test in
+/// `expected` must pass, and nothing may be skipped.
+fn run_python_tests(python: &Path, module: &str, sessions: &str, expected: &[&str]) {
+    let server = Server::start(Options {
+        tcp: true,
+        sessions: Some(sessions.to_owned()),
+        ..Options::default()
+    });
+    let dir = repo().join("clients/python");
+    let output = Command::new(python)
+        .args(["-m", "unittest", "-v", module])
+        .current_dir(&dir)
+        .env("PYTHONPATH", &dir)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("WARDEN_TEST_SOCKET", &server.socket)
+        .env("WARDEN_TEST_TCP", server.tcp.expect("tcp").to_string())
+        .env("WARDEN_TEST_TOKEN", TOKEN)
+        .env("WARDEN_TEST_STRICT_TOKEN", STRICT_TOKEN)
+        // No network and no telemetry: the models are scripted.
+        .env("HF_HUB_OFFLINE", "1")
+        .env("LANGSMITH_TRACING", "false")
+        .env("LANGCHAIN_TRACING_V2", "false")
+        .env_remove("WARDEN_URL")
+        .env_remove("WARDEN_TOKEN")
+        .output()
+        .expect("run the Python tests");
+    let report = String::from_utf8_lossy(&output.stderr);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{module} failed (exit {:?}):\n{report}\nstdout:\n{stdout}\nserver:\n{}",
+        output.status.code(),
+        server.stderr.lock().map(|s| s.clone()).unwrap_or_default()
+    );
+    assert!(
+        !report.contains("skipped"),
+        "{module}: a test was skipped:\n{report}"
+    );
+    for name in expected {
+        assert!(
+            report
+                .lines()
+                .any(|line| line.starts_with(&format!("{name} (")) && line.ends_with("... ok")),
+            "{module}: {name} did not pass (or did not run):\n{report}"
+        );
+    }
+    assert!(
+        report.contains(&format!("Ran {} tests", expected.len())),
+        "{module}: not exactly the {} expected tests ran:\n{report}",
+        expected.len()
+    );
+}
+
+#[test]
+fn the_python_client_speaks_the_whole_api_on_the_standard_library_alone() {
+    // One session at a time, ended after 2 s idle: the Retry-After test waits for that.
+    run_python_tests(
+        Path::new("/usr/bin/python3"),
+        "tests.test_client",
+        "max_sessions = 1\nidle_timeout_ms = 2000\n",
+        &[
+            "test_unix_socket_without_a_token",
+            "test_tcp_needs_its_token",
+            "test_no_server_is_a_connection_error",
+            "test_a_bad_address_is_refused_at_once",
+            "test_a_run_with_inputs_and_files",
+            "test_a_denied_run_is_a_record_with_findings_and_hints",
+            "test_a_raising_run_gives_its_traceback",
+            "test_limits_tighten_and_a_timeout_is_a_record",
+            "test_check_without_running",
+            "test_unknown_policy_and_forbidden_policy",
+            "test_the_client_timeout_raises_a_typed_error",
+            "test_state_files_streaming_and_end",
+            "test_an_error_keeps_the_session",
+            "test_another_clients_session_is_not_found",
+            "test_retry_after_is_honoured_on_the_session_cap",
+            "test_mapping",
+        ],
+    );
+}
+
+#[test]
+fn smolagents_code_agent_runs_every_step_in_a_warden_session() {
+    run_python_tests(
+        &adapters_python(),
+        "tests.test_smolagents",
+        "max_sessions = 2\n",
+        &[
+            "test_steps_share_a_session_a_denial_reaches_the_model_and_final_answer_returns",
+            "test_a_raising_step_sends_its_output_and_traceback",
+            "test_variables_reach_the_session",
+            "test_host_tools_are_refused_before_the_model_is_asked",
+            "test_tools_sent_as_source_run_in_the_session",
+            "test_a_step_error_carries_its_cell",
+        ],
+    );
+}
+
+#[test]
+fn autogen_code_executor_agent_runs_its_blocks_in_warden() {
+    run_python_tests(
+        &adapters_python(),
+        "tests.test_autogen",
+        "max_sessions = 2\n",
+        &[
+            "test_state_persists_a_denial_reaches_the_model_and_the_retry_succeeds",
+            "test_without_a_model_the_agent_executes_blocks_it_is_sent",
+            "test_one_shot_runs_and_cancellation",
+        ],
+    );
+}
+
+#[test]
+fn a_langchain_agent_calls_warden_as_a_tool() {
+    run_python_tests(
+        &adapters_python(),
+        "tests.test_langchain",
+        "max_sessions = 2\n",
+        &[
+            "test_calls_share_a_session_and_a_denial_reaches_the_model_as_a_tool_error",
+            "test_a_raising_call_returns_its_traceback_and_one_shot_runs_keep_no_state",
+            "test_an_unreachable_server_is_a_tool_error_not_a_crash",
+        ],
+    );
+}
