@@ -121,6 +121,7 @@ fn smolagents_code_agent_runs_every_step_in_a_warden_session() {
             "test_steps_share_a_session_a_denial_reaches_the_model_and_final_answer_returns",
             "test_a_raising_step_sends_its_output_and_traceback",
             "test_variables_reach_the_session",
+            "test_final_answer_passes_except_exception_and_non_json_values_come_back_as_repr",
             "test_host_tools_are_refused_before_the_model_is_asked",
             "test_tools_sent_as_source_run_in_the_session",
             "test_a_step_error_carries_its_cell",

@@ -146,8 +146,9 @@ class Sessions(unittest.TestCase):
             self.assertEqual(paths, {"in/a.txt", "out/b.bin"})
             self.assertEqual(session.download("in/a.txt"), b"alpha")
             self.assertEqual(session.execute("open('out/b.bin', 'rb').read()").result_text, "b'\\x00\\x01\\x02'")
-            with self.assertRaises(errors.NotFound):
+            with self.assertRaises(errors.NotFound) as caught:
                 session.download("missing.txt")
+            self.assertNotIsInstance(caught.exception, errors.SessionGone)
             with self.assertRaises(errors.BadRequest):
                 session.upload("../escape.txt", b"no")
             self.assertIn(session.id, [s["id"] for s in self.client.sessions()])

@@ -112,6 +112,17 @@ class SmolagentsCodeAgent(unittest.TestCase):
         with self.assertRaises(TypeError):
             executor.send_variables({"handle": object()})
 
+    def test_final_answer_passes_except_exception_and_non_json_values_come_back_as_repr(self):
+        model = ScriptedModel(
+            [
+                step("try:\n    final_answer({1, 2})\nexcept Exception:\n    print('swallowed')"),
+            ]
+        )
+        executor = WardenExecutor(self.client)
+        with CodeAgent(tools=[], model=model, executor=executor, max_steps=2, verbosity_level=0) as agent:
+            self.assertEqual(agent.run("Give the set."), "{1, 2}")
+        self.assertEqual(executor.cells[-1].stdout, "")
+
     def test_host_tools_are_refused_before_the_model_is_asked(self):
         model = ScriptedModel([step("final_answer(lookup_price('apple'))")])
         executor = WardenExecutor(self.client)

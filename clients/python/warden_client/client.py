@@ -349,7 +349,8 @@ class Session:
         except errors.NotFound as exc:
             if isinstance(exc, errors.SessionGone):
                 raise
-            if "session" in exc.message or self.closed:
+            # The server says `no session "<id>" for this client (...)`; a missing file says otherwise.
+            if exc.message.startswith("no session") or self.closed:
                 self.closed = True
                 raise errors.SessionGone(
                     f"session {self.id} is gone ({exc.message})", status=exc.status, code=exc.code

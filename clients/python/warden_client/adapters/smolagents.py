@@ -45,8 +45,9 @@ _FINAL_ANSWER_CODE = f'''\
 import json as _warden_json
 
 
-class {FINAL_ANSWER_CLASS}(Exception):
-    """Raised by final_answer() to end the agent's step with its value."""
+class {FINAL_ANSWER_CLASS}(BaseException):
+    """Raised by final_answer() to end the agent's step with its value (a BaseException, so that
+    `except Exception` in the step does not swallow it, as in smolagents' own executors)."""
 
 
 def final_answer(answer):
