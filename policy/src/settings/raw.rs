@@ -44,6 +44,7 @@ pub struct RawRules {
     pub processes: RawProcesses,
     /// Per-rule action overrides: rule id (e.g. "FILE704") to "deny", "review", "warn" or "off".
     #[serde(default)]
+    #[schemars(schema_with = "super::schema::actions")]
     pub actions: BTreeMap<String, String>,
     /// The interpreter that runs the program.
     #[serde(default)]
@@ -64,6 +65,7 @@ pub struct RawRules {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "policy")]
 pub struct RawPolicyMeta {
     /// Short name shown in reports (e.g. "default"). Required unless the file `extends` another; then
     /// it defaults to the base's name followed by `-extended`.
@@ -79,6 +81,7 @@ pub struct RawPolicyMeta {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "source")]
 pub struct RawSource {
     /// Largest accepted program, in bytes (default 1048576).
     pub max_bytes: Option<u64>,
@@ -90,6 +93,7 @@ pub struct RawSource {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "imports")]
 pub struct RawImports {
     /// Module patterns that may be imported: "numpy" is exactly numpy, "numpy.*" any submodule of it.
     #[serde(default)]
@@ -106,6 +110,7 @@ pub struct RawImports {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "references")]
 pub struct RawReferences {
     /// Qualified names that may not be referenced anywhere: "os.system", "subprocess.*", "builtins.exec".
     #[serde(default)]
@@ -117,6 +122,7 @@ pub struct RawReferences {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "attributes")]
 pub struct RawAttributes {
     /// Dunder names that may be read anywhere (e.g. "__name__"). Absent: the built-in default
     /// policy's list (an empty list is written `[]`).
@@ -132,12 +138,15 @@ pub struct RawAttributes {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "files")]
 pub struct RawFiles {
     /// Roots the program may read: "." is the work dir, other entries are absolute paths in the jail.
     pub read: Option<Vec<String>>,
     /// Roots the program may write.
     pub write: Option<Vec<String>>,
     /// Action for a path the checker cannot compute: "deny", "review", "warn" or "off" (default "warn").
+    #[serde(default)]
+    #[schemars(schema_with = "super::schema::action")]
     pub dynamic_path: Option<String>,
     /// Whether `--input` files are writable by the program (default false: read-only).
     pub inputs_writable: Option<bool>,
@@ -145,6 +154,7 @@ pub struct RawFiles {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "network")]
 pub struct RawNetwork {
     /// Whether the program may use the network at all (default false). warden has no egress filter, so
     /// true is refused unless the jail's network namespace is also dropped deliberately.
@@ -153,6 +163,7 @@ pub struct RawNetwork {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "processes")]
 pub struct RawProcesses {
     /// Whether the program may start processes: subprocess, os.system, exec, spawn, fork (default
     /// false). When false, the runtime layer denies them with a message and the kernel refuses
@@ -162,6 +173,7 @@ pub struct RawProcesses {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "runtime")]
 pub struct RawRuntime {
     /// Absolute path of the Python interpreter (default "/usr/bin/python3").
     pub interpreter: Option<String>,
@@ -171,6 +183,8 @@ pub struct RawRuntime {
     /// runs, enforcing this file's imports, files, processes, network and deserialisation at the
     /// sinks. "required" (default: the run is refused when it cannot be installed), "on" (installed
     /// when warden's hook library is found) or "off".
+    #[serde(default)]
+    #[schemars(schema_with = "super::schema::hooks")]
     pub hooks: Option<String>,
     /// Modules a pre-started (pooled) interpreter of `warden serve` and `warden mcp` imports before
     /// any program arrives, after the runtime layer is in force (e.g. ["numpy", "pandas",
@@ -181,6 +195,7 @@ pub struct RawRuntime {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "limits")]
 pub struct RawLimits {
     /// Wall-clock time of the whole run, in milliseconds (default 10000).
     pub wall_time_ms: Option<u64>,
@@ -208,14 +223,19 @@ pub struct RawLimits {
     /// ordinary user without a delegated cgroup): "strict" (default: the run is refused,
     /// `setup_failed`) or "best-effort" (RLIMIT_AS of a single process; new processes, memfds and
     /// System V shared memory are refused; the record says `layers.memory: best-effort`).
+    #[serde(default)]
+    #[schemars(schema_with = "super::schema::memory_enforcement")]
     pub memory_enforcement: Option<String>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "jail")]
 pub struct RawJail {
     /// Layers that must be enforced or the run is refused: "namespaces", "seccomp", "landlock",
     /// "cgroup", "rlimits" (default: all but "cgroup").
+    #[serde(default)]
+    #[schemars(schema_with = "super::schema::layers")]
     pub required: Option<Vec<String>>,
     /// Extra host paths bound read-only into the jail (absolute).
     #[serde(default)]
@@ -224,17 +244,24 @@ pub struct RawJail {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "output")]
 pub struct RawOutput {
     /// A JSON Schema that standard output must satisfy (as an inline TOML table).
-    #[schemars(with = "Option<serde_json::Value>")]
+    #[serde(default)]
+    #[schemars(schema_with = "super::schema::output_schema")]
     pub schema: Option<toml::Table>,
     /// Path of a JSON Schema file, relative to the rules file.
     pub schema_file: Option<String>,
+    /// Where the result the schema judges is read from: `stdout`, `last_line` or `file`.
+    #[serde(default)]
+    #[schemars(schema_with = "super::schema::output_result")]
+    pub result: Option<String>,
 }
 
 /// `[remove]`: entries taken out of the lists a file inherits through `extends`.
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "remove")]
 pub struct RawRemove {
     #[serde(default)]
     pub imports: RawRemoveImports,
@@ -250,6 +277,7 @@ pub struct RawRemove {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "remove.imports")]
 pub struct RawRemoveImports {
     /// Patterns to take out of the inherited `imports.allow`.
     #[serde(default)]
@@ -264,6 +292,7 @@ pub struct RawRemoveImports {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "remove.files")]
 pub struct RawRemoveFiles {
     /// Roots to take out of the inherited `files.read`.
     #[serde(default)]
@@ -275,9 +304,11 @@ pub struct RawRemoveFiles {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "remove.jail")]
 pub struct RawRemoveJail {
     /// Layers to take out of the inherited `jail.required`.
     #[serde(default)]
+    #[schemars(schema_with = "super::schema::layers")]
     pub required: Vec<String>,
     /// Paths to take out of the inherited `jail.read_only_binds`.
     #[serde(default)]
@@ -286,6 +317,7 @@ pub struct RawRemoveJail {
 
 #[derive(Debug, Default, Clone, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "remove.attributes")]
 pub struct RawRemoveAttributes {
     /// Names to take out of the inherited `attributes.allow_dunder`.
     #[serde(default)]
