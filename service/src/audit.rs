@@ -130,46 +130,41 @@ impl std::fmt::Debug for AuditLog {
     }
 }
 
-/// The current time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+/// The current time as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC, milliseconds).
 pub fn now_rfc3339() -> String {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    format_utc(now.as_secs(), now.subsec_millis())
+    format_utc(chrono::Utc::now())
 }
 
-fn format_utc(seconds: u64, millis: u32) -> String {
-    let days = i64::try_from(seconds / 86_400).unwrap_or(0);
-    let rest = seconds % 86_400;
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm, public domain).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rest / 3600,
-        rest / 60 % 60,
-        rest % 60
-    )
+fn format_utc(time: chrono::DateTime<chrono::Utc>) -> String {
+    time.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn at(seconds: i64, millis: u32) -> String {
+        let time = chrono::DateTime::from_timestamp(seconds, millis * 1_000_000);
+        format_utc(time.unwrap_or_default())
+    }
+
     #[test]
     fn utc_times_are_formatted() {
-        assert_eq!(format_utc(0, 0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(format_utc(951_782_400, 5), "2000-02-29T00:00:00.005Z");
-        assert_eq!(
-            format_utc(1_795_305_600 + 3_723, 999),
-            "2026-11-22T01:02:03.999Z"
-        );
+        assert_eq!(at(0, 0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(at(951_782_400, 5), "2000-02-29T00:00:00.005Z");
+        assert_eq!(at(1_795_305_600 + 3_723, 999), "2026-11-22T01:02:03.999Z");
+        // Past 2038 and across a century that is not a leap year.
+        assert_eq!(at(4_107_542_400 - 1, 0), "2100-02-28T23:59:59.000Z");
+        assert_eq!(at(4_107_542_400, 0), "2100-03-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn now_is_utc_with_milliseconds() {
+        let now = now_rfc3339();
+        assert_eq!(now.len(), "2026-11-22T01:02:03.999Z".len(), "{now}");
+        assert!(now.ends_with('Z') && now.as_bytes()[19] == b'.', "{now}");
+        let parsed = chrono::DateTime::parse_from_rfc3339(&now).expect("RFC 3339");
+        let skew = chrono::Utc::now().signed_duration_since(parsed);
+        assert!(skew.num_seconds().abs() < 60, "{now}");
     }
 }
