@@ -88,11 +88,7 @@ impl AuditLog {
             AuditTarget::Off => None,
             AuditTarget::Stderr => Some(Box::new(std::io::stderr())),
             AuditTarget::File(path) => {
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent).map_err(|err| {
-                        anyhow::anyhow!("cannot create audit directory {}: {err}", parent.display())
-                    })?;
-                }
+                check_target(target)?;
                 let file = std::fs::OpenOptions::new()
                     .create(true)
                     .append(true)
@@ -121,6 +117,33 @@ impl AuditLog {
                 let _ = writer.flush();
             }
         }
+    }
+}
+
+/// Checks, without creating anything, that the audit log can be opened where it is configured:
+/// its directory exists (a mistyped path is an error, never a new directory tree) and the log, if
+/// it exists, is a regular file.
+pub fn check_target(target: &AuditTarget) -> anyhow::Result<()> {
+    let AuditTarget::File(path) = target else {
+        return Ok(());
+    };
+    let parent = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => std::path::Path::new("."),
+    };
+    if !parent.is_dir() {
+        anyhow::bail!(
+            "server.audit_log: the directory {} does not exist (create it, or correct the path {})",
+            parent.display(),
+            path.display()
+        );
+    }
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => anyhow::bail!(
+            "server.audit_log: {} exists and is not a regular file",
+            path.display()
+        ),
+        _ => Ok(()),
     }
 }
 

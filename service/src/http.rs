@@ -44,8 +44,8 @@ pub enum Peer {
 
 /// The API's routes over `service`. Every route but `/healthz` authenticates from the headers
 /// first ([`authenticated`]): a caller without a valid token gets its 401 before one byte of its
-/// body is read.
-pub fn router(service: Arc<Service>) -> Router {
+/// body is read. `mcp` serves MCP over Streamable HTTP at `/mcp` (`mcp_http.rs`).
+pub fn router(service: Arc<Service>, mcp: super::mcp_http::Endpoint) -> Router {
     let limit = service.config.max_request_bytes;
     Router::new()
         .route("/v1/run", post(run))
@@ -60,6 +60,10 @@ pub fn router(service: Arc<Service>) -> Router {
             get(download).put(upload_raw),
         )
         .route("/metrics", get(metrics))
+        .route(
+            "/mcp",
+            axum::routing::any(move |request: Request| async move { mcp.handle(request).await }),
+        )
         .route_layer(middleware::from_fn_with_state(
             Arc::clone(&service),
             authenticated,
@@ -316,7 +320,7 @@ fn error_response(err: &ServiceError) -> Response {
     response
 }
 
-fn error_body(status: StatusCode, code: &'static str, message: &str) -> Response {
+pub(crate) fn error_body(status: StatusCode, code: &'static str, message: &str) -> Response {
     let body: Value = json!({"error": {"code": code, "message": message}});
     let mut response = (status, axum::Json(body)).into_response();
     response.extensions_mut().insert(Refused(code));

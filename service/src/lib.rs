@@ -14,6 +14,7 @@ pub mod http;
 pub mod job;
 pub mod listen;
 pub mod mcp;
+pub mod mcp_http;
 pub mod metrics;
 pub mod server;
 pub mod session_worker;

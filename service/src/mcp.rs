@@ -11,7 +11,7 @@
 //! back as images. Requests warden refuses (unknown policy, bad input, too many sessions) are tool
 //! errors too; only a call to a tool that does not exist is a protocol error.
 //!
-//! All use of `rmcp` is in this file: its API changes between major versions. The tools' input
+//! All use of `rmcp` is in this file and `mcp_http.rs` (the same tools over Streamable HTTP): its API changes between major versions. The tools' input
 //! schemas are written by hand, so the macros are not needed.
 
 use std::borrow::Cow;
@@ -107,6 +107,7 @@ async fn serve_stdio(service: Arc<Service>) -> anyhow::Result<()> {
             owner: format!("mcp:{}", std::process::id()),
         },
         session: tokio::sync::Mutex::new(None),
+        end_on_drop: false,
     };
     let running = server
         .serve(rmcp::transport::stdio())
@@ -119,12 +120,47 @@ async fn serve_stdio(service: Arc<Service>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The MCP front end of one connection.
-struct Warden {
+/// The MCP front end of one connection (stdio), or of one MCP session over HTTP.
+pub(crate) struct Warden {
     service: Arc<Service>,
     caller: Caller,
     /// The connection's session, once a cell has run; calls take their turn on it.
     session: tokio::sync::Mutex<Option<McpSession>>,
+    /// Over HTTP, the warden session ends with the MCP session (stdio ends them all at the end).
+    end_on_drop: bool,
+}
+
+impl Warden {
+    /// The front end of one MCP session over Streamable HTTP (`mcp_http.rs`), for the caller
+    /// that initialised it.
+    pub(crate) fn over_http(service: Arc<Service>, caller: Caller) -> Self {
+        Self {
+            service,
+            caller,
+            session: tokio::sync::Mutex::new(None),
+            end_on_drop: true,
+        }
+    }
+}
+
+impl Drop for Warden {
+    fn drop(&mut self) {
+        let Some(session) = self.session.get_mut().take() else {
+            return;
+        };
+        if !self.end_on_drop {
+            return;
+        }
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let service = Arc::clone(&self.service);
+            let caller = self.caller.clone();
+            runtime.spawn(async move {
+                service
+                    .drop_session(&caller, &session.id, "connection_closed")
+                    .await;
+            });
+        }
+    }
 }
 
 /// The connection's session, as the front end knows it.
@@ -238,7 +274,10 @@ impl Warden {
             .policy_name(&self.caller, args.policy.as_deref())
         {
             Ok(name) => name,
-            Err(err) => return service_error(&err),
+            Err(err) => {
+                self.service.note_rejected(err.code());
+                return service_error(&err);
+            }
         };
         let mut slot = self.session.lock().await;
         let mut notes: Vec<String> = Vec::new();
@@ -498,7 +537,8 @@ fn service_error(err: &ServiceError) -> CallToolResult {
         err.code(),
         err.message()
     );
-    if let ServiceError::Rejected(_, retry_after) = err {
+    if let ServiceError::Rejected(_, retry_after) | ServiceError::SessionLimit(_, retry_after) = err
+    {
         let _ = write!(text, " (retry in about {retry_after} s)");
     }
     CallToolResult::error(vec![ContentBlock::text(text)])

@@ -20,8 +20,32 @@ use super::Service;
 /// How often run cgroups left by dead workers are looked for (besides at start-up).
 const REAP_INTERVAL: Duration = Duration::from_secs(2);
 
+/// Checks on this host what the configuration file alone cannot say and would otherwise stop the
+/// server after it started planning (`--check-config` runs it too): the socket's group exists, and
+/// the audit log's directory exists (nothing is created).
+pub fn check_host(config: &ServerConfig) -> anyhow::Result<()> {
+    if config.socket.is_some() {
+        if let Some(group) = &config.socket_group {
+            socket_gid(group)?;
+        }
+    }
+    crate::audit::check_target(&config.audit)
+}
+
+fn socket_gid(group: &str) -> anyhow::Result<nix::unistd::Gid> {
+    match nix::unistd::Group::from_name(group) {
+        Ok(Some(found)) => Ok(found.gid),
+        Ok(None) => anyhow::bail!(
+            "server.socket_group: no group is named {group:?} on this host (create it, e.g. \
+             `groupadd --system {group}`, or change the setting)"
+        ),
+        Err(err) => anyhow::bail!("server.socket_group: cannot look up group {group:?}: {err}"),
+    }
+}
+
 /// Runs the server until a terminating signal; blocks the calling thread.
 pub fn serve_blocking(config: ServerConfig, worker_binary: PathBuf) -> anyhow::Result<()> {
+    check_host(&config)?;
     // The service is started (and the state dir swept) before the runtime's threads exist: nothing
     // here needs them, and errors then reach the operator before anything listens.
     let service = Arc::new(Service::start(config, worker_binary)?);
@@ -34,7 +58,8 @@ pub fn serve_blocking(config: ServerConfig, worker_binary: PathBuf) -> anyhow::R
 
 async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
     let (stop_tx, stop_rx) = watch::channel(false);
-    let app = router(Arc::clone(&service));
+    let mcp = crate::mcp_http::Endpoint::new(Arc::clone(&service));
+    let app = router(Arc::clone(&service), mcp.clone());
     let limits = ConnectionLimits {
         max_connections: service.config.max_connections,
         header_timeout: service.config.header_timeout,
@@ -94,6 +119,7 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         service.config.shutdown_grace
     );
     service.stop_admitting();
+    mcp.stop();
     let _ = stop_tx.send(true);
     let drained = tokio::time::timeout(service.config.shutdown_grace, drain(&mut servers)).await;
     if drained.is_err() {
@@ -177,11 +203,7 @@ fn bind_unix(path: &Path, config: &ServerConfig) -> anyhow::Result<tokio::net::U
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(config.socket_mode))
         .with_context(|| format!("cannot set the mode of {}", path.display()))?;
     if let Some(group) = &config.socket_group {
-        let gid = nix::unistd::Group::from_name(group)
-            .ok()
-            .flatten()
-            .with_context(|| format!("server.socket_group: no group is named {group:?}"))?
-            .gid;
+        let gid = socket_gid(group)?;
         nix::unistd::chown(path, None, Some(gid))
             .with_context(|| format!("cannot give {} to group {group}", path.display()))?;
     }

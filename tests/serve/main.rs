@@ -7,6 +7,7 @@ use warden_test_support::serve as support;
 
 mod adapters;
 mod http;
+mod install;
 mod load;
 mod mcp;
 mod sessions;

@@ -163,3 +163,99 @@ fn the_client_reports_a_server_that_does_not_start() {
         run.stderr
     );
 }
+
+/// Every check tests/serve/mcp_http_client.py makes; each must be reported, and true.
+const HTTP_CHECKS: &[&str] = &[
+    "unauthenticated_is_401",
+    "wrong_token_is_401",
+    "unauthenticated_client_fails",
+    "server_info",
+    "list_tools",
+    "session_id_issued",
+    "run_ok",
+    "state_persists",
+    "run_denied_is_error",
+    "run_denied_names_rule",
+    "check_allowed",
+    "other_client_gets_404",
+    "token_policies_apply",
+    "socket_run_ok",
+];
+
+#[test]
+fn an_agent_uses_the_tools_over_streamable_http_behind_the_apis_tokens() {
+    use warden_test_support::serve::{metric, request, Options, Server, STRICT_TOKEN, TOKEN};
+    warden_test_support::require_root!();
+    let mut server = Server::start(Options {
+        tcp: true,
+        ..Options::default()
+    });
+    let Some(addr) = server.tcp else {
+        panic!("the server listens on TCP")
+    };
+    let output = Command::new(client_python())
+        .env("WARDEN_TEST_TOKEN", TOKEN)
+        .env("WARDEN_TEST_STRICT_TOKEN", STRICT_TOKEN)
+        .arg(repo().join("tests/serve/mcp_http_client.py"))
+        .arg(format!("http://{addr}/mcp"))
+        .arg(&server.socket)
+        .output()
+        .expect("run the MCP client");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let summary: Value =
+        serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap_or_else(|err| {
+            panic!("the client's summary is not JSON ({err}):\n{stdout}\nstderr:\n{stderr}")
+        });
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "the MCP client reported failures: {:#}\nstderr:\n{stderr}\nserver:\n{}",
+        summary["failures"],
+        server.stderr.lock().unwrap()
+    );
+    for check in HTTP_CHECKS {
+        assert_eq!(
+            summary["checks"][check], true,
+            "check {check} was not made or failed: {summary}"
+        );
+    }
+    // The tool calls are audited under the caller that made them.
+    let audit = server.audit_lines();
+    let by = |endpoint: &str, client: &str| {
+        audit.iter().any(|line| {
+            line["endpoint"] == endpoint
+                && line["client"].as_str().unwrap_or("").starts_with(client)
+        })
+    };
+    assert!(by("run_python", "token:agent-a "), "{audit:#?}");
+    assert!(by("run_python", "uid:0 "), "{audit:#?}");
+    assert!(by("check_python", "token:agent-a "), "{audit:#?}");
+    // Refusals are counted; every MCP session's warden session ended with it (the client
+    // deletes its MCP session on exit).
+    let socket = server.unix();
+    let mut metrics = String::new();
+    for _ in 0..100 {
+        metrics = request(&socket, "GET", "/metrics", None, None).text();
+        if metric(&metrics, "warden_sessions_active") == Some(0.0) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(
+        metric(&metrics, "warden_sessions_active"),
+        Some(0.0),
+        "{metrics}"
+    );
+    let rejected = |reason: &str| {
+        metric(
+            &metrics,
+            &format!("warden_requests_rejected_total{{reason=\"{reason}\"}}"),
+        )
+        .unwrap_or(0.0)
+    };
+    assert!(rejected("unauthorized") >= 3.0, "{metrics}");
+    assert!(rejected("not_found") >= 1.0, "{metrics}");
+    assert!(rejected("forbidden") >= 1.0, "{metrics}");
+    assert!(server.stop().success());
+}

@@ -68,6 +68,7 @@ impl ServeArgs {
 pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let config = args.load()?;
     if args.check_config {
+        warden_service::server::check_host(&config)?;
         let plans = warden_service::plan_policies(&config)?;
         let imports = warden_service::check_policy_imports(&config)?;
         for (name, registered) in &config.policies {
