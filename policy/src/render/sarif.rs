@@ -1,6 +1,15 @@
 //! SARIF 2.1.0 output, as GitHub code scanning accepts it.
+//!
+//! Each result carries a `partialFingerprints` entry that survives edits elsewhere in the file (it
+//! hashes the rule and the flagged line's text, not its number), so a code-scanning service keeps
+//! one alert per problem across runs. The tool's and each rule's documentation links are formed
+//! from the workspace's `repository` (Cargo.toml) and paths that exist in this repository: the
+//! rules file's guide and the source file of each rule, which holds its documentation.
+
+use std::collections::HashMap;
 
 use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
 
 use crate::finding::{Action, Severity};
 use crate::rules::Rule;
@@ -32,9 +41,50 @@ fn first_paragraph(doc: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The key of warden's fingerprint; the version changes whenever its computation does.
+pub const FINGERPRINT: &str = "wardenLineHash/v1";
+
+/// Where the tool is documented: the rules file's guide, in the repository.
+pub const TOOL_DOC: &str = "rules/README.md";
+
+/// The repository's address, from the workspace's `[workspace.package] repository`.
+const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
+
+/// The address of `path` (relative to the repository's root) on the repository's main branch.
+pub fn repository_uri(path: &str) -> String {
+    format!("{}/blob/main/{path}", REPOSITORY.trim_end_matches('/'))
+}
+
+/// The repository path of the file that holds `rule`'s documentation (its `DOC`).
+pub fn rule_doc_path(rule: Rule) -> String {
+    format!(
+        "policy/src/rules/{}/{}.rs",
+        rule.family(),
+        rule.name().replace('-', "_")
+    )
+}
+
+/// A line as the fingerprint sees it: runs of white space are one space, none at the ends (a
+/// re-indented line keeps its fingerprint).
+fn normalized(line: &str) -> String {
+    line.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The fingerprint of the `occurrence`-th finding (from 0, in file order) of `rule` on a line whose
+/// normalised text is `line`: two identical lines in a file get different fingerprints.
+fn fingerprint(rule: Rule, line: &str, occurrence: usize) -> String {
+    let mut hasher = Sha256::new();
+    for part in [rule.id(), line, &occurrence.to_string()] {
+        hasher.update(part.as_bytes());
+        hasher.update([0]);
+    }
+    crate::settings::hex(&hasher.finalize()[..16])
+}
+
 fn rule_descriptor(rule: Rule) -> Value {
     json!({
         "id": rule.id(),
+        "helpUri": repository_uri(&rule_doc_path(rule)),
         "name": rule.name(),
         "shortDescription": {"text": rule.name().replace('-', " ")},
         "fullDescription": {"text": first_paragraph(rule.doc())},
@@ -55,12 +105,22 @@ pub fn render(reports: &[(String, Report)]) -> String {
         .collect();
     let mut results = Vec::new();
     for (path, report) in reports {
+        let lines: Vec<&str> = report
+            .decoded
+            .as_ref()
+            .map(|decoded| decoded.text.split('\n').collect())
+            .unwrap_or_default();
+        let mut seen: HashMap<(Rule, String), usize> = HashMap::new();
         for finding in &report.findings {
             let index = Rule::ALL
                 .iter()
                 .position(|r| *r == finding.rule)
                 .unwrap_or_default();
             let span = finding.span;
+            let line = normalized(lines.get(span.line.wrapping_sub(1)).copied().unwrap_or(""));
+            let occurrence = seen.entry((finding.rule, line.clone())).or_default();
+            let fingerprint = fingerprint(finding.rule, &line, *occurrence);
+            *occurrence += 1;
             results.push(json!({
                 "ruleId": finding.rule.id(),
                 "ruleIndex": index,
@@ -77,6 +137,7 @@ pub fn render(reports: &[(String, Report)]) -> String {
                         },
                     },
                 }],
+                "partialFingerprints": {FINGERPRINT: fingerprint},
             }));
         }
     }
@@ -87,7 +148,7 @@ pub fn render(reports: &[(String, Report)]) -> String {
             "tool": {"driver": {
                 "name": "warden",
                 "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://example.invalid/warden",
+                "informationUri": repository_uri(TOOL_DOC),
                 "rules": rules,
             }},
             "columnKind": "unicodeCodePoints",
