@@ -43,6 +43,12 @@ pub struct AuditRecord {
     /// The work-dir file a session's file request concerned.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
+    /// The review a request concerned (service/src/review.rs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review: Option<String>,
+    /// Who approved or rejected the reviewed program (a client's identity).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approver: Option<String>,
 }
 
 impl AuditRecord {
@@ -63,6 +69,8 @@ impl AuditRecord {
             duration_ms: 0,
             session: None,
             file: None,
+            review: None,
+            approver: None,
         }
     }
 

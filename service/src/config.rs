@@ -26,6 +26,8 @@ struct RawConfig {
     #[serde(default)]
     sessions: RawSessions,
     #[serde(default)]
+    review: RawReview,
+    #[serde(default)]
     policies: BTreeMap<String, String>,
     #[serde(default)]
     tokens: Vec<RawToken>,
@@ -70,12 +72,23 @@ struct RawSessions {
     max_lifetime_ms: Option<u64>,
 }
 
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReview {
+    ttl_ms: Option<u64>,
+    max_reviews: Option<usize>,
+    max_bytes: Option<usize>,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawToken {
     name: String,
     sha256: String,
     policies: Vec<String>,
+    /// May approve or reject the programs the policy sends to review (`/v1/reviews`).
+    #[serde(default)]
+    approve: bool,
 }
 
 /// A policy the server holds: validated once at start-up, sent as text to each worker.
@@ -94,6 +107,8 @@ pub struct Token {
     pub name: String,
     pub sha256: [u8; 32],
     pub policies: BTreeSet<String>,
+    /// May approve or reject programs held for review.
+    pub approve: bool,
 }
 
 /// Where audit lines go.
@@ -156,6 +171,8 @@ pub struct ServerConfig {
     pub max_input_bytes: u64,
     pub shutdown_grace: Duration,
     pub sessions: SessionLimits,
+    /// Programs held for review (`[review]`, service/src/review.rs).
+    pub review: crate::review::ReviewSettings,
     pub policies: BTreeMap<String, RegisteredPolicy>,
     pub tokens: Vec<Token>,
 }
@@ -334,6 +351,7 @@ impl ServerConfig {
                 name: token.name,
                 sha256,
                 policies: token.policies.into_iter().collect(),
+                approve: token.approve,
             });
         }
 
@@ -358,6 +376,12 @@ impl ServerConfig {
         let send_timeout = timeout(admission.send_timeout_ms, 30_000, "send_timeout_ms")?;
         let max_request_bytes = admission.max_request_bytes.unwrap_or(16 << 20);
         let sessions = session_limits(&raw.sessions)?;
+        let review = crate::review::ReviewSettings::new(
+            state_dir.join("reviews"),
+            raw.review.ttl_ms,
+            raw.review.max_reviews,
+            raw.review.max_bytes,
+        )?;
         Ok(Self {
             socket,
             socket_mode,
@@ -381,6 +405,7 @@ impl ServerConfig {
                 .unwrap_or(max_request_bytes as u64 / 4 * 3),
             shutdown_grace: Duration::from_millis(admission.shutdown_grace_ms.unwrap_or(30_000)),
             sessions,
+            review,
             policies,
             tokens,
         })
@@ -450,7 +475,7 @@ fn parse_digest(text: &str) -> Option<[u8; 32]> {
 }
 
 /// `/run/warden/warden.sock` as root, `$XDG_RUNTIME_DIR/warden.sock` otherwise.
-fn default_socket() -> PathBuf {
+pub fn default_socket() -> PathBuf {
     if nix::unistd::geteuid().is_root() {
         return PathBuf::from("/run/warden/warden.sock");
     }

@@ -59,6 +59,11 @@ pub fn router(service: Arc<Service>, mcp: super::mcp_http::Endpoint) -> Router {
             "/v1/sessions/{id}/files/{*path}",
             get(download).put(upload_raw),
         )
+        .route("/v1/reviews", get(list_reviews))
+        .route("/v1/reviews/{id}", get(review_info))
+        .route("/v1/reviews/{id}/approve", post(approve_review))
+        .route("/v1/reviews/{id}/reject", post(reject_review))
+        .route("/v1/reviews/{id}/run", post(run_review))
         .route("/metrics", get(metrics))
         .route(
             "/mcp",
@@ -308,6 +313,7 @@ fn error_response(err: &ServiceError) -> Response {
         }
         ServiceError::Rejected(_, _) => StatusCode::SERVICE_UNAVAILABLE,
         ServiceError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        ServiceError::Conflict(..) => StatusCode::CONFLICT,
     };
     let mut response = error_body(status, err.code(), &err.message());
     // Counted by the service already.
@@ -610,4 +616,86 @@ fn bad_path(rejection: &PathRejection) -> Response {
         "bad_request",
         &format!("bad path: {}", rejection.body_text()),
     )
+}
+
+// Reviews (docs/serve.md, "Review"; service/src/review.rs).
+
+async fn list_reviews(
+    State(service): State<Arc<Service>>,
+    Extension(caller): Extension<Caller>,
+) -> Response {
+    answer(service.list_reviews(&caller))
+}
+
+async fn review_info(
+    State(service): State<Arc<Service>>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
+    match id {
+        Ok(Path(id)) => answer(service.review_info(&caller, &id)),
+        Err(rejection) => bad_path(&rejection),
+    }
+}
+
+async fn approve_review(
+    state: State<Arc<Service>>,
+    caller: Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+    request: Request,
+) -> Response {
+    decide_review(state, caller, id, request, true).await
+}
+
+async fn reject_review(
+    state: State<Arc<Service>>,
+    caller: Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+    request: Request,
+) -> Response {
+    decide_review(state, caller, id, request, false).await
+}
+
+async fn decide_review(
+    State(service): State<Arc<Service>>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+    request: Request,
+    approve: bool,
+) -> Response {
+    let Path(id) = match id {
+        Ok(id) => id,
+        Err(rejection) => return bad_path(&rejection),
+    };
+    match read_optional_body::<super::review::DecideBody>(&service, request).await {
+        Ok(body) => answer(service.decide_review(&caller, &id, approve, body)),
+        Err(response) => *response,
+    }
+}
+
+async fn run_review(
+    State(service): State<Arc<Service>>,
+    Extension(caller): Extension<Caller>,
+    id: Result<Path<String>, PathRejection>,
+    request: Request,
+) -> Response {
+    let Path(id) = match id {
+        Ok(id) => id,
+        Err(rejection) => return bad_path(&rejection),
+    };
+    match read_optional_body::<super::review::RunReviewBody>(&service, request).await {
+        Ok(body) => answer(service.run_reviewed(&caller, &id, body, "review_run").await),
+        Err(response) => *response,
+    }
+}
+
+/// [`read_body`] for a body that may be left out (an empty body is the default).
+async fn read_optional_body<T: serde::de::DeserializeOwned + Default>(
+    service: &Service,
+    request: Request,
+) -> Result<T, Box<Response>> {
+    match read_bytes(service, request).await? {
+        Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => Ok(T::default()),
+        body => parse_body(body),
+    }
 }

@@ -53,6 +53,10 @@ pub struct Job {
     /// Return the files the program wrote, base64, in the record's `files[].content_base64`.
     #[serde(default)]
     pub return_files: bool,
+    /// A person's approval of this program, when the policy sends it to review
+    /// (service/src/review.rs: the server checked it is bound to this program and policy).
+    #[serde(default)]
+    pub approval: Option<pipeline::Approval>,
 }
 
 /// The worker's one line of output.
@@ -227,7 +231,7 @@ fn run(job: &Job, dir: &Path) -> anyhow::Result<RunRecord> {
         inputs: paths,
         output_dir: job.return_files.then(|| output_dir.clone()),
         schema: job.schema.clone(),
-        approval: None,
+        approval: job.approval.clone(),
         limits: job.limits,
         // The static and runtime layers always apply to a served run.
         ..RunRequest::default()
@@ -330,6 +334,7 @@ mod tests {
             schema: None,
             limits: CallerLimits::default(),
             return_files: false,
+            approval: None,
         };
         let dir = std::env::temp_dir().join("warden-job-digest-test-never-created");
         let err = run(&job, &dir).unwrap_err().to_string();

@@ -16,6 +16,7 @@ pub mod listen;
 pub mod mcp;
 pub mod mcp_http;
 pub mod metrics;
+pub mod review;
 pub mod server;
 pub mod session_worker;
 pub mod sessions;
@@ -139,6 +140,9 @@ pub enum ServiceError {
     Rejected(Rejection, u64),
     /// The server could not run it (500).
     Internal(String),
+    /// The request does not fit the state of what it names (409), e.g. a review that is not
+    /// approved: a code (`review_pending`…) and a message.
+    Conflict(&'static str, String),
 }
 
 impl ServiceError {
@@ -152,6 +156,7 @@ impl ServiceError {
             ServiceError::SessionLimit(..) => "session_limit",
             ServiceError::Rejected(rejection, _) => rejection.as_str(),
             ServiceError::Internal(_) => "internal",
+            ServiceError::Conflict(code, _) => code,
         }
     }
 
@@ -162,7 +167,8 @@ impl ServiceError {
             | ServiceError::NotFound(m)
             | ServiceError::TooLarge(m)
             | ServiceError::SessionLimit(m, _)
-            | ServiceError::Internal(m) => m.clone(),
+            | ServiceError::Internal(m)
+            | ServiceError::Conflict(_, m) => m.clone(),
             ServiceError::Rejected(Rejection::QueueFull, _) => {
                 "every run slot is busy and the queue is full; retry later".to_owned()
             }
@@ -362,9 +368,12 @@ impl Service {
         body: RunBody,
         endpoint: &str,
     ) -> Result<Value, ServiceError> {
-        self.run_record(caller, body, endpoint)
-            .await
-            .and_then(|record| to_json(&record))
+        // A program the policy may send to review is held, so it is copied (when small enough).
+        let program = review::Program::of(&body, &self.config.review);
+        let record = self.run_record(caller, body, endpoint).await?;
+        let mut answer = to_json(&record)?;
+        self.hold_for_review(caller, program, &record, &mut answer);
+        Ok(answer)
     }
 
     /// Checks, runs in the jail and validates a program; every judged or executed program is `Ok`
@@ -375,8 +384,27 @@ impl Service {
         body: RunBody,
         endpoint: &str,
     ) -> Result<RunRecord, ServiceError> {
+        self.run_record_with(caller, body, endpoint, None).await
+    }
+
+    /// [`Service::run_record`], for a program a person approved (`reviewed`: the review and the
+    /// approval the record and the audit line carry).
+    async fn run_record_with(
+        &self,
+        caller: &Caller,
+        body: RunBody,
+        endpoint: &str,
+        reviewed: Option<&review::Reviewed>,
+    ) -> Result<RunRecord, ServiceError> {
         let mut audit = PendingAudit::new(&self.audit, caller, endpoint, &body.code);
-        let result = self.run_inner(caller, body, &mut audit.record).await;
+        if let Some(reviewed) = reviewed {
+            audit.record.review = Some(reviewed.id.clone());
+            audit.record.approver = Some(reviewed.approval.by.clone());
+        }
+        let approval = reviewed.map(|reviewed| reviewed.approval.clone());
+        let result = self
+            .run_inner(caller, body, &mut audit.record, approval)
+            .await;
         match &result {
             Ok(record) => audit.record.from_record(record),
             Err(err) => {
@@ -395,6 +423,7 @@ impl Service {
         caller: &Caller,
         body: RunBody,
         audit: &mut AuditRecord,
+        approval: Option<pipeline::Approval>,
     ) -> Result<RunRecord, ServiceError> {
         let (name, registered) = self.policy(caller, body.policy.as_deref())?;
         audit.policy = Some(name.to_owned());
@@ -422,6 +451,7 @@ impl Service {
             schema: body.schema,
             limits: body.limits,
             return_files: body.return_files,
+            approval,
         };
         let slot = self
             .admission

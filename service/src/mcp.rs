@@ -78,6 +78,7 @@ pub fn serve_stdio_blocking(
         .context("cannot start the async runtime")?;
     let state_dir = service.config.state_dir.clone();
     let reaper = runtime.spawn(crate::server::reap_periodically(Arc::clone(&service)));
+    let pool = runtime.spawn(crate::pool::maintain(Arc::clone(&service)));
     let session_reaper = runtime.spawn(crate::sessions::reap_periodically(Arc::clone(
         service.sessions(),
     )));
@@ -88,6 +89,7 @@ pub fn serve_stdio_blocking(
         result
     });
     reaper.abort();
+    pool.abort();
     session_reaper.abort();
     service.kill_running();
     drop(runtime);
@@ -220,7 +222,9 @@ impl ServerHandler for Warden {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools()))
+        Ok(ListToolsResult::with_all_items(
+            [tools(), review_tools()].concat(),
+        ))
     }
 
     async fn call_tool(
@@ -240,6 +244,14 @@ impl ServerHandler for Warden {
             },
             "describe_policy" => match parse::<DescribeArgs>(arguments) {
                 Ok(args) => self.describe_policy(&args),
+                Err(result) => result,
+            },
+            "review_status" => match parse::<ReviewArgs>(arguments) {
+                Ok(args) => self.review_status(&args),
+                Err(result) => result,
+            },
+            "run_reviewed" => match parse::<ReviewArgs>(arguments) {
+                Ok(args) => self.run_reviewed(&args).await,
                 Err(result) => result,
             },
             other => {
@@ -354,6 +366,8 @@ impl Warden {
             .timeout_ms
             .filter(|ms| *ms > 0)
             .map(Duration::from_millis);
+        // Kept to hold for review, should the policy send the cell there.
+        let code = args.code.clone();
         let execute = self.service.execute_cell(
             &self.caller,
             &session.id,
@@ -378,6 +392,9 @@ impl Warden {
             Ok(record) => record,
             Err(err) => return service_error(&err),
         };
+        if record.pointer("/check/decision").and_then(Value::as_str) == Some("review") {
+            return self.held_for_review(&policy, &code, &record);
+        }
         let alive = record.get("session_alive") != Some(&Value::Bool(false));
         let mut written = Vec::new();
         let mut file_images = Vec::new();
@@ -691,6 +708,7 @@ fn failed_validation(message: String) -> warden_gateway::validate::Validation {
             schema_path: String::new(),
             message,
         }],
+        result: Default::default(),
     }
 }
 
@@ -1237,4 +1255,165 @@ mod tests {
         assert!(cut.ends_with("line 99"));
         assert_eq!(tail("short\n"), "short");
     }
+}
+
+// Reviews (service/src/review.rs): a cell the policy sends to review is held; once a person
+// approves it, `run_reviewed` runs it once as a standalone program.
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReviewArgs {
+    id: String,
+}
+
+impl Warden {
+    /// The tool result for a cell the policy sends to review: held, with its id and what to do.
+    fn held_for_review(&self, policy: &str, code: &str, record: &Value) -> CallToolResult {
+        let findings = record
+            .pointer("/check/findings")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let rules = findings
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f.get("action").and_then(Value::as_str) == Some("review"))
+            .map(|f| {
+                format!(
+                    "{} at line {}: {}",
+                    f.get("rule").and_then(Value::as_str).unwrap_or("?"),
+                    f.pointer("/span/line").and_then(Value::as_u64).unwrap_or(0),
+                    f.get("message").and_then(Value::as_str).unwrap_or("")
+                )
+            })
+            .collect::<Vec<_>>();
+        let why = format!(
+            "This cell did not run: policy {policy:?} requires a person to approve it first ({}). \
+             The session kept its state.",
+            rules.join("; ")
+        );
+        match self
+            .service
+            .hold_cell_for_review(&self.caller, policy, code, findings)
+        {
+            Ok(review) => CallToolResult::error(vec![ContentBlock::text(format!(
+                "{why}\nIt awaits approval as review {id} (until {expires}). Tell the user: a \
+                 person approves it with `warden review approve {id}` on the server, or POST \
+                 /v1/reviews/{id}/approve. Check with the review_status tool ({{\"id\": \"{id}\"}}); \
+                 once it is approved, the run_reviewed tool ({{\"id\": \"{id}\"}}) runs it once, as \
+                 a standalone program in a fresh jail, not in this session: it must define or load \
+                 everything it uses itself. Or write the cell without what needs review.",
+                id = review.id,
+                expires = review.expires_at,
+            ))]),
+            Err(err) => CallToolResult::error(vec![ContentBlock::text(format!(
+                "{why}\nIt could not be held for review ({}): {}",
+                err.code(),
+                err.message()
+            ))]),
+        }
+    }
+
+    fn review_status(&self, args: &ReviewArgs) -> CallToolResult {
+        match self.service.own_review(&self.caller, &args.id) {
+            Ok(review) => {
+                let now = review.state_now();
+                let next = match now {
+                    "pending" => "It awaits a person's approval; check again later.",
+                    "approved" => "Approved: call run_reviewed with this id to run it (once).",
+                    "rejected" => "Rejected: it will not run; write the program another way.",
+                    "used" => "It has run already; an approval is good for one run.",
+                    "void" => "Void: the policy changed since; submit the program again.",
+                    _ => "Expired: submit the program again.",
+                };
+                let mut text = format!("review {}: {now}. {next}", review.id);
+                if let Some(by) = &review.decided_by {
+                    let _ = write!(text, " Decided by {by}.");
+                }
+                if let Some(reason) = &review.reason {
+                    let _ = write!(text, " Reason: {reason}");
+                }
+                CallToolResult::success(vec![ContentBlock::text(text)])
+            }
+            Err(err) => service_error(&err),
+        }
+    }
+
+    async fn run_reviewed(&self, args: &ReviewArgs) -> CallToolResult {
+        let result = self
+            .service
+            .run_reviewed(
+                &self.caller,
+                &args.id,
+                super::review::RunReviewBody::default(),
+                "run_reviewed",
+            )
+            .await;
+        match result {
+            Ok(record) => reviewed_result(&record),
+            Err(err) => service_error(&err),
+        }
+    }
+}
+
+/// A reviewed program's run record as text for the model.
+fn reviewed_result(record: &Value) -> CallToolResult {
+    let status = record["status"].as_str().unwrap_or("?");
+    let mut text = format!("The approved program ran (status {status}).");
+    let field = |name: &str| record.get(name).and_then(Value::as_str).unwrap_or("");
+    for (name, label) in [
+        ("stdout", "stdout"),
+        ("stderr", "stderr"),
+        ("message", "note"),
+    ] {
+        let value = field(name);
+        if !value.is_empty() {
+            let _ = write!(text, "\n{label}:\n{}", tail(value));
+        }
+    }
+    if let Some(traceback) = record.pointer("/error/traceback").and_then(Value::as_str) {
+        let _ = write!(text, "\ntraceback:\n{}", tail(traceback));
+    }
+    let content = vec![ContentBlock::text(text)];
+    if status == "ok" {
+        CallToolResult::success(content)
+    } else {
+        CallToolResult::error(content)
+    }
+}
+
+fn review_tools() -> Vec<Tool> {
+    let id = json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "description": "The review id a run_python result gave."}
+        },
+        "required": ["id"],
+        "additionalProperties": false
+    });
+    vec![
+        Tool::new(
+            "review_status",
+            "Where a program held for review stands: pending (a person has not decided yet), approved (run it with run_reviewed), rejected, used, void or expired.",
+            schema_object(id.clone()),
+        )
+        .with_annotations(
+            ToolAnnotations::with_title("Check a review")
+                .read_only(true)
+                .idempotent(true)
+                .open_world(false),
+        ),
+        Tool::new(
+            "run_reviewed",
+            "Run a program a person approved, by its review id: once, as a standalone program in a fresh jail (not in the session). Returns its output like run_python.",
+            schema_object(id),
+        )
+        .with_annotations(
+            ToolAnnotations::with_title("Run an approved program")
+                .read_only(false)
+                .destructive(false)
+                .idempotent(false)
+                .open_world(false),
+        ),
+    ]
 }

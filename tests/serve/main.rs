@@ -10,4 +10,5 @@ mod http;
 mod install;
 mod load;
 mod mcp;
+mod review;
 mod sessions;

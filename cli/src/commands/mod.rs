@@ -10,6 +10,7 @@ mod corpus;
 mod doctor;
 pub mod exit;
 mod repl;
+mod review;
 mod rules;
 mod run;
 mod runtime;
@@ -49,6 +50,9 @@ pub enum Command {
     Runtime(runtime::RuntimeCommand),
     // About and long help: the doc comment of the arguments struct.
     Serve(serve::ServeArgs),
+    /// Approve or reject the programs a running `warden serve` holds for review.
+    #[command(subcommand)]
+    Review(review::ReviewCommand),
     // About and long help: the doc comment of the arguments struct.
     Mcp(serve::McpArgs),
     /// Run one job for `warden serve` / `warden mcp` (internal).
@@ -94,6 +98,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Runtime(command) => runtime::run(command),
         Command::Corpus(args) => corpus::run(args),
         Command::Serve(args) => serve::serve(args),
+        Command::Review(command) => review::run(command),
         Command::Mcp(args) => serve::mcp(args),
         Command::Worker(args) => serve::worker(args),
         Command::SessionWorker(args) => serve::session_worker(args),

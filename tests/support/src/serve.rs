@@ -72,6 +72,8 @@ pub struct Options {
     pub user: Option<(u32, u32)>,
     /// Lines of the `[sessions]` table (`max_sessions = 2\n`…); the server's defaults when `None`.
     pub sessions: Option<String>,
+    /// More configuration, appended as it is (`[review]`, more `[[tokens]]`…).
+    pub extra_config: Option<String>,
 }
 
 impl Default for Options {
@@ -93,6 +95,7 @@ impl Default for Options {
             extra_policies: Vec::new(),
             user: None,
             sessions: None,
+            extra_config: None,
         }
     }
 }
@@ -221,6 +224,10 @@ policies = ["review", "strict"]
         );
         let config = match &options.sessions {
             Some(lines) => format!("{config}\n[sessions]\n{lines}\n"),
+            None => config,
+        };
+        let config = match &options.extra_config {
+            Some(extra) => format!("{config}\n{extra}\n"),
             None => config,
         };
         let config_path = dir.path().join("serve.toml");

@@ -1,0 +1,994 @@
+//! Programs the policy sends to review, held until a person approves or rejects them, then run
+//! once by the client that submitted them.
+//!
+//! A run whose decision is `review` (over HTTP, or a cell over MCP) is stored here with a random
+//! id: the program's text and SHA-256, the registered policy's name and SHA-256, the caller, the
+//! findings, and the run's inputs, schema and limits. An approver (a token with `approve = true`,
+//! or a peer on the Unix socket with the server's uid or root) approves or rejects it; its
+//! submitter then runs it by id, once. The approval binds to the program's SHA-256 and to the
+//! policy's: a policy whose text changed (a restart with edited rules) voids it. Everything
+//! expires `review.ttl_ms` after submission.
+//!
+//! The store is a directory, `<state_dir>/reviews` (mode 0700): one small `<id>.json` (the
+//! review's state) and one `<id>.program.json` (the program) per review, each written whole
+//! (temporary file, then rename), every change made under an exclusive `flock` on its `lock`
+//! file. So reviews survive a restart of the server, and a `warden mcp` process with the same
+//! state directory shares them with `warden serve` (whose socket the operator uses to approve).
+//! It is bounded: at most `review.max_reviews` reviews (finished and expired ones are removed
+//! first to make room) of at most `review.max_bytes` each.
+//!
+//! What this module does not do: judge programs (the worker does, with the policy), or decide who
+//! is calling (the front ends do).
+
+use std::fs;
+use std::io::{Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::bail;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use warden_gateway::pipeline::{Approval, CallerLimits, RunRecord, RunStatus};
+
+use super::audit::AuditRecord;
+use super::job::InputFile;
+use super::{sha256, Caller, RunBody, Service, ServiceError};
+
+/// Default `review.ttl_ms` (1 hour).
+pub const DEFAULT_TTL_MS: u64 = 3_600_000;
+/// Default `review.max_reviews`.
+pub const DEFAULT_MAX_REVIEWS: usize = 64;
+/// Default `review.max_bytes` (1 MiB).
+pub const DEFAULT_MAX_BYTES: usize = 1 << 20;
+/// The longest rejection reason kept.
+const MAX_REASON_CHARS: usize = 1000;
+
+/// `[review]`: where reviews are kept and how many, how large, for how long.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewSettings {
+    /// `<state_dir>/reviews`.
+    pub dir: PathBuf,
+    /// A review expires this long after it was submitted, approved or not.
+    pub ttl: Duration,
+    /// Reviews kept at once (0: programs are never held; a `review` decision stays a dead end).
+    pub max_reviews: usize,
+    /// The largest program held (its text, inputs and schema, as stored).
+    pub max_bytes: usize,
+}
+
+impl ReviewSettings {
+    pub fn new(
+        dir: PathBuf,
+        ttl_ms: Option<u64>,
+        max_reviews: Option<usize>,
+        max_bytes: Option<usize>,
+    ) -> anyhow::Result<Self> {
+        if ttl_ms == Some(0) {
+            bail!("review.ttl_ms must be at least 1");
+        }
+        if max_bytes == Some(0) {
+            bail!("review.max_bytes must be at least 1 (turn reviews off with review.max_reviews = 0)");
+        }
+        Ok(Self {
+            dir,
+            ttl: Duration::from_millis(ttl_ms.unwrap_or(DEFAULT_TTL_MS)),
+            max_reviews: max_reviews.unwrap_or(DEFAULT_MAX_REVIEWS),
+            max_bytes: max_bytes.unwrap_or(DEFAULT_MAX_BYTES),
+        })
+    }
+}
+
+/// Where a review stands. `expired` is not stored: a pending or approved review past its time
+/// reads as expired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Pending,
+    Approved,
+    Rejected,
+    /// Run once already.
+    Used,
+    /// The policy changed after it was submitted.
+    Void,
+}
+
+impl Status {
+    fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Approved => "approved",
+            Status::Rejected => "rejected",
+            Status::Used => "used",
+            Status::Void => "void",
+        }
+    }
+}
+
+/// One review's state (`<id>.json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Review {
+    pub id: String,
+    pub status: Status,
+    /// Who may run it: the submitter's owner (`token:<name>`, `uid:<uid>`, an MCP connection).
+    pub owner: String,
+    /// The submitter as the audit log names it.
+    pub submitted_by: String,
+    /// `run` (HTTP) or `run_python` (an MCP cell).
+    pub endpoint: String,
+    /// The registered name of the policy, and the digest of its text when it was submitted.
+    pub policy: String,
+    pub policy_sha256: String,
+    pub program_sha256: String,
+    /// The findings that sent it to review.
+    pub findings: Value,
+    /// The names of the inputs it carries.
+    pub inputs: Vec<String>,
+    pub bytes: u64,
+    pub created_at: String,
+    pub created_ms: u64,
+    pub expires_at: String,
+    pub expires_ms: u64,
+    #[serde(default)]
+    pub decided_by: Option<String>,
+    #[serde(default)]
+    pub decided_at: Option<String>,
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// The status of its run, once run.
+    #[serde(default)]
+    pub run_status: Option<String>,
+}
+
+impl Review {
+    /// Its status as clients see it: `expired` for a pending or approved review past its time.
+    pub fn state(&self, now_ms: u64) -> &'static str {
+        match self.status {
+            Status::Pending | Status::Approved if now_ms >= self.expires_ms => "expired",
+            status => status.as_str(),
+        }
+    }
+
+    /// Its status as clients see it now.
+    pub fn state_now(&self) -> &'static str {
+        self.state(now_ms())
+    }
+
+    /// What lists and answers show of it (without the program).
+    pub fn describe(&self, now_ms: u64) -> Value {
+        json!({
+            "id": self.id,
+            "status": self.state(now_ms),
+            "policy": {"name": self.policy, "sha256": self.policy_sha256},
+            "program_sha256": self.program_sha256,
+            "submitted_by": self.submitted_by,
+            "endpoint": self.endpoint,
+            "findings": self.findings,
+            "inputs": self.inputs,
+            "bytes": self.bytes,
+            "created_at": self.created_at,
+            "expires_at": self.expires_at,
+            "decided_by": self.decided_by,
+            "decided_at": self.decided_at,
+            "reason": self.reason,
+            "run_status": self.run_status,
+        })
+    }
+
+    /// The part a run's answer carries.
+    fn brief(&self, now_ms: u64) -> Value {
+        json!({
+            "id": self.id,
+            "status": self.state(now_ms),
+            "expires_at": self.expires_at,
+            "approved_by": if self.status == Status::Rejected { None } else { self.decided_by.clone() },
+        })
+    }
+}
+
+/// The program a review holds (`<id>.program.json`): what its run gets.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Program {
+    pub code: String,
+    #[serde(default)]
+    pub inputs: Vec<InputFile>,
+    #[serde(default)]
+    pub schema: Option<Value>,
+    #[serde(default)]
+    pub limits: CallerLimits,
+    #[serde(default)]
+    pub return_files: bool,
+}
+
+impl Program {
+    /// A run request's program, when it is small enough to be held (cheap to decide: the copy is
+    /// only made for those).
+    pub fn of(body: &RunBody, settings: &ReviewSettings) -> Option<Self> {
+        let estimate = body.code.len()
+            + body
+                .inputs
+                .iter()
+                .map(|i| i.name.len() + i.content_base64.len())
+                .sum::<usize>();
+        (settings.max_reviews > 0 && estimate <= settings.max_bytes).then(|| Self {
+            code: body.code.clone(),
+            inputs: body.inputs.clone(),
+            schema: body.schema.clone(),
+            limits: body.limits,
+            return_files: body.return_files,
+        })
+    }
+}
+
+/// A program run on an approval: the review's id and who approved it.
+#[derive(Debug, Clone)]
+pub struct Reviewed {
+    pub id: String,
+    pub approval: Approval,
+}
+
+/// `POST /v1/reviews/{id}/approve` and `/reject`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecideBody {
+    /// Why (kept with the review, at most 1000 characters).
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// `POST /v1/reviews/{id}/run`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunReviewBody {
+    /// The program the caller means to run: refused (409) unless it is the approved one.
+    #[serde(default)]
+    pub code: Option<String>,
+}
+
+/// A new review, before it has an id.
+struct NewReview<'a> {
+    caller: &'a Caller,
+    endpoint: &'a str,
+    policy: &'a str,
+    policy_sha256: &'a str,
+    findings: Value,
+}
+
+/// The review directory, opened for one operation.
+struct Store<'a> {
+    settings: &'a ReviewSettings,
+}
+
+/// Held for the length of one change to the store.
+struct Locked {
+    _lock: nix::fcntl::Flock<fs::File>,
+}
+
+impl<'a> Store<'a> {
+    fn new(settings: &'a ReviewSettings) -> Self {
+        Self { settings }
+    }
+
+    fn lock(&self) -> Result<Locked, ServiceError> {
+        let dir = &self.settings.dir;
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|err| store_error(&format!("cannot create {}: {err}", dir.display())))?;
+        let path = dir.join("lock");
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(&path)
+            .map_err(|err| store_error(&format!("cannot open {}: {err}", path.display())))?;
+        let lock = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive).map_err(
+            |(_, errno)| store_error(&format!("cannot lock {}: {errno}", path.display())),
+        )?;
+        Ok(Locked { _lock: lock })
+    }
+
+    fn state_path(&self, id: &str) -> PathBuf {
+        self.settings.dir.join(format!("{id}.json"))
+    }
+
+    fn program_path(&self, id: &str) -> PathBuf {
+        self.settings.dir.join(format!("{id}.program.json"))
+    }
+
+    /// One review's state; `None` when there is none (or the id is not one warden makes).
+    fn load(&self, id: &str) -> Option<Review> {
+        if !valid_id(id) {
+            return None;
+        }
+        let text = read_capped(&self.state_path(id), 1 << 20)?;
+        serde_json::from_slice::<Review>(&text)
+            .ok()
+            .filter(|review| review.id == id)
+    }
+
+    fn program(&self, id: &str) -> Result<Program, ServiceError> {
+        let cap = u64::try_from(self.settings.max_bytes)
+            .unwrap_or(u64::MAX)
+            .saturating_mul(2)
+            .saturating_add(4096);
+        let bytes = read_capped(&self.program_path(id), cap)
+            .ok_or_else(|| store_error(&format!("the program of review {id} is missing")))?;
+        serde_json::from_slice(&bytes)
+            .map_err(|err| store_error(&format!("the program of review {id} is unreadable: {err}")))
+    }
+
+    /// Every review, oldest first.
+    fn all(&self) -> Vec<Review> {
+        let Ok(entries) = fs::read_dir(&self.settings.dir) else {
+            return Vec::new();
+        };
+        let mut reviews: Vec<Review> = entries
+            .flatten()
+            .filter_map(|entry| {
+                let name = entry.file_name().into_string().ok()?;
+                let id = name.strip_suffix(".json")?;
+                self.load(id)
+            })
+            .collect();
+        reviews.sort_by_key(|review| (review.created_ms, review.id.clone()));
+        reviews
+    }
+
+    fn save(&self, review: &Review) -> Result<(), ServiceError> {
+        let bytes = serde_json::to_vec(review)
+            .map_err(|err| store_error(&format!("cannot encode review: {err}")))?;
+        write_whole(&self.state_path(&review.id), &bytes)
+    }
+
+    fn remove(&self, id: &str) {
+        let _ = fs::remove_file(self.state_path(id));
+        let _ = fs::remove_file(self.program_path(id));
+    }
+
+    /// Removes the reviews that ended or expired more than a TTL ago (they stay visible that long).
+    fn sweep(&self, now_ms: u64) {
+        let ttl = millis(self.settings.ttl);
+        for review in self.all() {
+            if review.expires_ms.saturating_add(ttl) <= now_ms {
+                self.remove(&review.id);
+            }
+        }
+    }
+}
+
+impl Service {
+    /// Whether `caller` may approve and reject reviews: a token with `approve = true`, or a peer
+    /// on the Unix socket (without a token) whose uid is the server's or root's.
+    pub fn may_approve(&self, caller: &Caller) -> bool {
+        if let Some(name) = caller.owner.strip_prefix("token:") {
+            return self
+                .config
+                .tokens
+                .iter()
+                .any(|token| token.name == name && token.approve);
+        }
+        caller
+            .owner
+            .strip_prefix("uid:")
+            .and_then(|uid| uid.parse::<u32>().ok())
+            .is_some_and(|uid| uid == 0 || uid == nix::unistd::geteuid().as_raw())
+    }
+
+    /// After a run whose status is `review_required` (HTTP): holds the program for review and
+    /// adds `review` to the answer (`{"id", "status": "pending", "expires_at"}`, or `null` with
+    /// the reason in `message` when it could not be held). One `review_submit` audit line.
+    pub(crate) fn hold_for_review(
+        &self,
+        caller: &Caller,
+        program: Option<Program>,
+        record: &RunRecord,
+        answer: &mut Value,
+    ) {
+        if record.status != RunStatus::ReviewRequired {
+            return;
+        }
+        let policy = record
+            .policy
+            .registered_as
+            .clone()
+            .unwrap_or_else(|| record.policy.name.clone());
+        let findings = serde_json::to_value(&record.check.findings).unwrap_or(Value::Null);
+        let held = match program {
+            None if self.config.review.max_reviews == 0 => Err(ServiceError::Forbidden(
+                "this server holds no programs for review (review.max_reviews = 0)".to_owned(),
+            )),
+            None => Err(too_large(&self.config.review)),
+            Some(program) if sha256(program.code.as_bytes()) != record.program_sha256 => Err(
+                ServiceError::Internal("the program held differs from the one judged".to_owned()),
+            ),
+            Some(program) => self.submit_review(
+                NewReview {
+                    caller,
+                    endpoint: "run",
+                    policy: &policy,
+                    policy_sha256: &record.policy.sha256,
+                    findings,
+                },
+                &program,
+            ),
+        };
+        let Some(object) = answer.as_object_mut() else {
+            return;
+        };
+        match held {
+            Ok(review) => {
+                let id = review.id.clone();
+                object.insert("review".to_owned(), review.brief(now_ms()));
+                object.insert(
+                    "message".to_owned(),
+                    json!(format!(
+                        "the policy requires a review before this program runs; it is held for \
+                         review as {id} until {}: once a person approves it, run it with POST \
+                         /v1/reviews/{id}/run (GET /v1/reviews/{id} says where it stands)",
+                        review.expires_at
+                    )),
+                );
+            }
+            Err(err) => {
+                object.insert("review".to_owned(), Value::Null);
+                object.insert(
+                    "message".to_owned(),
+                    json!(format!(
+                        "the policy requires a review before this program runs, and it could not \
+                         be held for review: {}",
+                        err.message()
+                    )),
+                );
+            }
+        }
+    }
+
+    /// Holds a cell an MCP client sent (policy `policy`, findings from its record) for review.
+    pub(crate) fn hold_cell_for_review(
+        &self,
+        caller: &Caller,
+        policy: &str,
+        code: &str,
+        findings: Value,
+    ) -> Result<Review, ServiceError> {
+        let program = Program {
+            code: code.to_owned(),
+            inputs: Vec::new(),
+            schema: None,
+            limits: CallerLimits::default(),
+            return_files: false,
+        };
+        let registered = self
+            .config
+            .policies
+            .get(policy)
+            .ok_or_else(|| ServiceError::Internal(format!("no policy is named {policy:?}")))?;
+        self.submit_review(
+            NewReview {
+                caller,
+                endpoint: "run_python",
+                policy,
+                policy_sha256: &registered.policy.sha256,
+                findings,
+            },
+            &program,
+        )
+    }
+
+    fn submit_review(&self, new: NewReview<'_>, program: &Program) -> Result<Review, ServiceError> {
+        let started = Instant::now();
+        let mut audit = AuditRecord::new(&new.caller.identity, "review_submit");
+        audit.code_sha256 = Some(sha256(program.code.as_bytes()));
+        audit.policy = Some(new.policy.to_owned());
+        audit.policy_sha256 = Some(new.policy_sha256.to_owned());
+        audit.decision = Some("review".to_owned());
+        let result = self.store_review(new, program);
+        if let Ok(review) = &result {
+            audit.review = Some(review.id.clone());
+        }
+        self.finish_audit(audit, &result, started);
+        result
+    }
+
+    fn store_review(&self, new: NewReview<'_>, program: &Program) -> Result<Review, ServiceError> {
+        let settings = &self.config.review;
+        if settings.max_reviews == 0 {
+            return Err(ServiceError::Forbidden(
+                "this server holds no programs for review (review.max_reviews = 0)".to_owned(),
+            ));
+        }
+        let bytes = serde_json::to_vec(program)
+            .map_err(|err| store_error(&format!("cannot encode the program: {err}")))?;
+        if bytes.len() > settings.max_bytes {
+            return Err(too_large(settings));
+        }
+        let store = Store::new(settings);
+        let _locked = store.lock()?;
+        let now = now_ms();
+        store.sweep(now);
+        let mut reviews = store.all();
+        // Make room: finished and expired reviews go first, oldest first.
+        let mut finished = reviews
+            .iter()
+            .filter(|r| !matches!(r.state(now), "pending" | "approved"))
+            .map(|r| r.id.clone())
+            .collect::<Vec<_>>()
+            .into_iter();
+        while reviews.len() >= settings.max_reviews {
+            let Some(id) = finished.next() else {
+                return Err(ServiceError::Conflict(
+                    "review_limit",
+                    format!(
+                        "{} programs await review already (review.max_reviews); ask for them to \
+                         be approved or rejected, or retry later",
+                        reviews.len()
+                    ),
+                ));
+            };
+            store.remove(&id);
+            reviews.retain(|r| r.id != id);
+        }
+        let id = new_id()?;
+        let expires = now.saturating_add(millis(settings.ttl));
+        let review = Review {
+            id: id.clone(),
+            status: Status::Pending,
+            owner: new.caller.owner.clone(),
+            submitted_by: new.caller.identity.clone(),
+            endpoint: new.endpoint.to_owned(),
+            policy: new.policy.to_owned(),
+            policy_sha256: new.policy_sha256.to_owned(),
+            program_sha256: sha256(program.code.as_bytes()),
+            findings: new.findings,
+            inputs: program.inputs.iter().map(|i| i.name.clone()).collect(),
+            bytes: bytes.len() as u64,
+            created_at: rfc3339(now),
+            created_ms: now,
+            expires_at: rfc3339(expires),
+            expires_ms: expires,
+            decided_by: None,
+            decided_at: None,
+            reason: None,
+            run_status: None,
+        };
+        // The program first: a state file always has its program.
+        write_whole(&store.program_path(&id), &bytes)?;
+        if let Err(err) = store.save(&review) {
+            store.remove(&id);
+            return Err(err);
+        }
+        Ok(review)
+    }
+
+    /// `GET /v1/reviews`: every review for an approver, the caller's own otherwise.
+    pub fn list_reviews(&self, caller: &Caller) -> Result<Value, ServiceError> {
+        let approver = self.may_approve(caller);
+        let store = Store::new(&self.config.review);
+        let now = now_ms();
+        let reviews: Vec<Value> = store
+            .all()
+            .iter()
+            .filter(|review| approver || review.owner == caller.owner)
+            .map(|review| review.describe(now))
+            .collect();
+        Ok(json!({
+            "reviews": reviews,
+            "approver": approver,
+            "max_reviews": self.config.review.max_reviews,
+            "ttl_ms": millis(self.config.review.ttl),
+        }))
+    }
+
+    /// `GET /v1/reviews/{id}`: the review with its program (to an approver, or to its submitter).
+    pub fn review_info(&self, caller: &Caller, id: &str) -> Result<Value, ServiceError> {
+        let store = Store::new(&self.config.review);
+        let review = store
+            .load(id)
+            .filter(|review| review.owner == caller.owner || self.may_approve(caller))
+            .ok_or_else(|| no_review(id))?;
+        let program = store.program(id)?;
+        let mut answer = review.describe(now_ms());
+        if let Some(object) = answer.as_object_mut() {
+            object.insert("code".to_owned(), json!(program.code));
+            object.insert("schema".to_owned(), json!(program.schema));
+            object.insert("limits".to_owned(), json!(program.limits));
+        }
+        Ok(answer)
+    }
+
+    /// `POST /v1/reviews/{id}/approve` and `/reject`: an approver's decision on a pending review
+    /// (a rejection also withdraws an approval not yet used). One audit line with the approver.
+    pub fn decide_review(
+        &self,
+        caller: &Caller,
+        id: &str,
+        approve: bool,
+        body: DecideBody,
+    ) -> Result<Value, ServiceError> {
+        let started = Instant::now();
+        let endpoint = if approve {
+            "review_approve"
+        } else {
+            "review_reject"
+        };
+        let mut audit = AuditRecord::new(&caller.identity, endpoint);
+        audit.review = Some(id.chars().take(64).collect());
+        audit.approver = Some(caller.identity.clone());
+        let result = self.decide_inner(caller, id, approve, body, &mut audit);
+        self.finish_audit(audit, &result, started);
+        result
+    }
+
+    fn decide_inner(
+        &self,
+        caller: &Caller,
+        id: &str,
+        approve: bool,
+        body: DecideBody,
+        audit: &mut AuditRecord,
+    ) -> Result<Value, ServiceError> {
+        if !self.may_approve(caller) {
+            return Err(ServiceError::Forbidden(
+                "this client may not approve or reject reviews: a token needs `approve = true` in \
+                 the server's configuration, or call over the Unix socket as the server's user \
+                 or root"
+                    .to_owned(),
+            ));
+        }
+        let store = Store::new(&self.config.review);
+        let _locked = store.lock()?;
+        let mut review = store.load(id).ok_or_else(|| no_review(id))?;
+        audit.code_sha256 = Some(review.program_sha256.clone());
+        audit.policy = Some(review.policy.clone());
+        audit.policy_sha256 = Some(review.policy_sha256.clone());
+        let now = now_ms();
+        let state = review.state(now);
+        let allowed = matches!(
+            (approve, state),
+            (true, "pending") | (false, "pending" | "approved")
+        );
+        if !allowed {
+            return Err(conflict(state, id));
+        }
+        if approve {
+            // A policy whose text changed since submission voids the review now rather than at
+            // its run (a policy this server does not hold is checked when it runs).
+            if let Some(current) = self.config.policies.get(&review.policy) {
+                if current.policy.sha256 != review.policy_sha256 {
+                    review.status = Status::Void;
+                    store.save(&review)?;
+                    return Err(conflict("void", id));
+                }
+            }
+        }
+        review.status = if approve {
+            Status::Approved
+        } else {
+            Status::Rejected
+        };
+        review.decided_by = Some(caller.identity.clone());
+        review.decided_at = Some(rfc3339(now));
+        review.reason = body
+            .reason
+            .map(|reason| reason.chars().take(MAX_REASON_CHARS).collect());
+        store.save(&review)?;
+        Ok(review.describe(now))
+    }
+
+    /// `POST /v1/reviews/{id}/run` (and the MCP `run_reviewed` tool): runs an approved program
+    /// once, for the client that submitted it (404 for anyone else). The approval binds to the
+    /// program's and the policy's SHA-256; the record's `approval` names the approver.
+    pub async fn run_reviewed(
+        &self,
+        caller: &Caller,
+        id: &str,
+        body: RunReviewBody,
+        endpoint: &str,
+    ) -> Result<Value, ServiceError> {
+        let (review, program) = match self.take_review(caller, id, body.code.as_deref()) {
+            Ok(taken) => taken,
+            Err(err) => {
+                let mut audit = AuditRecord::new(&caller.identity, endpoint);
+                audit.review = Some(id.chars().take(64).collect());
+                self.finish_audit(audit, &Err::<(), _>(err.clone()), Instant::now());
+                return Err(err);
+            }
+        };
+        let reviewed = Reviewed {
+            id: review.id.clone(),
+            approval: Approval {
+                method: "review".to_owned(),
+                by: review.decided_by.clone().unwrap_or_default(),
+            },
+        };
+        let run = RunBody {
+            code: program.code,
+            policy: Some(review.policy.clone()),
+            inputs: program.inputs,
+            schema: program.schema,
+            limits: program.limits,
+            return_files: program.return_files,
+        };
+        let result = self
+            .run_record_with(caller, run, endpoint, Some(&reviewed))
+            .await;
+        // Nothing ran when the request was turned away: the approval stays for a retry.
+        let ran = match &result {
+            Ok(record) => Some(record.status.as_str().to_owned()),
+            Err(ServiceError::Rejected(..) | ServiceError::BadRequest(_)) => None,
+            Err(err) => Some(err.code().to_owned()),
+        };
+        let review = self.finish_review(id, ran).unwrap_or(review);
+        let record = result?;
+        let mut answer = super::to_json(&record)?;
+        if let Some(object) = answer.as_object_mut() {
+            object.insert("review".to_owned(), review.brief(now_ms()));
+        }
+        Ok(answer)
+    }
+
+    /// Checks that `id` is the caller's, approved and unexpired, for the same program and an
+    /// unchanged policy, and marks it used (so that it runs once, whoever else asks at the same
+    /// time).
+    fn take_review(
+        &self,
+        caller: &Caller,
+        id: &str,
+        code: Option<&str>,
+    ) -> Result<(Review, Program), ServiceError> {
+        let store = Store::new(&self.config.review);
+        let _locked = store.lock()?;
+        let mut review = store
+            .load(id)
+            .filter(|review| review.owner == caller.owner)
+            .ok_or_else(|| no_review(id))?;
+        let state = review.state(now_ms());
+        if state != "approved" {
+            return Err(conflict(state, id));
+        }
+        let program = store.program(id)?;
+        if sha256(program.code.as_bytes()) != review.program_sha256 {
+            return Err(store_error(&format!(
+                "the program of review {id} does not match its digest"
+            )));
+        }
+        if let Some(code) = code {
+            if sha256(code.as_bytes()) != review.program_sha256 {
+                return Err(ServiceError::Conflict(
+                    "review_mismatch",
+                    format!(
+                        "review {id} approved another program (SHA-256 {}); this one needs a \
+                         review of its own",
+                        review.program_sha256
+                    ),
+                ));
+            }
+        }
+        // The caller may still use the policy, and its text is the one the approver saw.
+        let (_, registered) = self.policy(caller, Some(&review.policy)).map_err(|err| {
+            ServiceError::Conflict(
+                "review_void",
+                format!("review {id} cannot run: {}", err.message()),
+            )
+        })?;
+        if registered.policy.sha256 != review.policy_sha256 {
+            review.status = Status::Void;
+            store.save(&review)?;
+            return Err(conflict("void", id));
+        }
+        review.status = Status::Used;
+        store.save(&review)?;
+        Ok((review, program))
+    }
+
+    /// Records how the run of a review ended, or gives the approval back when nothing ran.
+    fn finish_review(&self, id: &str, ran: Option<String>) -> Option<Review> {
+        let store = Store::new(&self.config.review);
+        let _locked = store.lock().ok()?;
+        let mut review = store.load(id)?;
+        match ran {
+            Some(status) => review.run_status = Some(status),
+            None => review.status = Status::Approved,
+        }
+        store.save(&review).ok()?;
+        Some(review)
+    }
+
+    /// The review `id` as its submitter sees it (for the MCP `review_status` tool).
+    pub fn own_review(&self, caller: &Caller, id: &str) -> Result<Review, ServiceError> {
+        Store::new(&self.config.review)
+            .load(id)
+            .filter(|review| review.owner == caller.owner)
+            .ok_or_else(|| no_review(id))
+    }
+}
+
+/// The answer to a run of a review that is not approved (409), by its state.
+fn conflict(state: &str, id: &str) -> ServiceError {
+    let (code, message) = match state {
+        "pending" => (
+            "review_pending",
+            format!("review {id} awaits a person's approval; nothing ran"),
+        ),
+        "approved" => (
+            "review_approved",
+            format!("review {id} is approved already"),
+        ),
+        "rejected" => (
+            "review_rejected",
+            format!("review {id} was rejected; it will not run"),
+        ),
+        "used" => (
+            "review_used",
+            format!("review {id} has run once already; an approval is good for one run"),
+        ),
+        "void" => (
+            "review_void",
+            format!(
+                "review {id} is void: the policy changed since it was submitted; submit the \
+                 program again"
+            ),
+        ),
+        _ => (
+            "review_expired",
+            format!("review {id} has expired; submit the program again"),
+        ),
+    };
+    ServiceError::Conflict(code, message)
+}
+
+fn no_review(id: &str) -> ServiceError {
+    ServiceError::NotFound(format!(
+        "no review {:?} for this client (it never existed, belongs to another client, or has \
+         been removed)",
+        id.chars().take(64).collect::<String>()
+    ))
+}
+
+fn too_large(settings: &ReviewSettings) -> ServiceError {
+    ServiceError::TooLarge(format!(
+        "the program and its inputs are over the {} bytes a review may hold (review.max_bytes)",
+        settings.max_bytes
+    ))
+}
+
+fn store_error(message: &str) -> ServiceError {
+    ServiceError::Internal(format!("review store: {message}"))
+}
+
+/// Ids are 32 lowercase hex digits: nothing else names a file in the store.
+fn valid_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// A review id: 128 random bits, hex. Fails closed when the kernel gives no randomness.
+fn new_id() -> Result<String, ServiceError> {
+    let mut bytes = [0u8; 16];
+    fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|err| store_error(&format!("no randomness for an id: {err}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Writes a file whole (a temporary file, then rename), mode 0600.
+fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), ServiceError> {
+    let temporary = path.with_extension(format!("tmp-{}", std::process::id()));
+    let written = fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .mode(0o600)
+        .open(&temporary)
+        .and_then(|mut file| file.write_all(bytes).and_then(|()| file.sync_all()))
+        .and_then(|()| fs::rename(&temporary, path));
+    written.map_err(|err| {
+        let _ = fs::remove_file(&temporary);
+        store_error(&format!("cannot write {}: {err}", path.display()))
+    })
+}
+
+/// A regular file's bytes, at most `cap` of them (`None` when missing, not regular or larger).
+fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > cap {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (bytes.len() as u64 <= cap).then_some(bytes)
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, millis)
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Milliseconds since the epoch as RFC 3339, UTC, milliseconds.
+fn rfc3339(ms: u64) -> String {
+    i64::try_from(ms)
+        .ok()
+        .and_then(chrono::DateTime::from_timestamp_millis)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_have_defaults_and_refuse_zero() {
+        let settings = ReviewSettings::new(PathBuf::from("/x"), None, None, None).unwrap();
+        assert_eq!(settings.ttl, Duration::from_secs(3600));
+        assert_eq!(settings.max_reviews, 64);
+        assert_eq!(settings.max_bytes, 1 << 20);
+        assert!(ReviewSettings::new(PathBuf::from("/x"), Some(0), None, None).is_err());
+        assert!(ReviewSettings::new(PathBuf::from("/x"), None, None, Some(0)).is_err());
+        let off = ReviewSettings::new(PathBuf::from("/x"), None, Some(0), None).unwrap();
+        assert_eq!(off.max_reviews, 0);
+    }
+
+    #[test]
+    fn only_warden_ids_name_files() {
+        assert!(valid_id(&new_id().unwrap()));
+        for bad in [
+            "",
+            "../lock",
+            "lock",
+            &"A".repeat(32),
+            &"a".repeat(33),
+            "0123456789abcdef0123456789abcde/",
+        ] {
+            assert!(!valid_id(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn expiry_shows_in_the_state() {
+        let review = Review {
+            id: "a".repeat(32),
+            status: Status::Approved,
+            owner: "uid:1".to_owned(),
+            submitted_by: "uid:1 pid:2".to_owned(),
+            endpoint: "run".to_owned(),
+            policy: "p".to_owned(),
+            policy_sha256: String::new(),
+            program_sha256: String::new(),
+            findings: Value::Null,
+            inputs: Vec::new(),
+            bytes: 0,
+            created_at: rfc3339(0),
+            created_ms: 0,
+            expires_at: rfc3339(1000),
+            expires_ms: 1000,
+            decided_by: None,
+            decided_at: None,
+            reason: None,
+            run_status: None,
+        };
+        assert_eq!(review.state(999), "approved");
+        assert_eq!(review.state(1000), "expired");
+        assert_eq!(review.created_at, "1970-01-01T00:00:00.000Z");
+        let used = Review {
+            status: Status::Used,
+            ..review
+        };
+        assert_eq!(used.state(5000), "used");
+    }
+}
