@@ -13,7 +13,7 @@ use warden_policy::{Decision, Finding, Policy, PolicyRef};
 use crate::files::{self, OutputFile, WorkDir};
 use crate::python_error::{self, PythonError};
 use crate::stopped_by::{self, StoppedBy};
-use crate::validate::{OutputSchema, Validation};
+use crate::validate::{OutputSchema, ResultFrom, Validation};
 
 /// How a run ended, as the result record names it (docs/architecture.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +76,11 @@ pub struct RunRequest {
     pub output_dir: Option<PathBuf>,
     /// A schema that replaces the policy's output schema.
     pub schema: Option<serde_json::Value>,
+    /// Where the result the schema judges is read from; the policy's `[output] result` when `None`.
+    pub result: Option<ResultFrom>,
+    /// The program's name as its author knows it (`analysis.py`, `<stdin>`), shown in tracebacks
+    /// and warnings instead of the jail's path; the jail's path when `None`.
+    pub program_name: Option<String>,
     /// Skip the static layer (the jail is never optional).
     pub no_policy: bool,
     /// Skip the runtime layer's audit hook (to prove the jail alone; the kernel's exec ban stays).
@@ -104,7 +109,8 @@ pub struct RunRecord {
     pub stdout_truncated: bool,
     pub stderr_truncated: bool,
     pub check: CheckSummary,
-    pub validation: Validation,
+    /// The output schema's verdict; `null` when no schema applies (nothing was validated).
+    pub validation: Option<Validation>,
     pub usage: warden_jail::Usage,
     pub files: Vec<OutputFile>,
     pub layers: Option<warden_jail::Layers>,
@@ -202,7 +208,7 @@ impl RunRecord {
             stdout_truncated: false,
             stderr_truncated: false,
             check,
-            validation: Validation::not_required(),
+            validation: None,
             usage: warden_jail::Usage::default(),
             files: Vec::new(),
             layers: None,
@@ -413,7 +419,10 @@ fn run_in_jail(
     record.limits = Some(AppliedLimits::of(policy, &request.limits));
     let mut config = crate::jail_config::with_limits(policy, &limits)?;
     match crate::hook_config::runtime_layer(policy, request.no_hooks) {
-        Ok(layer) => config.bootstrap = crate::jail_config::bootstrap(layer),
+        Ok(layer) => {
+            config.bootstrap = crate::jail_config::bootstrap(layer);
+            config.bootstrap.program_name = request.program_name.clone();
+        }
         Err(message) => {
             record.message = Some(message);
             return Ok(End::SetupFailed);
@@ -465,19 +474,35 @@ fn run_in_jail(
     if !notes.is_empty() {
         record.message = Some(format!("output files: {}", notes.join("; ")));
     }
+    let delivery = Delivery {
+        schema,
+        from: request.result.unwrap_or(policy.output_result),
+        workdir: &workdir.path,
+        max_bytes: limits.stdout_bytes,
+    };
     Ok(End::Ran(apply_outcome(
         record,
         outcome,
-        schema,
+        &delivery,
         files_collected,
     )))
+}
+
+/// What judges a run's result, and where it was delivered.
+struct Delivery<'a> {
+    schema: Option<&'a OutputSchema>,
+    from: ResultFrom,
+    /// The host work dir, where `result.json` is read with [`ResultFrom::File`].
+    workdir: &'a std::path::Path,
+    /// The cap on the result file (the policy's `stdout_bytes`, as the result on stdout has).
+    max_bytes: u64,
 }
 
 /// Fills the record from the jail's outcome: output, usage, validation and the Python error.
 fn apply_outcome(
     record: &mut RunRecord,
     outcome: warden_jail::Outcome,
-    schema: Option<&OutputSchema>,
+    result: &Delivery,
     files_collected: bool,
 ) -> Ending {
     record.exit_code = outcome.exit_code;
@@ -496,12 +521,21 @@ fn apply_outcome(
         valid_output: None,
         files_collected: true,
     };
-    let valid_output = schema.map(|schema| {
-        record.validation = match run_status(jail_only) {
-            RunStatus::Ok => schema.validate(&outcome.stdout, outcome.stdout_truncated),
+    let valid_output = result.schema.map(|schema| {
+        let mut validation = match run_status(jail_only) {
+            RunStatus::Ok => schema.validate_result(
+                result.from,
+                &outcome.stdout,
+                outcome.stdout_truncated,
+                Some(result.workdir),
+                result.max_bytes,
+            ),
             other => Validation::not_validated(other),
         };
-        record.validation.valid
+        validation.result = result.from;
+        let valid = validation.valid;
+        record.validation = Some(validation);
+        valid
     });
     Ending {
         jail: outcome.status,

@@ -1,14 +1,24 @@
-//! Output validation: standard output must be one JSON document that satisfies the policy's schema.
+//! Output validation: the program's result must be one JSON document that satisfies the policy's
+//! schema. The result is read from where the run says ([`ResultFrom`]): the whole of standard output
+//! (the default), its last non-empty line (so debug prints before it do not fail the run), or
+//! `result.json` in the work dir.
 //!
-//! Owns compiling the schema (before anything runs: a bad schema is a configuration error) and judging
-//! captured output. Knows nothing about how output was captured.
+//! Owns compiling the schema (before anything runs: a bad schema is a configuration error), reading
+//! the result from where it was delivered, and judging it. Knows nothing about how output was
+//! captured.
 //!
 //! A schema may come from a client of the server, so what it can cost is bounded before it is
 //! compiled ([`check_bounds`]: size, nesting depth, number of references), and compiling and
 //! validating run on a thread of their own with a stack sized for the worst schema those bounds
 //! admit (a `$ref` chain is followed recursively while validating, once per level of the output).
 
+use std::path::Path;
+
 use serde::Serialize;
+pub use warden_policy::settings::ResultFrom;
+
+/// The file a program writes its result to with [`ResultFrom::File`], in its work dir.
+pub const RESULT_FILE: &str = "result.json";
 
 /// One way the output fails the schema.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -20,11 +30,14 @@ pub struct OutputError {
     pub message: String,
 }
 
-/// The `validation` part of the result record.
+/// The `validation` part of the result record (`null` there when no schema applies).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Validation {
     pub valid: bool,
     pub errors: Vec<OutputError>,
+    /// Where the result was read from: `stdout`, `last_line` or `file`.
+    #[serde(default)]
+    pub result: ResultFrom,
 }
 
 impl Validation {
@@ -40,14 +53,7 @@ impl Validation {
                     status.as_str()
                 ),
             }],
-        }
-    }
-
-    /// No schema: nothing to check.
-    pub fn not_required() -> Self {
-        Self {
-            valid: true,
-            errors: Vec::new(),
+            result: ResultFrom::default(),
         }
     }
 
@@ -59,8 +65,121 @@ impl Validation {
                 schema_path: String::new(),
                 message,
             }],
+            result: ResultFrom::default(),
         }
     }
+}
+
+/// How a result is delivered, for the error that says the delivery failed: what applied, and how
+/// to use the other ways (the same words for the command line, the HTTP API and MCP).
+pub fn delivery_help(from: ResultFrom) -> String {
+    let applied = match from {
+        ResultFrom::Stdout => {
+            "the result is read from the whole of standard output (result = stdout), which must be \
+             exactly one JSON document"
+        }
+        ResultFrom::LastLine => {
+            "the result is read from the last non-empty line of standard output (result = \
+             last_line), which must be one JSON document on one line"
+        }
+        ResultFrom::File => {
+            "the result is read from result.json in the work dir (result = file), which the program \
+             must write"
+        }
+    };
+    let others: Vec<&str> = ResultFrom::ALL
+        .into_iter()
+        .filter(|other| *other != from)
+        .map(|other| match other {
+            ResultFrom::Stdout => "result = stdout: print only the JSON document",
+            ResultFrom::LastLine => {
+                "result = last_line: print the JSON document on one line, last (other prints may \
+                 come before it)"
+            }
+            ResultFrom::File => {
+                "result = file: write the JSON document to result.json in the work dir \
+                 (standard output is free)"
+            }
+        })
+        .collect();
+    format!(
+        "{applied}; other ways ({}, the run request's \"result\", or [output] result in the rules \
+         file): {}",
+        "warden run --result stdout|last-line|file",
+        others.join("; ")
+    )
+}
+
+/// Reads the result from where it was delivered: the JSON text, or why there is none.
+fn delivered(
+    from: ResultFrom,
+    stdout: &[u8],
+    truncated: bool,
+    workdir: Option<&Path>,
+    max_bytes: u64,
+) -> Result<String, String> {
+    match from {
+        ResultFrom::Stdout | ResultFrom::LastLine => {
+            if truncated {
+                return Err(
+                    "standard output exceeded the policy's cap and was truncated".to_owned(),
+                );
+            }
+            let text = std::str::from_utf8(stdout)
+                .map_err(|err| format!("standard output is not UTF-8: {err}"))?;
+            let text = if from == ResultFrom::LastLine {
+                text.lines().rev().find(|line| !line.trim().is_empty())
+            } else {
+                Some(text)
+            }
+            .unwrap_or_default()
+            .trim();
+            if text.is_empty() {
+                return Err("standard output is empty; expected one JSON document".to_owned());
+            }
+            Ok(text.to_owned())
+        }
+        ResultFrom::File => {
+            let Some(dir) = workdir else {
+                return Err(format!("{RESULT_FILE}: the run had no work dir"));
+            };
+            read_result_file(&dir.join(RESULT_FILE), max_bytes)
+        }
+    }
+}
+
+/// Reads `result.json` from the host work dir (the jail's copy, which the program can no longer
+/// change): a regular file (never through a symlink), within `max_bytes`, UTF-8.
+fn read_result_file(path: &Path, max_bytes: u64) -> Result<String, String> {
+    use std::io::Read;
+    let meta = std::fs::symlink_metadata(path).map_err(|err| match err.kind() {
+        std::io::ErrorKind::NotFound => format!("{RESULT_FILE} was not written in the work dir"),
+        _ => format!("{RESULT_FILE} cannot be read: {err}"),
+    })?;
+    if !meta.is_file() {
+        return Err(format!("{RESULT_FILE} is not a regular file"));
+    }
+    let file =
+        std::fs::File::open(path).map_err(|err| format!("{RESULT_FILE} cannot be read: {err}"))?;
+    if meta.len() > max_bytes {
+        return Err(format!(
+            "{RESULT_FILE} is over the result's cap ({max_bytes} bytes, the policy's stdout_bytes)"
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(max_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| format!("{RESULT_FILE} cannot be read: {err}"))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(format!(
+            "{RESULT_FILE} is over the result's cap ({max_bytes} bytes, the policy's stdout_bytes)"
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|err| format!("{RESULT_FILE} is not UTF-8: {err}"))?;
+    if text.trim().is_empty() {
+        return Err(format!("{RESULT_FILE} is empty; expected one JSON document"));
+    }
+    Ok(text)
 }
 
 /// At most this many errors are reported.
@@ -334,29 +453,42 @@ impl OutputSchema {
         Ok(Self { validator })
     }
 
-    /// Judges captured standard output. `truncated` output is never valid: it was cut at the cap.
+    /// Judges captured standard output as one JSON document. `truncated` output is never valid:
+    /// it was cut at the cap.
     pub fn validate(&self, stdout: &[u8], truncated: bool) -> Validation {
-        if truncated {
-            return Validation::fail(
-                "standard output exceeded the policy's cap and was truncated".to_owned(),
-            );
-        }
-        let text = match std::str::from_utf8(stdout) {
-            Ok(text) => text.trim(),
-            Err(err) => return Validation::fail(format!("standard output is not UTF-8: {err}")),
+        self.validate_result(ResultFrom::Stdout, stdout, truncated, None, 0)
+    }
+
+    /// Judges the result where `from` says it was delivered: standard output (`truncated` output is
+    /// never valid), its last non-empty line, or `result.json` in `workdir` (at most `max_bytes`).
+    /// When there is no JSON document there, the error says which way applied and how to use the
+    /// others ([`delivery_help`]).
+    pub fn validate_result(
+        &self,
+        from: ResultFrom,
+        stdout: &[u8],
+        truncated: bool,
+        workdir: Option<&Path>,
+        max_bytes: u64,
+    ) -> Validation {
+        let mut validation = self.judge(from, delivered(from, stdout, truncated, workdir, max_bytes));
+        validation.result = from;
+        validation
+    }
+
+    fn judge(&self, from: ResultFrom, text: Result<String, String>) -> Validation {
+        let where_ = match from {
+            ResultFrom::Stdout => "standard output",
+            ResultFrom::LastLine => "the last non-empty line of standard output",
+            ResultFrom::File => RESULT_FILE,
         };
-        if text.is_empty() {
-            return Validation::fail(
-                "standard output is empty; expected one JSON document".to_owned(),
-            );
-        }
-        let document: serde_json::Value = match serde_json::from_str(text) {
+        let document: serde_json::Value = match text
+            .and_then(|text| {
+                serde_json::from_str(&text)
+                    .map_err(|err| format!("{where_} is not one JSON document: {err}"))
+            }) {
             Ok(document) => document,
-            Err(err) => {
-                return Validation::fail(format!(
-                    "standard output is not one JSON document: {err}"
-                ));
-            }
+            Err(err) => return Validation::fail(format!("{err}. {}", delivery_help(from))),
         };
         let judged = on_deep_stack(|| {
             self.validator
@@ -376,6 +508,7 @@ impl OutputSchema {
         Validation {
             valid: errors.is_empty(),
             errors,
+            result: from,
         }
     }
 }

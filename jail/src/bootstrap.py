@@ -25,8 +25,13 @@ def _run():
 
     program = "/run/warden/main.py"
     lib = "/run/warden/lib"
-    flags = sys.argv[1:]
+    flags = [flag for flag in sys.argv[1:] if not flag.startswith("--name=")]
     layer_flags = [flag for flag in flags if flag != "--session"]
+    # The name tracebacks and warnings show (`analysis.py`, `<stdin>`): a file name, never one the
+    # runtime layer would take for library code (a path under its roots, `<frozen …`).
+    name = next((flag[7:] for flag in sys.argv[1:] if flag.startswith("--name=")), "")
+    if not name or "/" in name or name.startswith("<frozen"):
+        name = program
 
     def fail(what, err):
         sys.stderr.write(f"warden-bootstrap: {what}: {type(err).__name__}: {err}\n")
@@ -39,7 +44,13 @@ def _run():
     else:
         with open(program, encoding="utf-8") as f:
             source = f.read()
-        code = compile(source, program, "exec", dont_inherit=True)
+        code = compile(source, name, "exec", dont_inherit=True)
+        if name != program:
+            # Its lines, for whoever formats a frame of it (no file has that name in the jail).
+            import linecache
+
+            linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+            del linecache
     if layer_flags:
         sys.path.insert(0, lib)
         try:
@@ -79,7 +90,14 @@ def _run():
     except BaseException as err:
         # As the interpreter would print it, without this frame: the traceback starts in the program.
         err.__traceback__ = err.__traceback__.tb_next
-        sys.excepthook(type(err), err, err.__traceback__)
+        if name != program and sys.excepthook is sys.__excepthook__:
+            # Compiled under a name no file has, its lines are in linecache only, which Python's
+            # `traceback` reads (the interpreter's own printer reads files).
+            import traceback
+
+            traceback.print_exception(type(err), err, err.__traceback__)
+        else:
+            sys.excepthook(type(err), err, err.__traceback__)
         raise SystemExit(1) from None
 
 

@@ -42,6 +42,11 @@ pub struct Bootstrap {
     /// Session mode: the bootstrap does not run a program; it reads cells from its standard input
     /// and answers each with one line on its standard output (see [`crate::Session`]).
     pub session: bool,
+    /// The program's name as its author knows it (`analysis.py`, `<stdin>`): the bootstrap compiles
+    /// the program under it, so tracebacks and warnings show it instead of [`PROGRAM_PATH`]. A name
+    /// the runtime layer would take for library code (absolute, `<frozen …`) is not used.
+    #[serde(default)]
+    pub program_name: Option<String>,
 }
 
 /// A confinement layer a policy can require.

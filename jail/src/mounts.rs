@@ -12,7 +12,7 @@
 //! The tree, in the jail's view:
 //! - `/usr` (and the interpreter's prefixes, and any configured binds): read-only binds of the host;
 //! - `/bin`, `/lib`, `/lib64`, `/sbin`: the host's merged-usr symlinks (or binds on older layouts);
-//! - `/etc`: only `passwd`, `group`, `hosts`, written by warden;
+//! - `/etc`: only `passwd`, `group`, `hosts` and `fonts/fonts.conf`, written by warden;
 //! - `/work`, `/tmp`: size-capped, `noexec` tmpfs of their own, gone with the run; the run's input
 //!   files are bound read-only into `/work`;
 //! - `/dev`: a small tmpfs with `null`, `zero`, `random`, `urandom` bound from the host, and the
@@ -252,6 +252,12 @@ pub fn plan(s: &MountSettings<'_>) -> Vec<Mount> {
             format!("127.0.0.1 localhost {0}\n::1 localhost {0}\n", s.hostname),
             "`socket.gethostname` lookups stay local",
         ),
+        (
+            "/etc/fonts/fonts.conf",
+            FONTS_CONF.to_owned(),
+            "fontconfig (what matplotlib and Pillow load to find fonts) finds a configuration and a \
+             writable cache instead of printing `Fontconfig error: Cannot load default config file`",
+        ),
     ] {
         steps.push(Mount::File { path: path.into(), mode: 0o644, contents, why: why.into() });
     }
@@ -284,6 +290,17 @@ pub fn plan(s: &MountSettings<'_>) -> Vec<Mount> {
     steps.push(Mount::RemountRootReadOnly);
     steps
 }
+
+/// The jail's fontconfig configuration: the host's fonts (under the read-only `/usr`) and a cache
+/// in the run's own `/tmp`.
+const FONTS_CONF: &str = "<?xml version=\"1.0\"?>
+<!DOCTYPE fontconfig SYSTEM \"urn:fontconfig:fonts.dtd\">
+<fontconfig>
+  <dir>/usr/share/fonts</dir>
+  <dir>/usr/local/share/fonts</dir>
+  <cachedir>/tmp/.cache/fontconfig</cachedir>
+</fontconfig>
+";
 
 /// A raw operation, with host paths (below the stage directory), ready to run inside the jail.
 #[derive(Debug)]

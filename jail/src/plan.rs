@@ -341,6 +341,10 @@ fn argv(config: &Config, interpreter: &Interpreter) -> Vec<String> {
     if config.bootstrap.session {
         argv.push("--session".into());
     }
+    if let Some(name) = &config.bootstrap.program_name {
+        // One argument, so no name can read as another flag.
+        argv.push(format!("--name={name}"));
+    }
     argv
 }
 

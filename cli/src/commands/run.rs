@@ -39,9 +39,17 @@ pub struct RunArgs {
     /// Copy the files the program wrote in its work dir here (must not exist, or be empty).
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
-    /// JSON Schema standard output must satisfy (replaces the policy's).
+    /// JSON Schema the program's result must satisfy (replaces the policy's). Where the result is
+    /// read from: see `--result`.
     #[arg(long, value_name = "FILE")]
     pub schema: Option<PathBuf>,
+    /// Where the result the schema judges is read from (replaces the rules file's `[output] result`):
+    /// `stdout`, the whole of standard output is one JSON document (the default); `last-line`, the
+    /// last non-empty line of standard output is the JSON document, so prints before it (debugging,
+    /// progress) do not fail the run; `file`, the program writes `result.json` in its work dir and
+    /// standard output is free.
+    #[arg(long, value_name = "WHERE", value_parser = parse_result_from)]
+    pub result: Option<warden_gateway::validate::ResultFrom>,
     /// Approve a program the policy sends to review (recorded in the result).
     #[arg(long)]
     pub approve: bool,
@@ -82,6 +90,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         inputs: args.inputs.clone(),
         output_dir: args.output_dir.clone(),
         schema,
+        result: args.result,
+        program_name: Some(program_name(&args.program)),
         no_policy: args.no_policy,
         no_hooks: args.no_hooks,
         approval: args.approve.then(|| Approval {
@@ -111,6 +121,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         exit::FAILED
     }))
+}
+
+/// `--result`'s values: `stdout`, `last-line` (or `last_line`), `file`.
+fn parse_result_from(text: &str) -> Result<warden_gateway::validate::ResultFrom, String> {
+    warden_gateway::validate::ResultFrom::parse(text)
+        .ok_or_else(|| format!("{text:?}: expected stdout, last-line or file"))
+}
+
+/// The name tracebacks show for the program: its file name (`analysis.py`), `<stdin>` for `-`.
+fn program_name(path: &Path) -> String {
+    if path == Path::new("-") {
+        return "<stdin>".to_owned();
+    }
+    path.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "<program>".to_owned())
 }
 
 /// Reads the program, never more than one byte past the policy's size limit (the checker then
@@ -234,7 +261,7 @@ fn report(args: &RunArgs, record: &RunRecord) -> anyhow::Result<()> {
             stopped.layer.name()
         )?;
     }
-    for error in &record.validation.errors {
+    for error in record.validation.iter().flat_map(|v| &v.errors) {
         writeln!(
             err,
             "warden: output invalid at `{}` (schema `{}`): {}",

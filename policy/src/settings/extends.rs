@@ -315,13 +315,16 @@ fn merge(mut base: RawRules, file: RawRules) -> (RawRules, Vec<RulesError>) {
     let RawOutput {
         schema,
         schema_file,
+        result,
     } = output;
     if schema.is_some() || schema_file.is_some() {
         out.output = RawOutput {
             schema,
             schema_file,
+            result: out.output.result.take(),
         };
     }
+    over(&mut out.output.result, result);
     (out, errors)
 }
 
