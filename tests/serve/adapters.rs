@@ -138,6 +138,7 @@ fn autogen_code_executor_agent_runs_its_blocks_in_warden() {
         &[
             "test_state_persists_a_denial_reaches_the_model_and_the_retry_succeeds",
             "test_without_a_model_the_agent_executes_blocks_it_is_sent",
+            "test_the_executor_is_an_autogen_component_without_its_token",
             "test_one_shot_runs_and_cancellation",
         ],
     );

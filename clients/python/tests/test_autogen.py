@@ -99,6 +99,18 @@ class AutogenCodeExecutorAgent(unittest.TestCase):
         self.assertIn("KeyError: 'missing'", text)
         self.assertIn("warden runs Python only", shell.messages[-1].content)
 
+    def test_the_executor_is_an_autogen_component_without_its_token(self):
+        executor = WardenCodeExecutor(self.client, policy="default", limits={"wall_time_ms": 5000})
+        agent = CodeExecutorAgent("runner", code_executor=executor)
+        dumped = agent.dump_component().model_dump_json()
+        self.assertIn("warden_client.adapters.autogen.WardenCodeExecutor", dumped)
+        self.assertNotIn(support.token(), dumped)
+        loaded = CodeExecutorAgent.load_component(agent.dump_component())
+        restored = loaded._code_executor
+        self.assertIsInstance(restored, WardenCodeExecutor)
+        self.assertEqual((restored.client.url, restored.policy, restored.limits),
+                         (self.client.url, "default", {"wall_time_ms": 5000}))
+
     def test_one_shot_runs_and_cancellation(self):
         async def scenario():
             one_shot = WardenCodeExecutor(self.client, stateful=False)

@@ -23,8 +23,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Dict, List, Optional
 
-from autogen_core import CancellationToken
+from autogen_core import CancellationToken, Component
 from autogen_core.code_executor import CodeBlock, CodeExecutor, CodeResult
+from pydantic import BaseModel
+from typing_extensions import Self
 
 from ..client import Client, Inputs, Session
 from ..errors import WardenError
@@ -32,7 +34,18 @@ from ..errors import WardenError
 PYTHON_LANGUAGES = ("python", "py", "python3")
 
 
-class WardenCodeExecutor(CodeExecutor):
+class WardenCodeExecutorConfig(BaseModel):
+    """What `dump_component()` saves of a `WardenCodeExecutor`: where warden is and how to use it.
+    Never the token (a loaded executor reads `$WARDEN_TOKEN`), nor input files."""
+
+    url: str
+    policy: Optional[str] = None
+    limits: Optional[Dict[str, int]] = None
+    stateful: bool = True
+    timeout: float = 120.0
+
+
+class WardenCodeExecutor(CodeExecutor, Component[WardenCodeExecutorConfig]):
     """Runs AutoGen code blocks in warden.
 
     Args:
@@ -42,6 +55,9 @@ class WardenCodeExecutor(CodeExecutor):
         inputs: files to place in the work dir (`{"sales.csv": b"..."}`).
         stateful: one session for every block (default), or a one-shot run per block.
     """
+
+    component_config_schema = WardenCodeExecutorConfig
+    component_provider_override = "warden_client.adapters.autogen.WardenCodeExecutor"
 
     def __init__(
         self,
@@ -107,6 +123,17 @@ class WardenCodeExecutor(CodeExecutor):
                 await asyncio.to_thread(session.close)
             except WardenError:
                 pass
+
+    def _to_config(self) -> WardenCodeExecutorConfig:
+        return WardenCodeExecutorConfig(
+            url=self.client.url, policy=self.policy, limits=self.limits, stateful=self.stateful,
+            timeout=self.client.timeout,
+        )
+
+    @classmethod
+    def _from_config(cls, config: WardenCodeExecutorConfig) -> Self:
+        return cls(Client(config.url, timeout=config.timeout), policy=config.policy, limits=config.limits,
+                   stateful=config.stateful)
 
     async def start(self) -> None:
         """Nothing to start: the session begins with the first block."""
