@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 ./scripts/demo.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
+# The Kubernetes manifests (deploy/kubernetes/) against the Kubernetes API schemas, strictly.
+./scripts/k8s-validate.sh
 # The runtime layer's native module is a cdylib nothing links, so no test build makes it: build it
 # (and the binaries) for the debug profile the tests use, beside target/debug/warden.
 cargo build -p warden -p warden-corpus -p warden-hook
