@@ -30,14 +30,19 @@ fn adapters_python() -> PathBuf {
     python
 }
 
-/// Runs one module of clients/python/tests with `python` against a fresh server; every test in
-/// `expected` must pass, and nothing may be skipped.
-fn run_python_tests(python: &Path, module: &str, sessions: &str, expected: &[&str]) {
-    let server = Server::start(Options {
+/// The server's settings: both listeners, and these `[sessions]` lines.
+fn options(sessions: &str) -> Options {
+    Options {
         tcp: true,
         sessions: Some(sessions.to_owned()),
         ..Options::default()
-    });
+    }
+}
+
+/// Runs one module of clients/python/tests with `python` against a fresh server; every test in
+/// `expected` must pass, and nothing may be skipped.
+fn run_python_tests(python: &Path, module: &str, options: Options, expected: &[&str]) {
+    let server = Server::start(options);
     let dir = repo().join("clients/python");
     let output = Command::new(python)
         .args(["-m", "unittest", "-v", module])
@@ -85,13 +90,19 @@ fn run_python_tests(python: &Path, module: &str, sessions: &str, expected: &[&st
 
 #[test]
 fn the_python_client_speaks_the_whole_api_on_the_standard_library_alone() {
-    // One session at a time, ended after 2 s idle: the Retry-After test waits for that.
+    // One run slot and a queue of one, so a third run is refused (429 queue_full); one session at
+    // a time, ended after 2 s idle. The Retry-After tests wait for both.
     run_python_tests(
         Path::new("/usr/bin/python3"),
         "tests.test_client",
-        "max_sessions = 1\nidle_timeout_ms = 2000\n",
+        Options {
+            max_concurrent_runs: 1,
+            queue_size: 1,
+            ..options("max_sessions = 1\nidle_timeout_ms = 2000\n")
+        },
         &[
             "test_unix_socket_without_a_token",
+            "test_the_address_and_token_come_from_the_environment",
             "test_tcp_needs_its_token",
             "test_no_server_is_a_connection_error",
             "test_a_bad_address_is_refused_at_once",
@@ -101,6 +112,7 @@ fn the_python_client_speaks_the_whole_api_on_the_standard_library_alone() {
             "test_limits_tighten_and_a_timeout_is_a_record",
             "test_check_without_running",
             "test_unknown_policy_and_forbidden_policy",
+            "test_a_full_queue_answers_429_and_the_client_retries_after_it",
             "test_the_client_timeout_raises_a_typed_error",
             "test_state_files_streaming_and_end",
             "test_an_error_keeps_the_session",
@@ -116,7 +128,7 @@ fn smolagents_code_agent_runs_every_step_in_a_warden_session() {
     run_python_tests(
         &adapters_python(),
         "tests.test_smolagents",
-        "max_sessions = 2\n",
+        options("max_sessions = 2\n"),
         &[
             "test_steps_share_a_session_a_denial_reaches_the_model_and_final_answer_returns",
             "test_a_raising_step_sends_its_output_and_traceback",
@@ -134,7 +146,7 @@ fn autogen_code_executor_agent_runs_its_blocks_in_warden() {
     run_python_tests(
         &adapters_python(),
         "tests.test_autogen",
-        "max_sessions = 2\n",
+        options("max_sessions = 2\n"),
         &[
             "test_state_persists_a_denial_reaches_the_model_and_the_retry_succeeds",
             "test_without_a_model_the_agent_executes_blocks_it_is_sent",
@@ -149,7 +161,7 @@ fn a_langchain_agent_calls_warden_as_a_tool() {
     run_python_tests(
         &adapters_python(),
         "tests.test_langchain",
-        "max_sessions = 2\n",
+        options("max_sessions = 2\n"),
         &[
             "test_calls_share_a_session_and_a_denial_reaches_the_model_as_a_tool_error",
             "test_a_raising_call_returns_its_traceback_and_one_shot_runs_keep_no_state",

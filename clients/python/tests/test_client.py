@@ -4,6 +4,8 @@ a time, idle for 2 s at most, so every test ends its session."""
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 import unittest
 
@@ -28,6 +30,21 @@ class Listeners(unittest.TestCase):
         self.assertEqual(caught.exception.status, 401)
         with self.assertRaises(errors.Unauthorized):
             warden_client.Client(support.tcp_url(), token="not-a-token").run("print(1)")
+
+    def test_the_address_and_token_come_from_the_environment(self):
+        saved = {k: os.environ.get(k) for k in ("WARDEN_URL", "WARDEN_TOKEN")}
+        try:
+            os.environ["WARDEN_URL"] = support.tcp_url()
+            os.environ["WARDEN_TOKEN"] = support.token()
+            client = warden_client.Client()
+            self.assertEqual(client.url, support.tcp_url())
+            self.assertEqual(client.run("print('env')").stdout, "env\n")
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
 
     def test_no_server_is_a_connection_error(self):
         with self.assertRaises(errors.WardenConnectionError):
@@ -102,6 +119,36 @@ class Runs(unittest.TestCase):
         strict = warden_client.Client(support.tcp_url(), token=support.strict_token())
         self.assertEqual(strict.run("print(2)").stdout, "2\n")
         self.assertEqual(strict.policy()["name"], "strict")
+
+    def test_a_full_queue_answers_429_and_the_client_retries_after_it(self):
+        # The server has one run slot and a queue of one: a run holds the slot, a second waits in
+        # the queue, and a third is refused at once with Retry-After.
+        results = {}
+
+        def run(name, code):
+            results[name] = support.tcp_client(max_retries=0).run(code)
+
+        holder = threading.Thread(target=run, args=("holder", "import time\ntime.sleep(2.5)\nprint('held')"))
+        holder.start()
+        time.sleep(0.8)
+        queued = threading.Thread(target=run, args=("queued", "print('queued')"))
+        queued.start()
+        time.sleep(0.5)
+        try:
+            with self.assertRaises(errors.QueueFull) as caught:
+                support.tcp_client(max_retries=0).run("print('refused')")
+            self.assertEqual(caught.exception.status, 429)
+            self.assertEqual(caught.exception.code, "queue_full")
+            self.assertIsNotNone(caught.exception.retry_after)
+            started = time.monotonic()
+            record = support.tcp_client(max_retries=10, max_retry_wait=60).run("print('retried')")
+            self.assertEqual(record.stdout, "retried\n")
+            self.assertGreater(time.monotonic() - started, 0.5)
+        finally:
+            holder.join()
+            queued.join()
+        self.assertEqual(results["holder"].stdout, "held\n")
+        self.assertEqual(results["queued"].stdout, "queued\n")
 
     def test_the_client_timeout_raises_a_typed_error(self):
         impatient = support.tcp_client(timeout=0.5)
