@@ -1075,8 +1075,51 @@ fn answer_cap(policy: &warden_policy::Policy) -> usize {
     usize::try_from(cap).unwrap_or(usize::MAX)
 }
 
-/// A session id: 128 random bits, hex (unguessable; a session is also bound to its owner).
+/// A session id: 128 random bits, hex (unguessable; a session is also bound to its owner), then
+/// `.` and this server's node when `WARDEN_NODE` names one, so that a router in front of several
+/// servers sends a session's requests to the node that holds it (docs/scale-out.md).
 fn new_id() -> String {
+    with_node(random_hex(), node())
+}
+
+fn with_node(hex: String, node: Option<&str>) -> String {
+    match node {
+        Some(node) => format!("{hex}.{node}"),
+        None => hex,
+    }
+}
+
+/// The node a session id names (what follows the first `.`), if it names one.
+pub fn node_of(id: &str) -> Option<&str> {
+    id.split_once('.')
+        .map(|(_, node)| node)
+        .filter(|node| !node.is_empty())
+}
+
+/// This server's node: `WARDEN_NODE` (in Kubernetes, the pod's `spec.nodeName` through the downward
+/// API) when it is a DNS name (lower-case letters, digits, `-` and `.`, at most 253), else none.
+fn node() -> Option<&'static str> {
+    static NODE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    NODE.get_or_init(|| {
+        std::env::var("WARDEN_NODE")
+            .ok()
+            .filter(|name| is_node_name(name))
+    })
+    .as_deref()
+}
+
+fn is_node_name(name: &str) -> bool {
+    let edges_ok =
+        |c: Option<char>| c.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+    name.len() <= 253
+        && edges_ok(name.chars().next())
+        && edges_ok(name.chars().last())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+}
+
+fn random_hex() -> String {
     let mut bytes = [0u8; 16];
     let filled = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
     if filled.is_err() {
@@ -1121,6 +1164,23 @@ mod tests {
         assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
         assert_ne!(a, b);
     }
+
+    #[test]
+    fn ids_name_the_node_when_there_is_one() {
+        let hex = "0123456789abcdef0123456789abcdef".to_owned();
+        let id = with_node(hex.clone(), Some("worker-3.zone-b"));
+        assert_eq!(id, format!("{hex}.worker-3.zone-b"));
+        assert_eq!(node_of(&id), Some("worker-3.zone-b"));
+        assert_eq!(with_node(hex.clone(), None), hex);
+        assert_eq!(node_of(&hex), None);
+        assert_eq!(node_of(&format!("{hex}.")), None);
+        for good in ["n", "worker-3", "ip-10-0-0-7.ec2.internal"] {
+            assert!(is_node_name(good), "{good}");
+        }
+        let long = "a".repeat(254);
+        for bad in ["", "-a", "a-", "Node", "a/b", "a b", "a_b", &long] {
+            assert!(!is_node_name(bad), "{bad}");
+        }
 
     #[test]
     fn the_caps_count_starting_sessions_per_owner() {
