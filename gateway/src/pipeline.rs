@@ -129,6 +129,14 @@ pub struct RunRecord {
     /// requests the policy did not grant; `null` when nothing was set up to run.
     #[serde(default)]
     pub limits: Option<AppliedLimits>,
+    /// The files the program wrote that did not come back, each with its reason (a symlink, not a
+    /// regular file, over a cap, another name of a file returned, the copy's time bound).
+    #[serde(default)]
+    pub files_refused: Vec<files::RefusedOutput>,
+    /// Whether the program ran in a pooled jail started before it arrived (`warden serve`,
+    /// `warden mcp`; docs/pool.md) rather than in one started for it.
+    #[serde(default)]
+    pub warm: bool,
 }
 
 /// The limits a run was actually given.
@@ -220,6 +228,8 @@ impl RunRecord {
             program_sha256: warden_policy::settings::hex(&Sha256::digest(source)),
             stopped_by: None,
             limits: None,
+            files_refused: Vec::new(),
+            warm: false,
         }
     }
 }
@@ -258,6 +268,29 @@ pub fn check(policy: &Policy, source: &[u8]) -> warden_policy::Report {
 
 /// Runs one program through the whole gateway.
 pub fn execute(policy: &Policy, request: &RunRequest) -> anyhow::Result<RunRecord> {
+    execute_in(policy, request, None)
+}
+
+/// [`execute`] in a pooled jail (`warm`, started for `policy` and not used yet; it is used up
+/// whatever happens): the same checks, gate, record and statuses, `warm: true`. A request with
+/// input files is refused (they go to a cold run, whose inputs the jail places before it starts).
+pub fn execute_warm(
+    policy: &Policy,
+    request: &RunRequest,
+    warm: &mut crate::session::Session,
+) -> anyhow::Result<RunRecord> {
+    anyhow::ensure!(
+        request.inputs.is_empty(),
+        "a pooled jail takes no input files; run this request cold"
+    );
+    execute_in(policy, request, Some(warm))
+}
+
+fn execute_in(
+    policy: &Policy,
+    request: &RunRequest,
+    warm: Option<&mut crate::session::Session>,
+) -> anyhow::Result<RunRecord> {
     // Everything that can be wrong with the request is found before anything runs.
     let schema = output_schema(policy, request)?;
     files::check_inputs(&request.inputs)?;
@@ -276,7 +309,7 @@ pub fn execute(policy: &Policy, request: &RunRequest) -> anyhow::Result<RunRecor
         findings: report.findings.clone(),
     };
     let mut record = RunRecord::new(policy, &request.source, summary);
-    let end = gate_and_run(policy, request, report, schema.as_ref(), &mut record)?;
+    let end = gate_and_run(policy, request, report, schema.as_ref(), &mut record, warm)?;
     record.status = status_of(end);
     if matches!(end, End::Denied) && record.message.is_none() {
         record.message = Some(denied_message(&record.check.findings));
@@ -315,6 +348,7 @@ fn gate_and_run(
     report: warden_policy::Report,
     schema: Option<&OutputSchema>,
     record: &mut RunRecord,
+    warm: Option<&mut crate::session::Session>,
 ) -> anyhow::Result<End> {
     let Some(decoded) = report.decoded else {
         // Undecodable source never runs, with or without the static layer.
@@ -333,7 +367,10 @@ fn gate_and_run(
             Decision::Allow => {}
         }
     }
-    run_in_jail(policy, request, &decoded.text, schema, record)
+    match warm {
+        Some(warm) => run_in_warm_jail(policy, request, &decoded.text, schema, record, warm),
+        None => run_in_jail(policy, request, &decoded.text, schema, record),
+    }
 }
 
 /// The policy's limits, tightened (never loosened) by the caller's.
@@ -447,22 +484,87 @@ fn run_in_jail(
             return Ok(End::SetupFailed);
         }
     };
+    let ran = Ran {
+        workdir: &workdir.path,
+        placed: &placed,
+        limits: &limits,
+        result: request.result.unwrap_or(policy.output_result),
+    };
+    Ok(finish_run(request, schema, record, outcome, ran))
+}
+
+/// A pooled jail: the program is delivered to the interpreter that waits in it.
+fn run_in_warm_jail(
+    policy: &Policy,
+    request: &RunRequest,
+    text: &str,
+    schema: Option<&OutputSchema>,
+    record: &mut RunRecord,
+    warm: &mut crate::session::Session,
+) -> anyhow::Result<End> {
+    let limits = effective_limits(policy, &request.limits);
+    record.limits = Some(AppliedLimits::of(policy, &request.limits));
+    record.layers = Some(warm.layers().clone());
+    record.warm = true;
+    let outcome = match warm.run_program(text, &limits) {
+        Ok(outcome) => outcome,
+        Err(message) => {
+            record.message = Some(message);
+            return Ok(End::SetupFailed);
+        }
+    };
+    let placed = files::PlacedInputs::default();
+    let ran = Ran {
+        workdir: warm.workdir(),
+        placed: &placed,
+        limits: &limits,
+        result: request.result.unwrap_or(policy.output_result),
+    };
+    Ok(finish_run(request, schema, record, outcome, ran))
+}
+
+/// Where a run's files are and the limits it had.
+struct Ran<'a> {
+    workdir: &'a std::path::Path,
+    placed: &'a files::PlacedInputs,
+    limits: &'a warden_policy::settings::PolicyLimits,
+    /// Where the result the schema judges was delivered (the request's, else the policy's).
+    result: ResultFrom,
+}
+
+/// The files, the output and the validation of a run that ended.
+fn finish_run(
+    request: &RunRequest,
+    schema: Option<&OutputSchema>,
+    record: &mut RunRecord,
+    outcome: warden_jail::Outcome,
+    ran: Ran<'_>,
+) -> End {
+    let Ran {
+        workdir,
+        placed,
+        limits,
+        result,
+    } = ran;
     let collect = files::CollectLimits {
         max_files: limits.output_files,
         max_total_bytes: limits.output_bytes,
     };
-    let collected = files::collect_outputs(
-        &workdir.path,
-        &placed,
-        collect,
-        request.output_dir.as_deref(),
-    );
+    let collected =
+        files::collect_outputs(workdir, placed, collect, request.output_dir.as_deref());
     // What the jail refused while copying back, then what collecting said; a cap reached is the
     // run's `output_limit`.
     let (mut notes, capped) = files::copy_back_notes(outcome.copy_back.as_ref(), collect);
+    record.files_refused = files::copy_back_refused(outcome.copy_back.as_ref(), collect);
+    // Stopped at a limit: the files are as the program left them.
+    let partial = outcome.copy_back.as_ref().is_some_and(|copy| copy.partial);
     let files_collected = match collected {
         Ok(collected) => {
             record.files = collected.files;
+            for file in &mut record.files {
+                file.partial = partial;
+            }
+            record.files_refused.extend(collected.refused);
             notes.extend(collected.notes);
             !(capped || collected.over_caps)
         }
@@ -476,16 +578,11 @@ fn run_in_jail(
     }
     let delivery = Delivery {
         schema,
-        from: request.result.unwrap_or(policy.output_result),
-        workdir: &workdir.path,
+        from: result,
+        workdir,
         max_bytes: limits.stdout_bytes,
     };
-    Ok(End::Ran(apply_outcome(
-        record,
-        outcome,
-        &delivery,
-        files_collected,
-    )))
+    End::Ran(apply_outcome(record, outcome, &delivery, files_collected))
 }
 
 /// What judges a run's result, and where it was delivered.

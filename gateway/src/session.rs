@@ -20,6 +20,8 @@ use warden_policy::{Decision, Finding, Policy};
 
 use crate::files::{self, WorkDir};
 
+mod warm;
+
 /// How long a session's interpreter may take to start (import the driver, install the hook).
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a cell may run on after its wall time before the session is ended (the driver's
@@ -140,6 +142,8 @@ pub struct Session {
     last_id: u64,
     /// The inputs placed in the work dir (not outputs).
     placed: files::PlacedInputs,
+    /// How long the next file operation may take, when not the default (a pooled jail's preload).
+    operation_deadline: Option<Duration>,
 }
 
 /// A file in a session's work dir.
@@ -188,6 +192,7 @@ impl Session {
             no_policy: options.no_policy,
             last_id: 0,
             placed,
+            operation_deadline: None,
         };
         session.wait_ready()?;
         Ok(session)
@@ -591,7 +596,8 @@ impl Session {
         request["id"] = Value::from(id);
         let mut line = request.to_string();
         line.push('\n');
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline =
+            Instant::now() + self.operation_deadline.unwrap_or(Duration::from_secs(30));
         let Some(jail) = self.jail.as_mut() else {
             anyhow::bail!("the session has ended");
         };

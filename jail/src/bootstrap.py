@@ -80,9 +80,51 @@ def _run():
     sys.argv = [program]
     if "--session" in flags:
         del main.__dict__["__file__"]
-        _session(main)
-        return
+        # What a program finds in sys.modules when it starts (a pooled jail hides the rest).
+        baseline = set(sys.modules)
+        run = _session(main, baseline)
+        if run is None:
+            return
+        # A pooled one-shot run: the program arrived after the interpreter started; from here on it
+        # is run exactly as a cold run's, under the same file name.
+        import linecache
+
+        source = run["code"]
+        code = compile(source, program, "exec", dont_inherit=True)
+        linecache.cache[program] = (len(source), None, source.splitlines(True), program)
+        del linecache
+        main.__dict__["__file__"] = program
+        _show_saves_figures()
+        matplotlib = run.get("_matplotlib")
+        if matplotlib is not None:
+            # Imported before the program: its backend becomes the one a cold run's import picks.
+            import os
+
+            try:
+                matplotlib.rcParams["backend"] = os.environ.get("MPLBACKEND", "agg")
+            except Exception:
+                pass
+            del os
+        exits = run["_exits"]
+        del matplotlib, run
+        try:
+            _execute(code, main, pooled=True)
+            status = 0
+        except SystemExit as stop:
+            status = _exit_status(stop)
+        _exit_fast(status, main, exits)
     _show_saves_figures()
+    # Compiled under a name no file has, its lines are in linecache only, as a pooled run's are.
+    _execute(code, main, pooled=name != program)
+
+
+def _execute(code, main, pooled=False):
+    """Runs the program as `__main__`; an exception is printed as the interpreter would (exit 1).
+    `pooled`: the jail's program file is empty (the program came later, into linecache), so the
+    traceback is printed by Python's `traceback`, which reads linecache, in the format of the
+    interpreter's own."""
+    import sys
+
     try:
         exec(code, main.__dict__)
     except (SystemExit, KeyboardInterrupt):
@@ -90,15 +132,56 @@ def _run():
     except BaseException as err:
         # As the interpreter would print it, without this frame: the traceback starts in the program.
         err.__traceback__ = err.__traceback__.tb_next
-        if name != program and sys.excepthook is sys.__excepthook__:
-            # Compiled under a name no file has, its lines are in linecache only, which Python's
-            # `traceback` reads (the interpreter's own printer reads files).
+        if pooled and sys.excepthook is sys.__excepthook__:
             import traceback
 
             traceback.print_exception(type(err), err, err.__traceback__)
         else:
             sys.excepthook(type(err), err, err.__traceback__)
         raise SystemExit(1) from None
+
+
+def _exit_status(stop):
+    """The exit status the interpreter gives an uncaught SystemExit (printing its message)."""
+    import sys
+
+    code = stop.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(f"{code}\n")
+    except Exception:
+        pass
+    return 1
+
+
+def _exit_fast(status, main, exits):
+    """A pooled run's end: what the interpreter's shutdown does that a program can see (wait for
+    its threads, run the atexit callbacks, release its objects so their finalizers run and open
+    files are flushed, flush the standard streams), without tearing down every module of the
+    preloaded data stack one by one, which takes hundreds of milliseconds and nobody can see."""
+    import os
+    import sys
+
+    threading, atexit, gc = exits
+    for step in (
+        lambda: threading is not None and threading._shutdown(),
+        lambda: atexit is not None and atexit._run_exitfuncs(),
+        main.__dict__.clear,
+        lambda: gc is not None and gc.collect(),
+    ):
+        try:
+            step()
+        except BaseException:
+            pass
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    os._exit(status)
 
 
 def _show_saves_figures():
@@ -154,8 +237,62 @@ def _show_saves_figures():
         os.environ["MPLBACKEND"] = "module://_warden_show"
 
 
-def _session(main):
-    """warden's session driver: runs cells in `main`'s namespace until standard input ends."""
+# --- the session driver: a one-shot run's copy of this file ends above this line (plan.rs,
+# `one_shot_bootstrap`), so its interpreter does not compile what follows; one-shot code goes above.
+def _preload(names):
+    """Imports `names` (a pooled jail, before any program). The hider it returns hides every module
+    not in the set it is given from `sys.modules`: a hidden module comes back the moment something
+    imports it, so the import raises the same audit event, judged the same way, as in a cold
+    interpreter that has to load it (the module itself is not run again). Returns (the names that
+    failed to import, the hider)."""
+    import sys
+
+    # Taken now: importing anything from the revealer could recurse into it.
+    ModuleSpec = type(sys.__spec__)
+    failed = []
+    for name in names:
+        try:
+            __import__(name)
+        except Exception as err:
+            failed.append(f"{name}: {type(err).__name__}: {err}")
+
+    hidden = {}
+    specs = {}
+
+    class Loader:
+        @staticmethod
+        def create_module(spec):
+            return hidden.pop(spec.name)
+
+        @staticmethod
+        def exec_module(module):
+            # The import machinery gave the module our spec: it gets its own back.
+            module.__spec__ = specs.pop(module.__spec__.name, None)
+
+    class Revealer:
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            if name not in hidden:
+                return None
+            return ModuleSpec(name, Loader(), is_package=hasattr(hidden[name], "__path__"))
+
+    def hide(keep):
+        for name in list(sys.modules):
+            module = sys.modules[name]
+            if name not in keep and module is not None:
+                hidden[name] = sys.modules.pop(name)
+                specs[name] = getattr(module, "__spec__", None)
+        if Revealer not in sys.meta_path:
+            sys.meta_path.insert(0, Revealer)
+
+    return failed, hide
+
+
+def _session(main, baseline=frozenset()):
+    """warden's session driver: runs cells in `main`'s namespace until standard input ends. A
+    pooled jail is a session that first gets `preload` (modules imported before any program) and
+    then either cells (a session) or one `run` (a program run as a cold run would run it: this
+    returns its request and `_run` runs it)."""
     import ast
     import base64
     import io
@@ -296,6 +433,7 @@ def _session(main):
             matplotlib.interactive(True)
 
     sys.meta_path.append(InlineFinder)
+    backend = os.environ.get("MPLBACKEND")
     os.environ["MPLBACKEND"] = "module://_warden_inline"
 
     def notebook_options():
@@ -984,13 +1122,89 @@ def _session(main):
 
     import stat as stat_module
 
-    operations = {"put": put, "list": listing, "get": get}
+    def cpu_seconds():
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
+    pool = {"hide": None, "cells": 0, "before": None}
+
+    def preload(request):
+        if pool["hide"] is not None or pool["cells"]:
+            raise ValueError("preload comes first, once")
+        pool["before"] = set(sys.modules)
+        failed, pool["hide"] = _preload([str(name) for name in request.get("modules", [])])
+        return {"failed": failed, "cpu_ms": int(cpu_seconds() * 1000)}
+
+    def begin_session(request):
+        """A pooled jail becomes a session: what the preload loaded is hidden until imported (the
+        driver's own modules stay, as in a session started cold)."""
+        if pool["hide"] is not None:
+            pool["hide"](pool["before"])
+            pool["hide"] = None
+        return {}
+
+    def begin_run(request):
+        """A pooled jail runs one program: the jail's streams become the program's as in a cold run
+        (standard output the capture pipe, standard input /dev/null), matplotlib's backend and the
+        environment are a cold run's, what was preloaded is hidden until imported, and the CPU
+        limit counts from now (RLIMIT_CPU, as the jail sets it for a cold run)."""
+        if pool["cells"]:
+            raise ValueError("a session that ran cells cannot run a program")
+        source = request["code"]
+        if not isinstance(source, str):
+            raise ValueError("code must be text")
+        cpu_ms = int(request.get("cpu_time_ms", 0))
+        used = cpu_seconds()
+        if cpu_ms > 0:
+            soft = int(used) + 1 + -(-cpu_ms // 1000)
+            _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+            new_hard = soft + 1 if hard == resource.RLIM_INFINITY else min(soft + 1, hard)
+            resource.setrlimit(resource.RLIMIT_CPU, (min(soft, new_hard), new_hard))
+        if pool["hide"] is None:
+            _, pool["hide"] = _preload([])
+        sys.meta_path.remove(InlineFinder)
+        if backend is None:
+            os.environ.pop("MPLBACKEND", None)
+        else:
+            os.environ["MPLBACKEND"] = backend
+        matplotlib = sys.modules.get("matplotlib")
+        # What the end of the run needs, taken before the preloaded modules are hidden.
+        exits = tuple(sys.modules.get(name) for name in ("threading", "atexit", "gc"))
+        if exits[2] is not None:
+            # What the preload made is never garbage to this run: the collector leaves it alone
+            # (its passes, and the one at the end, look at the program's objects only).
+            exits[2].freeze()
+        return {"cpu_ms": int(used * 1000), "_matplotlib": matplotlib, "_exits": exits}
+
+    operations = {"put": put, "list": listing, "get": get, "preload": preload, "session": begin_session}
     send({"ready": True, "pid": os.getpid()})
     for line in commands:
         try:
             request = json.loads(line)
             ident = int(request["id"])
             operation = request.get("op", "execute")
+            if operation == "run":
+                try:
+                    answer = begin_run(request)
+                except Exception as err:
+                    send({"id": ident, "status": "error", "message": f"{type(err).__name__}: {err}"})
+                    continue
+                matplotlib = answer.pop("_matplotlib")
+                exits = answer.pop("_exits")
+                answer.update(id=ident, status="ok", started=True)
+                send(answer)
+                answers.flush()
+                # From here on, standard output carries the program's output only.
+                os.dup2(answers.fileno(), 1)
+                answers.close()
+                null = os.open("/dev/null", os.O_RDONLY)
+                os.dup2(null, 0)
+                os.close(null)
+                # What a cold program finds in sys.modules at its start, and nothing more.
+                pool["hide"](baseline)
+                request["_matplotlib"] = matplotlib
+                request["_exits"] = exits
+                return request
             if operation in operations:
                 try:
                     answer = operations[operation](request)
@@ -1006,6 +1220,9 @@ def _session(main):
         except Exception as err:
             send({"protocol_error": f"{type(err).__name__}: {err}"})
             continue
+        if pool["hide"] is not None:
+            begin_session(None)
+        pool["cells"] += 1
         name = f"<cell-{cell}>"
         linecache.cache[name] = (len(source), None, source.splitlines(True), name)
         shown.clear()
@@ -1058,6 +1275,7 @@ def _session(main):
             "max_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
         })
     answers.flush()
+    return None
 
 
 _run()

@@ -26,6 +26,8 @@ struct RawConfig {
     #[serde(default)]
     sessions: RawSessions,
     #[serde(default)]
+    pool: crate::pool::RawPool,
+    #[serde(default)]
     review: RawReview,
     #[serde(default)]
     policies: BTreeMap<String, String>,
@@ -171,6 +173,8 @@ pub struct ServerConfig {
     pub max_input_bytes: u64,
     pub shutdown_grace: Duration,
     pub sessions: SessionLimits,
+    /// Pre-started jails (`[pool]`, service/src/pool.rs).
+    pub pool: crate::pool::PoolConfig,
     /// Programs held for review (`[review]`, service/src/review.rs).
     pub review: crate::review::ReviewSettings,
     pub policies: BTreeMap<String, RegisteredPolicy>,
@@ -376,6 +380,7 @@ impl ServerConfig {
         let send_timeout = timeout(admission.send_timeout_ms, 30_000, "send_timeout_ms")?;
         let max_request_bytes = admission.max_request_bytes.unwrap_or(16 << 20);
         let sessions = session_limits(&raw.sessions)?;
+        let pool = crate::pool::PoolConfig::from_raw(&raw.pool)?;
         let review = crate::review::ReviewSettings::new(
             state_dir.join("reviews"),
             raw.review.ttl_ms,
@@ -405,6 +410,7 @@ impl ServerConfig {
                 .unwrap_or(max_request_bytes as u64 / 4 * 3),
             shutdown_grace: Duration::from_millis(admission.shutdown_grace_ms.unwrap_or(30_000)),
             sessions,
+            pool,
             review,
             policies,
             tokens,

@@ -215,6 +215,15 @@ pub(crate) fn arm_parent_death() -> anyhow::Result<()> {
 }
 
 fn run(job: &Job, dir: &Path) -> anyhow::Result<RunRecord> {
+    run_in(job, dir, None)
+}
+
+/// [`run`], in a pooled jail when `warm` is given (`pool/worker.rs`).
+pub(crate) fn run_in(
+    job: &Job,
+    dir: &Path,
+    warm: Option<&mut warden_gateway::session::Session>,
+) -> anyhow::Result<RunRecord> {
     let policy = warden_policy::Policy::from_toml(&job.policy_text, job.policy_base_dir.as_deref())
         .map_err(|err| anyhow::anyhow!("invalid policy: {err}"))?;
     // `Policy::sha256` is the digest of the text it was parsed from.
@@ -236,7 +245,10 @@ fn run(job: &Job, dir: &Path) -> anyhow::Result<RunRecord> {
         // The static and runtime layers always apply to a served run.
         ..RunRequest::default()
     };
-    let mut record = pipeline::execute(&policy, &request)?;
+    let mut record = match warm {
+        Some(warm) => pipeline::execute_warm(&policy, &request, warm)?,
+        None => pipeline::execute(&policy, &request)?,
+    };
     if job.return_files {
         attach_contents(&mut record, &output_dir);
     }

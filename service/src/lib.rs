@@ -16,6 +16,7 @@ pub mod listen;
 pub mod mcp;
 pub mod mcp_http;
 pub mod metrics;
+pub mod pool;
 pub mod review;
 pub mod server;
 pub mod session_worker;
@@ -190,6 +191,8 @@ pub struct Service {
     metrics: Arc<Metrics>,
     audit: Arc<AuditLog>,
     sessions: Arc<Sessions>,
+    /// Pre-started jails (`pool.rs`).
+    pool: Arc<pool::Pool>,
     /// Each policy's jail plan, by registered name (for reaping and for what `/v1/policies` reports).
     plans: BTreeMap<String, warden_jail::Plan>,
     checks: tokio::sync::Semaphore,
@@ -215,6 +218,7 @@ impl Service {
             Arc::clone(&audit),
         ));
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let pool = Arc::new(pool::Pool::new(config.pool));
         Ok(Self {
             config,
             executor,
@@ -222,6 +226,7 @@ impl Service {
             metrics,
             audit,
             sessions,
+            pool,
             plans,
             checks: tokio::sync::Semaphore::new(cores),
         })
@@ -468,7 +473,16 @@ impl Service {
             .map_err(|err| ServiceError::BadRequest(format!("schema: {err:#}")))?;
         }
         let admitted = Instant::now();
-        let result = self.executor.run(&job, guard, reply_cap).await;
+        let want = pool::Want {
+            policy: name,
+            registered,
+            memory_mib: job.limits.memory_mib,
+        };
+        // A pooled jail when one fits (none, or it was gone: cold, as always).
+        let result = match self.pool.run(&want, &job, guard, reply_cap).await {
+            Some(result) => result,
+            None => self.executor.run(&job, guard, reply_cap).await,
+        };
         drop(slot);
         let seconds = admitted.elapsed().as_secs_f64();
         match result {
@@ -517,13 +531,24 @@ impl Service {
     }
 
     pub fn metrics_text(&self) -> String {
-        self.metrics.render(Gauges {
+        let mut text = self.metrics.render(Gauges {
             queued: self.admission.queued(),
             running: self.executor.running(),
             max_running: self.config.max_concurrent_runs,
             sessions: self.sessions.count(),
             max_sessions: self.config.sessions.max_sessions,
-        })
+        });
+        text.push_str(&self.pool.render());
+        text
+    }
+
+    /// The pool of pre-started jails.
+    pub fn pool(&self) -> &Arc<pool::Pool> {
+        &self.pool
+    }
+
+    pub(crate) fn executor(&self) -> &Executor {
+        &self.executor
     }
 
     /// Stops admitting runs and sessions; the runs running and the sessions alive go on.
@@ -538,6 +563,7 @@ impl Service {
     pub fn kill_running(&self) {
         self.sessions.kill_all();
         self.executor.kill_all();
+        self.pool.kill_busy();
     }
 
     /// The server's sessions (for the reaper and shutdown).
@@ -548,6 +574,8 @@ impl Service {
     /// Ends every session cleanly (shutdown, or the end of an MCP connection), then removes the
     /// session directories left.
     pub async fn end_sessions(&self, reason: &'static str) {
+        // The pooled jails waiting go first: nothing may be started into the pool any more.
+        self.pool.close().await;
         self.sessions.close();
         self.sessions.end_all(reason, Duration::from_secs(20)).await;
         if self.sessions.count() == 0 {
@@ -625,6 +653,12 @@ impl Service {
             memory_mib: body.limits.memory_mib,
             stdout_bytes: body.limits.stdout_bytes,
         };
+        let want = pool::Want {
+            policy: name,
+            registered,
+            memory_mib: limits.memory_mib,
+        };
+        let warm = self.pool.take(&want, true);
         self.sessions
             .create(
                 &self.executor,
@@ -635,6 +669,7 @@ impl Service {
                     registered,
                     limits,
                     inputs: body.inputs,
+                    warm,
                 },
             )
             .await

@@ -107,12 +107,14 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
     );
 
     let reaper = tokio::spawn(reap_periodically(Arc::clone(&service)));
+    let pool = tokio::spawn(crate::pool::maintain(Arc::clone(&service)));
     let session_reaper = tokio::spawn(crate::sessions::reap_periodically(Arc::clone(
         service.sessions(),
     )));
 
     let signal = terminating_signal().await?;
     reaper.abort();
+    pool.abort();
     session_reaper.abort();
     eprintln!(
         "warden: {signal}: shutting down (grace {:?})",

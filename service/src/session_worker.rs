@@ -139,9 +139,12 @@ pub fn serve_session(dir: &Path) -> anyhow::Result<()> {
     if input.read_line(&mut line)? == 0 {
         return Ok(());
     }
+    if crate::pool::worker::is_pool_job(&line) {
+        return crate::pool::worker::serve_pooled(&line, dir, &mut input, &mut out);
+    }
     let job: SessionJob =
         serde_json::from_str(&line).context("the session job on standard input is not valid")?;
-    let (mut session, limits) = match start(&job, dir) {
+    let (session, limits) = match start(&job, dir) {
         Ok(started) => started,
         Err(err) => {
             send(
@@ -154,8 +157,22 @@ pub fn serve_session(dir: &Path) -> anyhow::Result<()> {
             return Ok(());
         }
     };
+    serve_started(session, &job.inputs, limits, &mut input, &mut out)
+}
+
+/// A started session: places its inputs, answers [`WorkerAnswer::Started`], then serves requests
+/// until `close` or the end of `input` (a session started here, or a pooled jail claimed for one).
+pub(crate) fn serve_started(
+    mut session: Session,
+    inputs: &[InputFile],
+    limits: AppliedLimits,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let mut out = out;
+    let mut line = String::new();
     // The inputs go in as uploads: the same path, caps and checks as a later upload.
-    let inputs = job::decode_inputs(&job.inputs, InputCaps::CHECKED).map_err(anyhow::Error::msg);
+    let inputs = job::decode_inputs(inputs, InputCaps::CHECKED).map_err(anyhow::Error::msg);
     let placed = inputs.and_then(|inputs| {
         for (name, bytes) in inputs {
             session

@@ -182,6 +182,8 @@ pub struct NewSession<'a> {
     pub registered: &'a RegisteredPolicy,
     pub limits: warden_gateway::pipeline::CallerLimits,
     pub inputs: Vec<InputFile>,
+    /// A pooled jail to use instead of starting one (`pool.rs`).
+    pub warm: Option<crate::pool::Warm>,
 }
 
 impl Sessions {
@@ -208,24 +210,37 @@ impl Sessions {
         new: NewSession<'_>,
     ) -> Result<Arc<Handle>, ServiceError> {
         let reservation = self.reserve(new.owner)?;
-        let (mut child, dir) = executor.spawn_session_worker().map_err(|err| match err {
-            ExecError::ShuttingDown => shutting_down(),
-            err => ServiceError::Internal(format!("the session could not start: {err}")),
-        })?;
-        let pid = child.id().unwrap_or(0);
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err(ServiceError::Internal(
-                "the session worker's pipes are missing".to_owned(),
-            ));
+        let pooled = new.warm.is_some();
+        let (child, stdin, stdout, stderr, dir) = match new.warm {
+            Some(warm) => {
+                let parts = warm.into_session_parts();
+                (parts.child, parts.stdin, parts.stdout, parts.stderr, parts.dir)
+            }
+            None => {
+                let (mut child, dir) =
+                    executor.spawn_session_worker().map_err(|err| match err {
+                        ExecError::ShuttingDown => shutting_down(),
+                        err => {
+                            ServiceError::Internal(format!("the session could not start: {err}"))
+                        }
+                    })?;
+                let (Some(stdin), Some(stdout), Some(stderr)) =
+                    (child.stdin.take(), child.stdout.take(), child.stderr.take())
+                else {
+                    return Err(ServiceError::Internal(
+                        "the session worker's pipes are missing".to_owned(),
+                    ));
+                };
+                // Diagnostics only; drained so the worker never blocks on it.
+                let stderr = tokio::spawn(super::executor::read_capped(stderr, 64 * 1024));
+                (child, stdin, BufReader::new(stdout), stderr, dir)
+            }
         };
-        // Diagnostics only; drained so the worker never blocks on it.
-        let stderr = tokio::spawn(super::executor::read_capped(stderr, 64 * 1024));
+        let pid = child.id().unwrap_or(0);
         let mut worker = Worker {
             child,
             stdin: Some(stdin),
-            stdout: BufReader::new(stdout),
+            stdout,
             line_cap: answer_cap(&new.registered.policy),
             _dir: dir,
             stderr: Some(stderr),
@@ -239,8 +254,13 @@ impl Sessions {
             inputs: new.inputs,
             lifetime_ms: millis(lifetime),
         };
-        let line = serde_json::to_vec(&job)
-            .map_err(|err| ServiceError::Internal(format!("cannot encode the session: {err}")))?;
+        // A pooled jail is claimed for the session; a fresh worker reads the job itself.
+        let line = if pooled {
+            serde_json::to_vec(&json!({"claim": "session", "job": job}))
+        } else {
+            serde_json::to_vec(&job)
+        }
+        .map_err(|err| ServiceError::Internal(format!("cannot encode the session: {err}")))?;
         let started = async {
             worker.send_line(line).await?;
             worker.read().await

@@ -1,0 +1,779 @@
+//! The warm pool: jails started before anything asked for them, per policy, each one's interpreter
+//! up with the policy's `[runtime] preload` imported, waiting for one program (`POST /v1/runs`,
+//! MCP's run tool) or one session (`POST /v1/sessions`). Each is used once, then discarded; the
+//! pool refills in the background. An empty pool never fails a request: it starts cold.
+//!
+//! A pooled jail is a `warden session-worker` (a jail must be created by a single-threaded process)
+//! that started a session's jail (the same confinement plan as a run's: namespaces, root, Landlock,
+//! seccomp, its own cgroup, rlimits, the runtime layer; all in force before the driver reads a
+//! byte) and imported the preload list in it, then waits for one claim ([`worker::Claim`]).
+//!
+//! Owns: `[pool]` (`enabled`, `depth`, `memory_mib`, `max_idle_ms`), the jails waiting, the refill
+//! loop ([`maintain`]), its metrics, and discarding every waiting jail at shutdown. Does not own:
+//! the jail, the run or the session (`worker.rs` and `warden_gateway::session`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use warden_gateway::pipeline::RunRecord;
+
+use super::config::RegisteredPolicy;
+use super::executor::{ExecError, JobDir};
+use super::job::{Job, WorkerReply};
+use super::Service;
+
+pub mod worker;
+
+/// Default `pool.depth`: jails kept waiting per policy.
+pub const DEFAULT_DEPTH: usize = 2;
+/// Default `pool.memory_mib`: what the waiting jails may hold in all (their proportional share of
+/// memory, PSS).
+pub const DEFAULT_MEMORY_MIB: u64 = 1024;
+/// Default `pool.max_idle_ms`: a jail waiting longer is discarded and replaced (10 minutes).
+pub const DEFAULT_MAX_IDLE_MS: u64 = 600_000;
+/// How long a pooled jail may take to start and import its preload list.
+const START_TIMEOUT: Duration = Duration::from_secs(120);
+/// How often the pool looks at itself when nothing wakes it.
+const TICK: Duration = Duration::from_millis(500);
+/// After a jail failed to start, the next attempt for that policy waits this long.
+const BACKOFF: Duration = Duration::from_secs(5);
+/// The jail's own bound on its life goes this far past the longest it may wait plus serve.
+const LIFETIME_SLACK: Duration = Duration::from_secs(60);
+
+/// `[pool]` as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawPool {
+    enabled: Option<bool>,
+    depth: Option<usize>,
+    memory_mib: Option<u64>,
+    max_idle_ms: Option<u64>,
+}
+
+/// `[pool]`, validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolConfig {
+    /// Whether jails are pre-started at all (default true).
+    pub enabled: bool,
+    /// Jails kept waiting per policy.
+    pub depth: usize,
+    /// What the waiting jails may hold in all (PSS); none is started past it.
+    pub memory_bytes: u64,
+    /// A jail waiting longer is discarded and replaced.
+    pub max_idle: Duration,
+}
+
+impl Default for PoolConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            depth: DEFAULT_DEPTH,
+            memory_bytes: DEFAULT_MEMORY_MIB << 20,
+            max_idle: Duration::from_millis(DEFAULT_MAX_IDLE_MS),
+        }
+    }
+}
+
+impl PoolConfig {
+    pub(crate) fn from_raw(raw: &RawPool) -> anyhow::Result<Self> {
+        let depth = raw.depth.unwrap_or(DEFAULT_DEPTH);
+        anyhow::ensure!(
+            (1..=64).contains(&depth),
+            "pool.depth must be 1 to 64 (turn the pool off with pool.enabled = false)"
+        );
+        let memory_mib = raw.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
+        anyhow::ensure!(memory_mib >= 1, "pool.memory_mib must be at least 1");
+        let max_idle_ms = raw.max_idle_ms.unwrap_or(DEFAULT_MAX_IDLE_MS);
+        anyhow::ensure!(
+            max_idle_ms >= 1000,
+            "pool.max_idle_ms must be at least 1000"
+        );
+        Ok(Self {
+            enabled: raw.enabled.unwrap_or(true),
+            depth,
+            memory_bytes: memory_mib.saturating_mul(1 << 20),
+            max_idle: Duration::from_millis(max_idle_ms),
+        })
+    }
+}
+
+/// A pooled jail, waiting: its worker, the worker's pipes and private directory.
+pub struct Warm {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    dir: JobDir,
+    stderr: tokio::task::JoinHandle<std::io::Result<Vec<u8>>>,
+    born: Instant,
+    /// Proportional memory (PSS) of the worker and its jail when it became ready.
+    pss: u64,
+}
+
+/// The parts of a claimed jail a session's actor takes over.
+pub(crate) struct SessionParts {
+    pub child: Child,
+    pub stdin: ChildStdin,
+    pub stdout: BufReader<ChildStdout>,
+    pub dir: JobDir,
+    pub stderr: tokio::task::JoinHandle<std::io::Result<Vec<u8>>>,
+}
+
+impl Warm {
+    pub(crate) fn into_session_parts(self) -> SessionParts {
+        SessionParts {
+            child: self.child,
+            stdin: self.stdin,
+            stdout: self.stdout,
+            dir: self.dir,
+            stderr: self.stderr,
+        }
+    }
+
+    /// Whether the worker is still there.
+    fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Runs `job` in this jail; the worker ends with it. `Err(None)`: the jail was gone before it
+    /// took the program (the caller runs it cold).
+    async fn run(
+        mut self,
+        job: &Job,
+        guard: Duration,
+        reply_cap: u64,
+    ) -> Result<RunRecord, Option<ExecError>> {
+        let mut line = serde_json::to_vec(&json!({"claim": "run", "job": job}))
+            .map_err(|err| Some(ExecError::Spawn(err.to_string())))?;
+        line.push(b'\n');
+        if self.stdin.write_all(&line).await.is_err() || self.stdin.flush().await.is_err() {
+            return Err(None);
+        }
+        drop(self.stdin);
+        let mut child = self.child;
+        let mut stdout = self.stdout;
+        let work = async {
+            let mut out = Vec::new();
+            let read = (&mut stdout)
+                .take(reply_cap + 1)
+                .read_to_end(&mut out)
+                .await;
+            if out.len() as u64 > reply_cap {
+                let _ = child.start_kill();
+            }
+            let _ = child.wait().await;
+            read.map(|_| out)
+        };
+        let out = match tokio::time::timeout(guard, work).await {
+            Ok(out) => out,
+            Err(_) => return Err(Some(ExecError::Guard(guard))),
+        };
+        drop(self.dir);
+        let out =
+            out.map_err(|e| Some(ExecError::Worker(format!("cannot read its reply: {e}"))))?;
+        if out.len() as u64 > reply_cap {
+            return Err(Some(ExecError::Worker(format!(
+                "its reply exceeded {reply_cap} bytes"
+            ))));
+        }
+        match serde_json::from_slice::<WorkerReply>(&out) {
+            Ok(WorkerReply::Record(record)) => Ok(*record),
+            Ok(WorkerReply::Error(message)) if message.starts_with(worker::NOT_TAKEN) => Err(None),
+            Ok(WorkerReply::Error(message)) => Err(Some(ExecError::Job(message))),
+            Err(_) if out.is_empty() => Err(None),
+            Err(_) => {
+                let stderr = match self.stderr.await {
+                    Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).trim().to_owned(),
+                    _ => String::new(),
+                };
+                Err(Some(ExecError::Worker(format!("no reply: {stderr}"))))
+            }
+        }
+    }
+}
+
+/// Counters of one policy's pool.
+#[derive(Debug, Default, Clone)]
+struct Stats {
+    hits_runs: u64,
+    hits_sessions: u64,
+    misses: u64,
+    refills: u64,
+    refill_seconds: f64,
+    refill_failures: u64,
+    /// Discarded without use (too old, or found dead).
+    discarded: u64,
+    last_error: Option<String>,
+    retry_at: Option<Instant>,
+}
+
+#[derive(Default)]
+struct State {
+    ready: BTreeMap<String, Vec<Warm>>,
+    starting: BTreeMap<String, usize>,
+    stats: BTreeMap<String, Stats>,
+    /// Pids of pooled workers running a claimed program (killed at shutdown).
+    busy: BTreeSet<u32>,
+}
+
+/// The server's pool.
+pub struct Pool {
+    pub config: PoolConfig,
+    state: Mutex<State>,
+    wake: tokio::sync::Notify,
+    closed: AtomicBool,
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool")
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+/// What a request needs of a pooled jail: its policy, and a memory limit no lower than the
+/// policy's (the jail's was set when it started).
+pub struct Want<'a> {
+    pub policy: &'a str,
+    pub registered: &'a RegisteredPolicy,
+    pub memory_mib: Option<u64>,
+}
+
+impl Pool {
+    pub fn new(config: PoolConfig) -> Self {
+        Self {
+            config,
+            state: Mutex::new(State::default()),
+            wake: tokio::sync::Notify::new(),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// A waiting jail for `want`, or `None` (the pool is off, empty, or the request's limits do
+    /// not fit the jail: it starts cold). `session`: for the metrics.
+    pub(crate) fn take(&self, want: &Want<'_>, session: bool) -> Option<Warm> {
+        if !self.config.enabled || self.closed.load(Ordering::SeqCst) {
+            return None;
+        }
+        let policy_mib = want.registered.policy.limits.memory_bytes >> 20;
+        if want
+            .memory_mib
+            .is_some_and(|mib| mib > 0 && mib < policy_mib)
+        {
+            return None;
+        }
+        let mut state = self.state.lock().ok()?;
+        let mut found = None;
+        let mut dead = 0;
+        if let Some(ready) = state.ready.get_mut(want.policy) {
+            while !ready.is_empty() {
+                let mut warm = ready.remove(0);
+                if warm.alive() {
+                    found = Some(warm);
+                    break;
+                }
+                dead += 1;
+            }
+        }
+        let stats = state.stats.entry(want.policy.to_owned()).or_default();
+        stats.discarded += dead;
+        match (&found, session) {
+            (Some(_), true) => stats.hits_sessions += 1,
+            (Some(_), false) => stats.hits_runs += 1,
+            (None, _) => stats.misses += 1,
+        }
+        drop(state);
+        self.wake.notify_one();
+        found
+    }
+
+    /// Runs `job` in a pooled jail when one fits; `None`: run it cold.
+    pub(crate) async fn run(
+        &self,
+        want: &Want<'_>,
+        job: &Job,
+        guard: Duration,
+        reply_cap: u64,
+    ) -> Option<Result<RunRecord, ExecError>> {
+        if !job.inputs.is_empty() {
+            return None;
+        }
+        let warm = self.take(want, false)?;
+        let pid = warm.child.id().unwrap_or(0);
+        self.mark_busy(pid, true);
+        let result = warm.run(job, guard, reply_cap).await;
+        self.mark_busy(pid, false);
+        match result {
+            Ok(record) => Some(Ok(record)),
+            Err(Some(err)) => Some(Err(err)),
+            Err(None) => None,
+        }
+    }
+
+    fn mark_busy(&self, pid: u32, busy: bool) {
+        if let Ok(mut state) = self.state.lock() {
+            if busy {
+                state.busy.insert(pid);
+            } else {
+                state.busy.remove(&pid);
+            }
+        }
+    }
+
+    /// Jails waiting for `policy`.
+    pub fn ready(&self, policy: &str) -> usize {
+        self.state
+            .lock()
+            .map_or(0, |s| s.ready.get(policy).map_or(0, Vec::len))
+    }
+
+    /// Refuses to hand out jails from now on, and discards every waiting one (their workers see
+    /// the end of their input and end their jails cleanly).
+    pub async fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        let waiting: Vec<Warm> = self
+            .state
+            .lock()
+            .map(|mut s| s.ready.values_mut().flat_map(std::mem::take).collect())
+            .unwrap_or_default();
+        self.wake.notify_one();
+        let mut ends = tokio::task::JoinSet::new();
+        for warm in waiting {
+            ends.spawn(discard(warm));
+        }
+        while ends.join_next().await.is_some() {}
+    }
+
+    /// Kills every pooled worker still running a program (shutdown past its grace).
+    pub fn kill_busy(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        let pids: Vec<u32> = self
+            .state
+            .lock()
+            .map(|s| s.busy.iter().copied().collect())
+            .unwrap_or_default();
+        for pid in pids {
+            if let Ok(pid) = i32::try_from(pid) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+        }
+    }
+
+    /// The pool's metrics, in the exposition format.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let Ok(state) = self.state.lock() else {
+            return out;
+        };
+        let family = |out: &mut String, name: &str, kind: &str, help: &str| {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+        };
+        let mut names: BTreeSet<&String> = state.stats.keys().collect();
+        names.extend(state.ready.keys());
+        family(
+            &mut out,
+            "warden_pool_ready",
+            "gauge",
+            "Pre-started jails waiting, by policy.",
+        );
+        for name in &names {
+            let n = state.ready.get(*name).map_or(0, Vec::len);
+            let _ = writeln!(out, "warden_pool_ready{{policy=\"{name}\"}} {n}");
+        }
+        family(
+            &mut out,
+            "warden_pool_depth",
+            "gauge",
+            "Jails the pool keeps waiting per policy (pool.depth; 0 when the pool is off).",
+        );
+        let depth = if self.config.enabled {
+            self.config.depth
+        } else {
+            0
+        };
+        let _ = writeln!(out, "warden_pool_depth {depth}");
+        family(
+            &mut out,
+            "warden_pool_memory_bytes",
+            "gauge",
+            "Proportional memory (PSS) of the waiting jails, measured when each became ready.",
+        );
+        let memory: u64 = state.ready.values().flatten().map(|w| w.pss).sum();
+        let _ = writeln!(out, "warden_pool_memory_bytes {memory}");
+        family(
+            &mut out,
+            "warden_pool_hits_total",
+            "counter",
+            "Requests served by a pre-started jail, by policy and kind.",
+        );
+        for (name, s) in &state.stats {
+            let _ = writeln!(
+                out,
+                "warden_pool_hits_total{{policy=\"{name}\",kind=\"run\"}} {}",
+                s.hits_runs
+            );
+            let _ = writeln!(
+                out,
+                "warden_pool_hits_total{{policy=\"{name}\",kind=\"session\"}} {}",
+                s.hits_sessions
+            );
+        }
+        let counters: [(&str, &str, fn(&Stats) -> u64); 4] = [
+            (
+                "warden_pool_misses_total",
+                "Requests that found no jail waiting (or did not fit one) and started cold.",
+                |s| s.misses,
+            ),
+            (
+                "warden_pool_refills_total",
+                "Jails started into the pool.",
+                |s| s.refills,
+            ),
+            (
+                "warden_pool_refill_failures_total",
+                "Jails that failed to start into the pool.",
+                |s| s.refill_failures,
+            ),
+            (
+                "warden_pool_discarded_total",
+                "Waiting jails discarded unused (too old, or found dead).",
+                |s| s.discarded,
+            ),
+        ];
+        for (name, help, get) in counters {
+            family(&mut out, name, "counter", help);
+            for (policy, s) in &state.stats {
+                let _ = writeln!(out, "{name}{{policy=\"{policy}\"}} {}", get(s));
+            }
+        }
+        family(
+            &mut out,
+            "warden_pool_refill_seconds",
+            "summary",
+            "Time to start a jail into the pool (interpreter up, preload imported).",
+        );
+        for (policy, s) in &state.stats {
+            let _ = writeln!(
+                out,
+                "warden_pool_refill_seconds_sum{{policy=\"{policy}\"}} {:.6}\nwarden_pool_refill_seconds_count{{policy=\"{policy}\"}} {}",
+                s.refill_seconds, s.refills
+            );
+        }
+        out
+    }
+}
+
+/// Ends a waiting jail: the end of its worker's input ends the session cleanly (every process,
+/// mount and cgroup of the jail); a worker that does not end soon is killed.
+async fn discard(warm: Warm) {
+    let Warm {
+        mut child,
+        stdin,
+        dir,
+        ..
+    } = warm;
+    drop(stdin);
+    if tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .is_err()
+    {
+        let _ = child.kill().await;
+    }
+    drop(dir);
+}
+
+/// Keeps every policy's pool filled, discards jails waiting too long, until the pool is closed.
+pub async fn maintain(service: Arc<Service>) {
+    let pool = Arc::clone(service.pool());
+    if !pool.config.enabled {
+        return;
+    }
+    let lifetime = pool.config.max_idle + service.config.sessions.max_lifetime + LIFETIME_SLACK;
+    loop {
+        if pool.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        let stale = pool.take_stale();
+        for warm in stale {
+            tokio::spawn(discard(warm));
+        }
+        for (name, registered) in &service.config.policies {
+            while let Some(()) = pool.reserve_start(name) {
+                let service = Arc::clone(&service);
+                let pool = Arc::clone(&pool);
+                let name = name.clone();
+                let registered = registered.clone();
+                tokio::spawn(async move {
+                    let started = Instant::now();
+                    let result = start(&service, &registered, lifetime).await;
+                    pool.finish_start(&name, result, started).await;
+                });
+            }
+        }
+        tokio::select! {
+            () = pool.wake.notified() => {}
+            () = tokio::time::sleep(TICK) => {}
+        }
+    }
+}
+
+impl Pool {
+    /// Counts one more jail starting for `policy` when the pool wants one: below its depth, past
+    /// the backoff of a failure, within the memory budget.
+    fn reserve_start(&self, policy: &str) -> Option<()> {
+        if self.closed.load(Ordering::SeqCst) {
+            return None;
+        }
+        let mut state = self.state.lock().ok()?;
+        let ready = state.ready.get(policy).map_or(0, Vec::len);
+        let starting = state.starting.get(policy).copied().unwrap_or(0);
+        if ready + starting >= self.config.depth {
+            return None;
+        }
+        if state
+            .stats
+            .get(policy)
+            .and_then(|s| s.retry_at)
+            .is_some_and(|at| Instant::now() < at)
+        {
+            return None;
+        }
+        let warm: Vec<u64> = state.ready.values().flatten().map(|w| w.pss).collect();
+        let held: u64 = warm.iter().sum();
+        let each = if warm.is_empty() {
+            0
+        } else {
+            held / warm.len() as u64
+        };
+        let all_starting: usize = state.starting.values().sum();
+        let expected = held + each * (all_starting as u64 + 1);
+        if expected > self.config.memory_bytes {
+            return None;
+        }
+        *state.starting.entry(policy.to_owned()).or_default() += 1;
+        Some(())
+    }
+
+    async fn finish_start(&self, policy: &str, result: anyhow::Result<Warm>, started: Instant) {
+        let late = self.closed.load(Ordering::SeqCst);
+        let mut leftover = None;
+        if let Ok(mut state) = self.state.lock() {
+            if let Some(n) = state.starting.get_mut(policy) {
+                *n = n.saturating_sub(1);
+            }
+            let stats = state.stats.entry(policy.to_owned()).or_default();
+            match result {
+                Ok(warm) => {
+                    stats.refills += 1;
+                    stats.refill_seconds += started.elapsed().as_secs_f64();
+                    stats.retry_at = None;
+                    if late {
+                        leftover = Some(warm);
+                    } else {
+                        state.ready.entry(policy.to_owned()).or_default().push(warm);
+                    }
+                }
+                Err(err) => {
+                    stats.refill_failures += 1;
+                    let message = format!("{err:#}");
+                    if stats.last_error.as_deref() != Some(message.as_str()) {
+                        eprintln!(
+                            "warden: the pool of policy {policy} could not start a jail: {message}"
+                        );
+                    }
+                    stats.last_error = Some(message);
+                    stats.retry_at = Some(Instant::now() + BACKOFF);
+                }
+            }
+        }
+        if let Some(warm) = leftover {
+            discard(warm).await;
+        }
+        self.wake.notify_one();
+    }
+
+    /// Removes the jails that waited longer than `max_idle`.
+    fn take_stale(&self) -> Vec<Warm> {
+        let Ok(mut state) = self.state.lock() else {
+            return Vec::new();
+        };
+        let max_idle = self.config.max_idle;
+        let mut stale = Vec::new();
+        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+        for (policy, ready) in &mut state.ready {
+            let (old, keep): (Vec<Warm>, Vec<Warm>) = std::mem::take(ready)
+                .into_iter()
+                .partition(|w| w.born.elapsed() >= max_idle);
+            *ready = keep;
+            *counts.entry(policy.clone()).or_default() += old.len() as u64;
+            stale.extend(old);
+        }
+        for (policy, n) in counts {
+            state.stats.entry(policy).or_default().discarded += n;
+        }
+        stale
+    }
+}
+
+/// Starts one pooled jail for `registered`: a session worker, its jail, the preload.
+async fn start(
+    service: &Service,
+    registered: &RegisteredPolicy,
+    lifetime: Duration,
+) -> anyhow::Result<Warm> {
+    let (mut child, dir) = service
+        .executor()
+        .spawn_session_worker()
+        .map_err(|err| anyhow::anyhow!("{err}"))?;
+    let (Some(mut stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        anyhow::bail!("the pooled worker's pipes are missing");
+    };
+    let stderr = tokio::spawn(super::executor::read_capped(stderr, 64 * 1024));
+    let mut stdout = BufReader::new(stdout);
+    let job = worker::PoolJob {
+        pool: worker::PoolStart {
+            policy_text: registered.text.clone(),
+            policy_base_dir: registered.base_dir.clone(),
+            policy_sha256: registered.policy.sha256.clone(),
+            lifetime_ms: u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX),
+        },
+    };
+    let mut line = serde_json::to_vec(&job)?;
+    line.push(b'\n');
+    let ready = async {
+        stdin.write_all(&line).await?;
+        stdin.flush().await?;
+        let mut answer = String::new();
+        (&mut stdout).take(1 << 20).read_line(&mut answer).await?;
+        anyhow::Ok(answer)
+    };
+    let answer = match tokio::time::timeout(START_TIMEOUT, ready).await {
+        Ok(Ok(answer)) => answer,
+        Ok(Err(err)) => {
+            let _ = child.kill().await;
+            anyhow::bail!("the pooled worker failed: {err}");
+        }
+        Err(_) => {
+            let _ = child.kill().await;
+            anyhow::bail!("the pooled jail did not start within {START_TIMEOUT:?}");
+        }
+    };
+    match serde_json::from_str::<worker::PoolAnswer>(&answer) {
+        Ok(worker::PoolAnswer::Ready { preload_failed, .. }) => {
+            if !preload_failed.is_empty() {
+                eprintln!(
+                    "warden: a pooled jail could not preload: {}",
+                    preload_failed.join("; ")
+                );
+            }
+        }
+        Ok(worker::PoolAnswer::Failed { message }) => {
+            let _ = child.kill().await;
+            anyhow::bail!("{message}");
+        }
+        Err(_) => {
+            let _ = child.kill().await;
+            let stderr = match stderr.await {
+                Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).trim().to_owned(),
+                _ => String::new(),
+            };
+            anyhow::bail!("the pooled worker answered out of turn: {stderr}");
+        }
+    }
+    let pss = child.id().map_or(0, tree_pss);
+    Ok(Warm {
+        child,
+        stdin,
+        stdout,
+        dir,
+        stderr,
+        born: Instant::now(),
+        pss,
+    })
+}
+
+/// The proportional memory (PSS, bytes) of `pid` and every process below it, from
+/// `/proc/PID/smaps_rollup` (0 for what cannot be read).
+pub fn tree_pss(pid: u32) -> u64 {
+    let mut total = 0;
+    let mut todo = vec![pid];
+    let mut seen = BTreeSet::new();
+    while let Some(pid) = todo.pop() {
+        if !seen.insert(pid) || seen.len() > 4096 {
+            continue;
+        }
+        total += smaps_field(pid, "Pss:");
+        todo.extend(children(pid));
+    }
+    total
+}
+
+/// A field of `/proc/PID/smaps_rollup`, in bytes (0 when unreadable).
+pub fn smaps_field(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|line| line.starts_with(field))
+                .and_then(|line| line.split_whitespace().nth(1))
+                .and_then(|kib| kib.parse::<u64>().ok())
+        })
+        .map_or(0, |kib| kib * 1024)
+}
+
+fn children(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for task in tasks.flatten() {
+        if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
+            found.extend(
+                text.split_whitespace()
+                    .filter_map(|p| p.parse::<u32>().ok()),
+            );
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> anyhow::Result<PoolConfig> {
+        let raw: RawPool =
+            warden_policy::settings::parse_toml(text).map_err(|err| anyhow::anyhow!("{err}"))?;
+        PoolConfig::from_raw(&raw)
+    }
+
+    #[test]
+    fn the_pool_is_on_by_default_and_its_keys_are_checked() {
+        assert_eq!(parse("").unwrap(), PoolConfig::default());
+        let config = parse("enabled = false\ndepth = 3\nmemory_mib = 512\n").unwrap();
+        assert!(!config.enabled);
+        assert_eq!(config.depth, 3);
+        assert_eq!(config.memory_bytes, 512 << 20);
+        for bad in ["depth = 0", "memory_mib = 0", "max_idle_ms = 5", "size = 2"] {
+            assert!(parse(bad).is_err(), "{bad} accepted");
+        }
+    }
+
+    #[test]
+    fn the_memory_of_this_process_tree_is_measured() {
+        assert!(tree_pss(std::process::id()) > 0);
+    }
+}

@@ -1,0 +1,183 @@
+//! A pooled jail's worker (`warden session-worker` given a [`PoolJob`] as its first line): starts a
+//! session's jail for the policy, imports the policy's `[runtime] preload` in it, answers
+//! [`PoolAnswer::Ready`], then waits for one [`Claim`]:
+//!
+//! - `run`: one program ([`Job`], as `warden worker` reads it) delivered into the waiting
+//!   interpreter and run as a cold run would run it; the worker prints one [`WorkerReply`] line, as
+//!   `warden worker` does, and ends (with it the jail);
+//! - `session`: the jail becomes an ordinary session ([`SessionJob`]: its limits, its inputs); from
+//!   there on the worker speaks the session protocol (`session_worker.rs`).
+//!
+//! The end of its input before a claim ends the jail cleanly. The worker trusts the server (its
+//! parent) and nothing that comes out of the jail.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+use warden_gateway::pipeline::{self, AppliedLimits};
+use warden_gateway::session::{Session, SessionOptions};
+
+use crate::job::{self, Job, WorkerReply};
+use crate::session_worker::SessionJob;
+
+/// The start of a [`WorkerReply::Error`] that means the program never reached the jail (the
+/// server runs it cold).
+pub const NOT_TAKEN: &str = "pool: not taken: ";
+
+/// The first line of a pooled worker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoolJob {
+    pub pool: PoolStart,
+}
+
+/// What a pooled jail is started with.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoolStart {
+    /// The rules-file text the server validated, with its digest (re-checked here).
+    pub policy_text: String,
+    pub policy_base_dir: Option<PathBuf>,
+    pub policy_sha256: String,
+    /// The jail's own bound on its life (wall clock and CPU): the longest it may wait, then serve.
+    pub lifetime_ms: u64,
+}
+
+/// The pooled worker's first answer.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PoolAnswer {
+    /// The jail waits: the layers in force, and the preloaded modules that failed to import.
+    Ready {
+        layers: warden_jail::Layers,
+        preload_failed: Vec<String>,
+    },
+    /// The jail could not start.
+    Failed { message: String },
+}
+
+/// What a waiting jail is used for (once).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "claim", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Claim {
+    Run { job: Box<Job> },
+    Session { job: Box<SessionJob> },
+}
+
+/// Whether the first line of a session worker is a [`PoolJob`].
+pub fn is_pool_job(line: &str) -> bool {
+    line.trim_start().starts_with("{\"pool\"")
+}
+
+/// The pooled worker, after its first line.
+pub fn serve_pooled(
+    first: &str,
+    dir: &Path,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let job: PoolJob = serde_json::from_str(first).context("the pool job is not valid")?;
+    let start = job.pool;
+    let (policy, mut session, failed) = match begin(&start) {
+        Ok(started) => started,
+        Err(err) => {
+            return send(
+                out,
+                &PoolAnswer::Failed {
+                    message: format!("{err:#}"),
+                },
+            )
+        }
+    };
+    send(
+        out,
+        &PoolAnswer::Ready {
+            layers: session.layers().clone(),
+            preload_failed: failed,
+        },
+    )?;
+    let mut line = String::new();
+    if input.read_line(&mut line)? == 0 {
+        // Discarded unused: the session ends cleanly when dropped.
+        return Ok(());
+    }
+    let claim: Claim = serde_json::from_str(&line).context("the claim is not valid")?;
+    match claim {
+        Claim::Run { job } => {
+            let reply = if job.policy_sha256 != start.policy_sha256 {
+                WorkerReply::Error(format!("{NOT_TAKEN}another policy's jail"))
+            } else if session.ended().is_some() {
+                WorkerReply::Error(format!("{NOT_TAKEN}the jail has ended"))
+            } else {
+                match job::run_in(&job, dir, Some(&mut session)) {
+                    Ok(record) => WorkerReply::Record(Box::new(record)),
+                    Err(err) => WorkerReply::Error(format!("{err:#}")),
+                }
+            };
+            drop(session);
+            send(out, &reply)
+        }
+        Claim::Session { job } => {
+            anyhow::ensure!(
+                job.policy_sha256 == start.policy_sha256,
+                "a session of another policy claimed this jail"
+            );
+            let applied = AppliedLimits::of(&policy, &job.limits);
+            session.set_limits(&pipeline::effective_limits(&policy, &job.limits));
+            crate::session_worker::serve_started(session, &job.inputs, applied, input, out)
+        }
+    }
+}
+
+fn begin(start: &PoolStart) -> anyhow::Result<(warden_policy::Policy, Session, Vec<String>)> {
+    let policy =
+        warden_policy::Policy::from_toml(&start.policy_text, start.policy_base_dir.as_deref())
+            .map_err(|err| anyhow::anyhow!("invalid policy: {err}"))?;
+    anyhow::ensure!(
+        policy.sha256 == start.policy_sha256,
+        "the policy text does not match its digest"
+    );
+    let options = SessionOptions {
+        lifetime: Duration::from_millis(start.lifetime_ms.max(1)),
+        ..SessionOptions::default()
+    };
+    let mut session = Session::start(&policy, &options)?;
+    let failed = session.preload(&policy.preload)?;
+    Ok((policy, session, failed))
+}
+
+fn send(out: &mut impl Write, answer: &impl Serialize) -> anyhow::Result<()> {
+    serde_json::to_writer(&mut *out, answer)?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pool_job_is_told_from_a_session_job_by_its_first_key() {
+        let job = PoolJob {
+            pool: PoolStart {
+                policy_text: String::new(),
+                policy_base_dir: None,
+                policy_sha256: String::new(),
+                lifetime_ms: 1,
+            },
+        };
+        assert!(is_pool_job(&serde_json::to_string(&job).unwrap()));
+        assert!(!is_pool_job(r#"{"policy_text":"x"}"#));
+        let claim: Claim = serde_json::from_str(
+            r#"{"claim":"run","job":{"policy_text":"","policy_base_dir":null,"policy_sha256":"","code":"print(1)"}}"#,
+        )
+        .unwrap();
+        assert!(matches!(claim, Claim::Run { .. }));
+        assert!(serde_json::from_str::<Claim>(r#"{"claim":"fork"}"#).is_err());
+    }
+}
