@@ -91,14 +91,14 @@ fn run_python_tests(python: &Path, module: &str, options: Options, expected: &[&
 #[test]
 fn the_python_client_speaks_the_whole_api_on_the_standard_library_alone() {
     // One run slot and a queue of one, so a third run is refused (429 queue_full); one session at
-    // a time, ended after 2 s idle. The Retry-After tests wait for both.
+    // a time, ended after 4 s idle. The Retry-After tests wait for both.
     run_python_tests(
         Path::new("/usr/bin/python3"),
         "tests.test_client",
         Options {
             max_concurrent_runs: 1,
             queue_size: 1,
-            ..options("max_sessions = 1\nidle_timeout_ms = 2000\n")
+            ..options("max_sessions = 1\nidle_timeout_ms = 4000\n")
         },
         &[
             "test_unix_socket_without_a_token",

@@ -109,6 +109,8 @@ class Client:
         self.timeout = timeout
         self.max_retries = max_retries
         self.max_retry_wait = max_retry_wait
+        #: How many times this client has retried a 429 or 503 answer (all requests together).
+        self.retried = 0
         if url.startswith("unix:"):
             path = url[len("unix:"):]
             if path.startswith("//"):
@@ -197,6 +199,7 @@ class Client:
                 time.sleep(delay)
                 waited += delay
                 attempt += 1
+                self.retried += 1
                 continue
             raise error
 
