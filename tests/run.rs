@@ -68,7 +68,7 @@ fn ok_the_example_produces_schema_valid_json_and_a_chart() {
     assert_eq!(r["check"]["decision"], "allow");
     assert_eq!(
         r["validation"],
-        serde_json::json!({"valid": true, "errors": []})
+        serde_json::json!({"valid": true, "errors": [], "result": "stdout"})
     );
     let answer: Value =
         serde_json::from_str(r["stdout"].as_str().expect("stdout")).expect("stdout is JSON");
@@ -562,5 +562,368 @@ fn doctor_and_serve_check_config_refuse_a_policy_whose_allowed_modules_do_not_im
         report["allowed_imports"]["ok"],
         Value::Bool(true),
         "{report}"
+    );
+}
+
+/// A rules file extending the default policy with `extra` (TOML), in `dir`.
+fn rules_with(dir: &Path, name: &str, extra: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, format!("extends = \"default\"\n{extra}")).expect("write rules");
+    path.display().to_string()
+}
+
+/// Runs `source` saved as `dir/name`, with `extra` arguments.
+fn run_named(name: &str, source: &str, extra: &[&str], dir: &Path) -> Run {
+    let program = dir.join(name);
+    std::fs::write(&program, source).expect("write program");
+    let output = warden()
+        .current_dir(dir)
+        .args(["run", "--json"])
+        .args(extra)
+        .arg(name)
+        .output()
+        .expect("run warden");
+    parse(output)
+}
+
+/// Issue 16: matplotlib's font lookup (fontconfig, through `fc-list` when processes are allowed)
+/// finds a configuration in the jail: nothing about Fontconfig reaches the text the model reads.
+#[test]
+fn a_matplotlib_run_prints_no_fontconfig_error() {
+    let dir = tempdir();
+    let source = "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([1, 2, 3])\nax.set_title('sales by region')\nax.text(0.5, 0.5, 'north')\nfig.savefig('a.png')\nprint('saved')\n";
+    let processes = rules_with(dir.path(), "procs.toml", "[processes]\nallow = true\n");
+    for extra in [vec![], vec!["--no-policy", "--rules", processes.as_str()]] {
+        let run = run_program(source, &extra, dir.path());
+        assert_eq!(run.record["status"], "ok", "{extra:?}: {}", run.record);
+        let stderr = run.record["stderr"].as_str().expect("stderr");
+        assert!(!stderr.contains("Fontconfig"), "{extra:?}: {stderr}");
+        assert_eq!(stderr, "", "{extra:?}");
+    }
+    // fontconfig itself reads the jail's configuration (the program's own import of subprocess is
+    // the runtime layer's to deny: without it here).
+    let run = run_program(
+        "import subprocess\nr = subprocess.run(['fc-match', 'sans'], capture_output=True, text=True)\nprint(r.returncode, r.stderr)\n",
+        &["--no-policy", "--no-hooks", "--rules", &processes],
+        dir.path(),
+    );
+    assert_eq!(run.record["status"], "ok", "{}", run.record);
+    let stdout = run.record["stdout"].as_str().expect("stdout");
+    assert!(!stdout.contains("Fontconfig"), "{stdout}");
+    assert!(stdout.starts_with("0 "), "{stdout}");
+}
+
+/// Issue 16: a traceback starts in the user's code, under the user's file name (`<stdin>` for
+/// standard input), in stderr and in the record's `error`; no frame of warden's bootstrap.
+#[test]
+fn tracebacks_name_the_users_file_and_no_warden_frame() {
+    let dir = tempdir();
+    let run = run_named(
+        "analysis.py",
+        "import warnings\ntotal = 1\nwarnings.warn('careful')\nratio = total / 0\n",
+        &[],
+        dir.path(),
+    );
+    assert_eq!(run.record["status"], "error", "{}", run.record);
+    let stderr = run.record["stderr"].as_str().expect("stderr");
+    let traceback = run.record["error"]["traceback"]
+        .as_str()
+        .expect("traceback");
+    for text in [stderr, traceback] {
+        assert!(
+            text.contains("File \"analysis.py\", line 4, in <module>"),
+            "{text}"
+        );
+        assert!(
+            text.contains("ratio = total / 0"),
+            "the line is shown: {text}"
+        );
+        for internal in ["/run/warden", "<string>", "bootstrap", "main.py"] {
+            assert!(!text.contains(internal), "{internal} in {text}");
+        }
+    }
+    assert!(
+        stderr.starts_with("analysis.py:3: UserWarning: careful\n"),
+        "{stderr}"
+    );
+    // The runtime layer's denial reads the same.
+    let denied = run_named(
+        "job.py",
+        "import os\nos.system('id')\n",
+        &["--no-policy"],
+        dir.path(),
+    );
+    assert_eq!(
+        denied.record["stopped_by"]["layer"], "runtime",
+        "{}",
+        denied.record
+    );
+    let traceback = denied.record["error"]["traceback"]
+        .as_str()
+        .expect("traceback");
+    assert!(
+        traceback.contains("File \"job.py\", line 2, in <module>\n    os.system('id')"),
+        "{traceback}"
+    );
+    assert!(!traceback.contains("/run/warden"), "{traceback}");
+    // Standard input.
+    let mut child = warden()
+        .args(["run", "--json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"x = 1\nprint(x[0])\n")
+        .expect("write");
+    let run = parse(child.wait_with_output().expect("wait"));
+    let traceback = run.record["error"]["traceback"]
+        .as_str()
+        .expect("traceback");
+    assert!(
+        traceback.contains("File \"<stdin>\", line 2, in <module>\n    print(x[0])"),
+        "{traceback}"
+    );
+    // The human report shows the same.
+    let human = warden()
+        .current_dir(dir.path())
+        .args(["run", "analysis.py"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&human.stderr);
+    assert!(text.contains("File \"analysis.py\", line 4"), "{text}");
+}
+
+/// Issue 16: `validation` is null when no schema applies; a denied run says why in `message`.
+#[test]
+fn validation_is_null_without_a_schema_and_denied_runs_have_a_message() {
+    let dir = tempdir();
+    let run = run_program("print('hi')\n", &[], dir.path());
+    assert_eq!(run.record["status"], "ok");
+    assert_eq!(run.record["validation"], Value::Null, "{}", run.record);
+    let denied = run_program("import socket\n", &[], dir.path());
+    assert_eq!(denied.record["status"], "denied");
+    assert_eq!(denied.record["validation"], Value::Null);
+    let message = denied.record["message"].as_str().expect("message");
+    assert!(message.contains("IMP101"), "{message}");
+}
+
+/// Issue 16: the files a program wrote before a limit kill come back marked partial, and so does
+/// its output up to the kill; timeouts, memory and output limits alike.
+#[test]
+fn files_written_before_a_limit_kill_come_back_marked_partial() {
+    let dir = tempdir();
+    let start = "open('early.txt', 'w').write('x' * 1000)\nprint('started', flush=True)\n";
+    for (status, tail, extra) in [
+        ("timeout", "while True:\n    pass\n", vec!["--wall-time-ms", "2000"]),
+        (
+            "memory_limit",
+            "import numpy as np\nblocks = []\nimport time\ntime.sleep(0.3)\nwhile True:\n    blocks.append(np.ones(16 * 1024 * 1024))\n",
+            vec!["--memory-mib", "256"],
+        ),
+        (
+            "output_limit",
+            "import time\ntime.sleep(0.3)\nwhile True:\n    print('y' * 100)\n",
+            vec!["--stdout-bytes", "5000"],
+        ),
+    ] {
+        let out = dir.path().join(status);
+        let out_arg = out.display().to_string();
+        let mut args = extra.clone();
+        args.extend(["--output-dir", out_arg.as_str()]);
+        let run = run_program(&format!("{start}{tail}"), &args, dir.path());
+        let r = &run.record;
+        assert_eq!(r["status"], status, "{r}");
+        assert!(r["stdout"].as_str().expect("stdout").starts_with("started\n"), "{r}");
+        assert_eq!(r["files"][0]["path"], "early.txt", "{status}: {r}");
+        assert_eq!(r["files"][0]["partial"], true, "{status}: {r}");
+        assert_eq!(r["files"][0]["bytes"], 1000, "{status}: {r}");
+        assert_eq!(std::fs::read(out.join("early.txt")).expect("delivered").len(), 1000);
+    }
+    // A run that ended on its own: nothing is partial.
+    let run = run_program(start, &[], dir.path());
+    assert_eq!(run.record["files"][0]["partial"], false, "{}", run.record);
+    assert_eq!(run.record["files_refused"], serde_json::json!([]));
+}
+
+/// Issue 11's leftover: each file refused at copy-back is an entry of `files_refused` with its
+/// reason (a symlink, not a regular file, over the size or count cap), not only words in `message`.
+/// The work dir holds no more than the byte cap, so the file over it is sparse (counted by its
+/// length).
+#[test]
+fn refused_output_files_are_listed_with_their_reason() {
+    let dir = tempdir();
+    let rules = rules_with(
+        dir.path(),
+        "caps.toml",
+        "[limits]\noutput_files = 3\noutput_mib = 1\n",
+    );
+    let source = "import os\nos.symlink('/etc/passwd', 'link')\nos.mkfifo('pipe')\nopen('big.bin', 'wb').truncate(2 * 1024 * 1024)\nfor i in range(5):\n    open(f'f{i}.txt', 'w').write('x')\n";
+    let run = run_program(source, &["--no-policy", "--rules", &rules], dir.path());
+    let r = &run.record;
+    assert_eq!(r["status"], "output_limit", "{r}");
+    let refused: Vec<(String, String)> = r["files_refused"]
+        .as_array()
+        .expect("files_refused")
+        .iter()
+        .map(|f| {
+            assert!(f["detail"].as_str().is_some_and(|d| !d.is_empty()), "{f}");
+            (
+                f["path"].as_str().expect("path").to_owned(),
+                f["reason"].as_str().expect("reason").to_owned(),
+            )
+        })
+        .collect();
+    let reason_of = |path: &str| {
+        refused
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, reason)| reason.as_str())
+    };
+    assert_eq!(reason_of("link"), Some("symlink"), "{refused:?}");
+    assert_eq!(reason_of("pipe"), Some("not_regular"), "{refused:?}");
+    assert_eq!(reason_of("big.bin"), Some("byte_cap"), "{refused:?}");
+    assert_eq!(
+        refused
+            .iter()
+            .filter(|(_, reason)| reason == "file_cap")
+            .count(),
+        2,
+        "{refused:?}"
+    );
+    assert_eq!(r["files"].as_array().expect("files").len(), 3, "{r}");
+    assert!(
+        r["message"]
+            .as_str()
+            .expect("message")
+            .contains("link not returned"),
+        "{r}"
+    );
+}
+
+/// Issue 16: a program may deliver its result on the last line of stdout or in `result.json`, so
+/// a debug print does not fail validation; when the result is missing, the error says which way
+/// applied and how to use the others.
+#[test]
+fn the_result_may_come_from_the_last_line_or_result_json() {
+    let dir = tempdir();
+    let schema = dir.path().join("schema.json");
+    std::fs::write(
+        &schema,
+        r#"{"type": "object", "required": ["total"], "properties": {"total": {"type": "number"}}}"#,
+    )
+    .expect("write");
+    let schema = schema.display().to_string();
+    let printed = "import json\nprint('debug: summing')\nprint(json.dumps({'total': 3}))\n";
+    let filed =
+        "import json\nprint('debug: summing')\njson.dump({'total': 4}, open('result.json', 'w'))\n";
+    let whole = run_program(printed, &["--schema", &schema], dir.path());
+    assert_eq!(whole.record["status"], "output_invalid");
+    let message = whole.record["validation"]["errors"][0]["message"]
+        .as_str()
+        .expect("message");
+    assert!(message.contains("(result = stdout)"), "{message}");
+    assert!(
+        message.contains("--result stdout|last-line|file"),
+        "{message}"
+    );
+    assert!(
+        message.contains("result = last_line") && message.contains("result = file"),
+        "{message}"
+    );
+    let last = run_program(
+        printed,
+        &["--schema", &schema, "--result", "last-line"],
+        dir.path(),
+    );
+    assert_eq!(last.code, 0, "{}", last.record);
+    assert_eq!(
+        last.record["validation"],
+        serde_json::json!({"valid": true, "errors": [], "result": "last_line"})
+    );
+    let file = run_program(
+        filed,
+        &["--schema", &schema, "--result", "file"],
+        dir.path(),
+    );
+    assert_eq!(file.code, 0, "{}", file.record);
+    assert_eq!(file.record["validation"]["result"], "file");
+    // The schema still judges what was delivered.
+    let wrong = run_program(
+        "import json\njson.dump({'total': 'x'}, open('result.json', 'w'))\n",
+        &["--schema", &schema, "--result", "file"],
+        dir.path(),
+    );
+    assert_eq!(wrong.record["status"], "output_invalid");
+    assert_eq!(
+        wrong.record["validation"]["errors"][0]["instance_path"],
+        "/total"
+    );
+    let missing = run_program(
+        printed,
+        &["--schema", &schema, "--result", "file"],
+        dir.path(),
+    );
+    assert_eq!(missing.record["status"], "output_invalid");
+    let message = missing.record["validation"]["errors"][0]["message"]
+        .as_str()
+        .expect("message");
+    assert!(message.contains("result.json was not written"), "{message}");
+    assert!(
+        message.contains("(result = file)") && message.contains("result = last_line"),
+        "{message}"
+    );
+    // A symlink is not a result.
+    let linked = run_program(
+        "import os\nos.symlink('/etc/passwd', 'result.json')\n",
+        &["--no-policy", "--schema", &schema, "--result", "file"],
+        dir.path(),
+    );
+    assert_eq!(
+        linked.record["status"], "output_invalid",
+        "{}",
+        linked.record
+    );
+    // The rules file's `[output] result`, and the command line over it.
+    let rules = rules_with(
+        dir.path(),
+        "last.toml",
+        "[output]\nresult = \"last_line\"\n",
+    );
+    let by_rules = run_program(
+        printed,
+        &["--schema", &schema, "--rules", &rules],
+        dir.path(),
+    );
+    assert_eq!(by_rules.record["status"], "ok", "{}", by_rules.record);
+    let overridden = run_program(
+        printed,
+        &["--schema", &schema, "--rules", &rules, "--result", "stdout"],
+        dir.path(),
+    );
+    assert_eq!(overridden.record["status"], "output_invalid");
+    // Unknown values are errors, on the command line and in the rules file.
+    let bad = warden()
+        .args(["run", "--result", "lastline", "-"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected stdout, last-line or file"));
+    let bad_rules = rules_with(dir.path(), "bad.toml", "[output]\nresult = \"last-line\"\n");
+    let bad = warden()
+        .args(["run", "--rules", &bad_rules, "-"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(bad.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        text.contains("output.result") && text.contains("\"last_line\""),
+        "{text}"
     );
 }

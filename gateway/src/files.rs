@@ -23,6 +23,22 @@ pub struct OutputFile {
     /// The file's bytes, base64, when the caller asked for them (the server's `return_files`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_base64: Option<String>,
+    /// The program was stopped before it ended (a limit kill): the file is as it left it, perhaps
+    /// half written.
+    #[serde(default)]
+    pub partial: bool,
+}
+
+/// A file the program wrote that did not come back, as the record's `files_refused` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefusedOutput {
+    /// Path relative to the work dir (percent-encoded when not UTF-8, as in `files`).
+    pub path: String,
+    /// `symlink`, `not_regular`, `file_cap`, `byte_cap`, `hard_link`, `time_bound`, `too_deep`,
+    /// `name_taken` or `failed`.
+    pub reason: String,
+    /// The same in words, with the cap or the other name.
+    pub detail: String,
 }
 
 /// The inputs placed in the work dir, relative paths, so they are not collected back as outputs.
@@ -199,6 +215,19 @@ pub struct Collected {
     pub notes: Vec<String>,
     /// A file was left out because a cap was reached.
     pub over_caps: bool,
+    /// The files left out, each with its reason.
+    pub refused: Vec<RefusedOutput>,
+}
+
+impl Collected {
+    fn refuse(&mut self, path: &str, reason: &str, detail: String) {
+        self.notes.push(format!("{path} left out: {detail}"));
+        self.refused.push(RefusedOutput {
+            path: path.to_owned(),
+            reason: reason.to_owned(),
+            detail,
+        });
+    }
 }
 
 /// Lists (and, with `destination`, delivers) the regular files the program left in `workdir`,
@@ -232,26 +261,33 @@ pub fn collect_outputs(
     for (relative, size) in found {
         let (path, encoded) = record_path(&relative);
         if collected.files.len() as u64 >= limits.max_files {
+            collected.refuse(
+                &path,
+                "file_cap",
+                format!("over the cap of {} files", limits.max_files),
+            );
             collected.over_caps = true;
-            collected.notes.push(format!(
-                "{path} left out: over the cap of {} files",
-                limits.max_files
-            ));
             continue;
         }
         if size > limits.max_total_bytes.saturating_sub(total) {
+            collected.refuse(
+                &path,
+                "byte_cap",
+                format!(
+                    "its {size} bytes exceed what is left of the {}-byte cap",
+                    limits.max_total_bytes
+                ),
+            );
             collected.over_caps = true;
-            collected.notes.push(format!(
-                "{path} left out: its {size} bytes exceed what is left of the {}-byte cap",
-                limits.max_total_bytes
-            ));
             continue;
         }
         if encoded {
             if !taken.insert(path.clone()) {
-                collected.notes.push(format!(
-                    "{path} left out: its name is not UTF-8 and its percent-encoded name is taken"
-                ));
+                collected.refuse(
+                    &path,
+                    "name_taken",
+                    "its name is not UTF-8 and its percent-encoded name is taken".to_owned(),
+                );
                 continue;
             }
             collected.notes.push(format!(
@@ -276,6 +312,7 @@ pub fn collect_outputs(
             bytes,
             sha256,
             content_base64: None,
+            partial: false,
         });
     }
     Ok(collected)
@@ -287,7 +324,6 @@ pub fn copy_back_notes(
     copy: Option<&warden_jail::CopyBack>,
     limits: CollectLimits,
 ) -> (Vec<String>, bool) {
-    use warden_jail::Refusal;
     let Some(copy) = copy else {
         return (Vec::new(), false);
     };
@@ -298,33 +334,76 @@ pub fn copy_back_notes(
                 .to_owned(),
         );
     }
-    for refused in &copy.refused {
-        let (path, _) = record_path(&refused.path);
-        let why = match &refused.refusal {
-            Refusal::HardLink { of } => format!(
-                "a hard link to {}, whose content comes back once, under that name",
-                record_path(of).0
-            ),
-            Refusal::FileCap => format!("over the cap of {} files", limits.max_files),
-            Refusal::ByteCap => format!(
-                "its {} bytes exceed what is left of the {}-byte cap (a file counts by its \
-                 length, holes included)",
-                refused.bytes, limits.max_total_bytes
-            ),
-            Refusal::TimeBound => format!(
-                "the copy back ran out of its {} s here; nothing after it was copied",
-                warden_jail::COPY_BACK_TIME.as_secs()
-            ),
-            Refusal::TooDeep => "deeper than 32 directories; nothing below was copied".to_owned(),
-            Refusal::Failed { error } => error.clone(),
-        };
-        notes.push(format!("{path} not returned: {why}"));
+    for refused in copy_back_refused(Some(copy), limits) {
+        notes.push(format!("{} not returned: {}", refused.path, refused.detail));
     }
     let unlisted = copy.refused_total.saturating_sub(copy.refused.len() as u64);
     if unlisted > 0 {
         notes.push(format!("{unlisted} more files not returned"));
     }
     (notes, copy.capped)
+}
+
+/// The files the jail refused while copying back (the first 64 it names), each with its reason.
+pub fn copy_back_refused(
+    copy: Option<&warden_jail::CopyBack>,
+    limits: CollectLimits,
+) -> Vec<RefusedOutput> {
+    use warden_jail::Refusal;
+    let Some(copy) = copy else {
+        return Vec::new();
+    };
+    copy.refused
+        .iter()
+        .map(|refused| {
+            let (reason, detail) = match &refused.refusal {
+                Refusal::HardLink { of } => (
+                    "hard_link",
+                    format!(
+                        "a hard link to {}, whose content comes back once, under that name",
+                        record_path(of).0
+                    ),
+                ),
+                Refusal::FileCap => (
+                    "file_cap",
+                    format!("over the cap of {} files", limits.max_files),
+                ),
+                Refusal::ByteCap => (
+                    "byte_cap",
+                    format!(
+                        "its {} bytes exceed what is left of the {}-byte cap (a file counts by \
+                         its length, holes included)",
+                        refused.bytes, limits.max_total_bytes
+                    ),
+                ),
+                Refusal::TimeBound => (
+                    "time_bound",
+                    format!(
+                        "the copy back ran out of its {} s here; nothing after it was copied",
+                        warden_jail::COPY_BACK_TIME.as_secs()
+                    ),
+                ),
+                Refusal::TooDeep => (
+                    "too_deep",
+                    "deeper than 32 directories; nothing below was copied".to_owned(),
+                ),
+                Refusal::Failed { error } => ("failed", error.clone()),
+                Refusal::Symlink => (
+                    "symlink",
+                    "a symlink; warden never follows or copies one".to_owned(),
+                ),
+                Refusal::NotRegular => (
+                    "not_regular",
+                    "not a regular file (a fifo, socket or device)".to_owned(),
+                ),
+            };
+            RefusedOutput {
+                path: record_path(&refused.path).0,
+                reason: reason.to_owned(),
+                detail,
+            }
+        })
+        .collect()
 }
 
 /// A relative path as the record names it, and whether it had to be encoded: a UTF-8 path as it

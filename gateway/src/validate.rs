@@ -75,15 +75,15 @@ impl Validation {
 pub fn delivery_help(from: ResultFrom) -> String {
     let applied = match from {
         ResultFrom::Stdout => {
-            "the result is read from the whole of standard output (result = stdout), which must be \
+            "The result is read from the whole of standard output (result = stdout), which must be \
              exactly one JSON document"
         }
         ResultFrom::LastLine => {
-            "the result is read from the last non-empty line of standard output (result = \
+            "The result is read from the last non-empty line of standard output (result = \
              last_line), which must be one JSON document on one line"
         }
         ResultFrom::File => {
-            "the result is read from result.json in the work dir (result = file), which the program \
+            "The result is read from result.json in the work dir (result = file), which the program \
              must write"
         }
     };

@@ -173,6 +173,10 @@ pub enum Refusal {
     TooDeep,
     /// Reading it in the jail or writing it on the host failed.
     Failed { error: String },
+    /// A symlink: never followed, never copied.
+    Symlink,
+    /// A fifo, socket or device: only regular files come back.
+    NotRegular,
 }
 
 /// A file of the work dir that did not come back, and why.
@@ -338,6 +342,10 @@ impl Copier<'_> {
                 }
             } else if kind == SFlag::S_IFREG {
                 self.file(dir, &name, rel, &stat);
+            } else if kind == SFlag::S_IFLNK {
+                self.report.refuse(rel, 0, Refusal::Symlink);
+            } else {
+                self.report.refuse(rel, 0, Refusal::NotRegular);
             }
             if self.stopped {
                 return;

@@ -48,6 +48,9 @@ pub struct Job {
     pub inputs: Vec<InputFile>,
     #[serde(default)]
     pub schema: Option<Value>,
+    /// Where the result the schema judges is read from (the policy's when absent).
+    #[serde(default)]
+    pub result: Option<warden_gateway::validate::ResultFrom>,
     #[serde(default)]
     pub limits: CallerLimits,
     /// Return the files the program wrote, base64, in the record's `files[].content_base64`.
@@ -240,6 +243,7 @@ pub(crate) fn run_in(
         inputs: paths,
         output_dir: job.return_files.then(|| output_dir.clone()),
         schema: job.schema.clone(),
+        result: job.result,
         approval: job.approval.clone(),
         limits: job.limits,
         // The static and runtime layers always apply to a served run.
@@ -344,6 +348,7 @@ mod tests {
             code: "print(1)".to_owned(),
             inputs: Vec::new(),
             schema: None,
+            result: None,
             limits: CallerLimits::default(),
             return_files: false,
             approval: None,

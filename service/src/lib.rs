@@ -67,9 +67,13 @@ pub struct RunBody {
     pub policy: Option<String>,
     #[serde(default)]
     pub inputs: Vec<InputFile>,
-    /// A JSON Schema standard output must satisfy (replaces the policy's).
+    /// A JSON Schema the program's result must satisfy (replaces the policy's).
     #[serde(default)]
     pub schema: Option<Value>,
+    /// Where the result is read from: `stdout`, `last_line` or `file` (`result.json` in the work
+    /// dir); the policy's `[output] result` when absent.
+    #[serde(default)]
+    pub result: Option<warden_gateway::validate::ResultFrom>,
     /// Limits that may only tighten the policy's.
     #[serde(default)]
     pub limits: CallerLimits,
@@ -454,6 +458,7 @@ impl Service {
             code: body.code,
             inputs: body.inputs,
             schema: body.schema,
+            result: body.result,
             limits: body.limits,
             return_files: body.return_files,
             approval,

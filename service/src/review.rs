@@ -195,6 +195,8 @@ pub struct Program {
     #[serde(default)]
     pub schema: Option<Value>,
     #[serde(default)]
+    pub result: Option<warden_gateway::validate::ResultFrom>,
+    #[serde(default)]
     pub limits: CallerLimits,
     #[serde(default)]
     pub return_files: bool,
@@ -214,6 +216,7 @@ impl Program {
             code: body.code.clone(),
             inputs: body.inputs.clone(),
             schema: body.schema.clone(),
+            result: body.result,
             limits: body.limits,
             return_files: body.return_files,
         })
@@ -458,6 +461,7 @@ impl Service {
             code: code.to_owned(),
             inputs: Vec::new(),
             schema: None,
+            result: None,
             limits: CallerLimits::default(),
             return_files: false,
         };
@@ -709,6 +713,7 @@ impl Service {
             policy: Some(review.policy.clone()),
             inputs: program.inputs,
             schema: program.schema,
+            result: program.result,
             limits: program.limits,
             return_files: program.return_files,
         };
