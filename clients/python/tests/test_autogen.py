@@ -58,11 +58,13 @@ class AutogenCodeExecutorAgent(unittest.TestCase):
                 agent = CodeExecutorAgent("coder", model_client=model, code_executor=executor,
                                           max_retries_on_error=1)
                 first = await agent.run(task="Sum the rows.")
-                second = await agent.run(task="List the work dir and give the largest row.")
+                # The second task streamed, to see the agent's code-execution events.
+                streamed = [item async for item in agent.run_stream(task="List the work dir and give the largest row.")]
                 session = executor._session
-                return first, second, executor.records, session
+                return first, streamed, executor.records, session
 
-        first, second, records, session = asyncio.run(scenario())
+        first, streamed, records, session = asyncio.run(scenario())
+        second = streamed[-1]
         self.assertEqual(first.messages[-1].content, "The total is 12.")
         self.assertEqual(second.messages[-1].content, "The largest row is 5.")
         calls = model.create_calls
@@ -80,6 +82,8 @@ class AutogenCodeExecutorAgent(unittest.TestCase):
         # The corrected block used `rows` from the first task: one session throughout.
         self.assertIn("[] 5", prompt_text(calls[5]))
         self.assertEqual([r.status for r in records], ["ok", "denied", "ok"])
+        executions = [m.result.exit_code for m in streamed if isinstance(m, CodeExecutionEvent)]
+        self.assertEqual(executions, [1, 0])
         # Leaving the executor's context ended the session.
         self.assertTrue(session.closed)
 
