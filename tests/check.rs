@@ -166,6 +166,47 @@ fn human_output_shows_snippet_caret_and_hint() {
     assert!(text.contains("-: deny (1 finding)"), "{text}");
 }
 
+/// Issue 16: the carets sit right under the span when the line has tabs and wide characters
+/// (CJK, emoji): a tab is shown as four spaces, a wide character takes two cells.
+#[test]
+fn human_carets_line_up_under_tabs_and_wide_characters() {
+    let source = "if True:\n\tlabel = '売上 🙂'; eval(label)\n";
+    let output = run_with_stdin(&["check", "-"], source.as_bytes());
+    let text = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    let shown = lines
+        .iter()
+        .position(|line| line.contains("label = "))
+        .unwrap_or_else(|| panic!("no snippet: {text}"));
+    let code = lines[shown];
+    let carets = lines[shown + 1];
+    assert!(!code.contains('\t'), "{code:?}");
+    assert!(
+        code.ends_with("|     label = '売上 🙂'; eval(label)"),
+        "{code:?}"
+    );
+    // Screen cells: every character one, the three wide ones two each.
+    let cells = |text: &str| {
+        text.chars()
+            .map(|c| {
+                if matches!(c, '売' | '上' | '🙂') {
+                    2
+                } else {
+                    1
+                }
+            })
+            .sum::<usize>()
+    };
+    let at = code.find("eval").expect("eval");
+    let caret = carets.find('^').expect("carets");
+    assert_eq!(
+        cells(&carets[..caret]),
+        cells(&code[..at]),
+        "\n{code}\n{carets}"
+    );
+    assert!(carets[caret..].starts_with("^^^^ "), "\n{code}\n{carets}");
+}
+
 #[test]
 fn sarif_output_is_a_valid_2_1_0_log() {
     let output = run_with_stdin(
