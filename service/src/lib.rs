@@ -737,7 +737,9 @@ impl Service {
 
     /// `GET /v1/sessions/{id}`.
     pub fn session_info(&self, caller: &Caller, id: &str) -> Result<Value, ServiceError> {
-        let handle = self.find_session(caller, id, false)?;
+        let handle = self
+            .find_session(caller, id, false)
+            .inspect_err(|err| self.metrics.rejected(err.code()))?;
         let mut entry = handle.describe(&self.config.sessions);
         if let Some(object) = entry.as_object_mut() {
             object.insert("limits".into(), session_limits_json(&handle.limits));

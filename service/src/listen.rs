@@ -13,7 +13,8 @@
 //! - The body has its own deadline, applied where it is read (`http.rs`), after authentication.
 //!
 //! The peer (Unix credentials or TCP address) goes into each request's extensions as
-//! [`ConnectInfo<Peer>`].
+//! [`ConnectInfo<Peer>`]. The requests hyper refuses itself (a head over the bound: 431; a
+//! malformed head: 400) never reach the router; they are reported to [`Refusals`].
 
 use std::future::Future;
 use std::io;
@@ -45,6 +46,10 @@ pub struct ConnectionLimits {
     pub header_timeout: Duration,
     pub send_timeout: Duration,
 }
+
+/// Told the reason of each request hyper refused before the router saw it (`header_too_large`,
+/// `bad_request`), for `warden_requests_rejected_total`.
+pub type Refusals = Arc<dyn Fn(&'static str) + Send + Sync>;
 
 /// A listening socket: accepts one connection and says who is at the other end.
 pub trait Accept: Send + 'static {
@@ -82,6 +87,7 @@ pub async fn serve<L: Accept>(
     mut listener: L,
     app: Router,
     limits: ConnectionLimits,
+    refusals: Refusals,
     mut stop: watch::Receiver<bool>,
 ) {
     let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
@@ -115,8 +121,9 @@ pub async fn serve<L: Accept>(
         let app = app.clone();
         let stop = stop.clone();
         let open = open_rx.clone();
+        let refusals = Arc::clone(&refusals);
         tokio::spawn(async move {
-            serve_connection(io, peer, app, limits, stop).await;
+            serve_connection(io, peer, app, limits, refusals, stop).await;
             drop(slot);
             drop(open);
         });
@@ -131,6 +138,7 @@ async fn serve_connection<I>(
     peer: Peer,
     app: Router,
     limits: ConnectionLimits,
+    refusals: Refusals,
     mut stop: watch::Receiver<bool>,
 ) where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -150,12 +158,25 @@ async fn serve_connection<I>(
     let connection = builder.serve_connection(io, service);
     tokio::pin!(connection);
     tokio::select! {
-        _ = connection.as_mut() => return,
+        result = connection.as_mut() => return note_refusal(&result, &refusals),
         _ = stop.wait_for(|stop| *stop) => {}
     }
     // Shutting down: an idle connection closes now, a busy one after its response.
     connection.as_mut().graceful_shutdown();
-    let _ = connection.await;
+    let result = connection.await;
+    note_refusal(&result, &refusals);
+}
+
+/// hyper answers a head over [`MAX_BUFFER`] with 431 and a malformed one with 400, then ends the
+/// connection with that error.
+fn note_refusal(result: &Result<(), hyper::Error>, refusals: &Refusals) {
+    if let Err(err) = result {
+        if err.is_parse_too_large() {
+            refusals("header_too_large");
+        } else if err.is_parse() {
+            refusals("bad_request");
+        }
+    }
 }
 
 /// A connection whose writes fail with `TimedOut` once one has waited `limit` without progress

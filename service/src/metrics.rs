@@ -109,12 +109,13 @@ impl Metrics {
             &mut out,
             "warden_build_info",
             "gauge",
-            "The running warden's version (always 1).",
+            "The running warden's version and the commit it was built from (always 1).",
         );
         let _ = writeln!(
             out,
-            "warden_build_info{{version=\"{}\"}} 1",
-            env!("CARGO_PKG_VERSION")
+            "warden_build_info{{version=\"{}\",commit=\"{}\"}} 1",
+            env!("CARGO_PKG_VERSION"),
+            env!("WARDEN_COMMIT")
         );
         family(
             &mut out,
@@ -281,6 +282,8 @@ mod tests {
             concat!(
                 "warden_build_info{version=\"",
                 env!("CARGO_PKG_VERSION"),
+                "\",commit=\"",
+                env!("WARDEN_COMMIT"),
                 "\"} 1"
             ),
         ] {

@@ -65,6 +65,10 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         header_timeout: service.config.header_timeout,
         send_timeout: service.config.send_timeout,
     };
+    let refusals: listen::Refusals = {
+        let service = Arc::clone(&service);
+        Arc::new(move |reason| service.note_rejected(reason))
+    };
     let mut servers = tokio::task::JoinSet::new();
     let mut places = Vec::new();
     let socket = service.config.socket.clone();
@@ -75,6 +79,7 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
             listener,
             app.clone(),
             limits,
+            Arc::clone(&refusals),
             stop_rx.clone(),
         ));
     }
@@ -88,6 +93,7 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
             listener,
             app.clone(),
             limits,
+            Arc::clone(&refusals),
             stop_rx.clone(),
         ));
     }

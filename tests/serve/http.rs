@@ -1320,3 +1320,111 @@ fn assert_nothing_left(server: &Server) {
         "a jail mount is visible on the host"
     );
 }
+
+#[test]
+fn every_refused_request_is_counted_and_the_build_is_named() {
+    use std::io::{Read, Write};
+    require_root!();
+    let mut server = Server::start(Options {
+        tcp: true,
+        ..Options::default()
+    });
+    let (socket, tcp) = (server.unix(), server.tcp());
+    // Refused by the router: no token, a wrong token, another client's (or no) session, an
+    // unknown MCP session.
+    assert_eq!(request(&tcp, "GET", "/v1/policies", None, None).status, 401);
+    assert_eq!(
+        request(&tcp, "GET", "/v1/policies", Some("not-a-token"), None).status,
+        401
+    );
+    assert_eq!(
+        request(&socket, "GET", "/v1/sessions/no-such-session", None, None).status,
+        404
+    );
+    let mut stream = support::connect(&socket);
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nMcp-Session-Id: nope\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    assert_eq!(support::parse_raw_response(&raw).status, 404);
+    // Refused by hyper before the router: a head over 16 KiB, a head that is not HTTP.
+    for (bytes, status) in [
+        (
+            format!(
+                "GET /healthz HTTP/1.1\r\nHost: warden\r\nX-Big: {}\r\n\r\n",
+                "a".repeat(20_000)
+            ),
+            431,
+        ),
+        ("NOT HTTP AT ALL\r\n\r\n".to_owned(), 400),
+    ] {
+        let mut stream = support::connect(&socket);
+        stream.set_read_timeout(Some(Duration::from_secs(10)));
+        let _ = stream.write_all(bytes.as_bytes());
+        let mut raw = Vec::new();
+        let _ = stream.read_to_end(&mut raw);
+        assert_eq!(
+            support::parse_raw_response(&raw).status,
+            status,
+            "{}",
+            String::from_utf8_lossy(&raw)
+        );
+    }
+    // hyper's refusals are counted when their connection ends, just after the client read them.
+    let expected = [
+        ("unauthorized", 2.0),
+        ("not_found", 2.0),
+        ("header_too_large", 1.0),
+        ("bad_request", 1.0),
+    ];
+    let counted = |metrics: &str, reason: &str| {
+        support::metric(
+            metrics,
+            &format!("warden_requests_rejected_total{{reason=\"{reason}\"}}"),
+        )
+    };
+    let mut metrics = String::new();
+    for _ in 0..50 {
+        metrics = request(&socket, "GET", "/metrics", None, None).text();
+        if expected
+            .iter()
+            .all(|(reason, count)| counted(&metrics, reason) == Some(*count))
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for (reason, count) in expected {
+        assert_eq!(
+            counted(&metrics, reason),
+            Some(count),
+            "{reason}:\n{metrics}"
+        );
+    }
+    // The build: its version and the commit it was built from.
+    let info = metrics
+        .lines()
+        .find(|l| l.starts_with("warden_build_info{"))
+        .unwrap_or_else(|| panic!("no warden_build_info:\n{metrics}"));
+    let commit = info
+        .split("commit=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no commit label: {info}"));
+    assert!(
+        commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit()),
+        "the commit of a build from a git checkout: {info}"
+    );
+    assert!(
+        info.contains(&format!("version=\"{}\"", env!("CARGO_PKG_VERSION"))),
+        "{info}"
+    );
+    server.stop();
+    assert_nothing_left(&server);
+}

@@ -14,7 +14,8 @@ use warden_service::config::{Overrides, ServerConfig};
 /// Listens on a Unix socket (default /run/warden/warden.sock as root, $XDG_RUNTIME_DIR/warden.sock
 /// otherwise) and, when configured, on a TCP address that requires bearer tokens. Endpoints:
 /// POST /v1/check, POST /v1/run, GET /v1/policies, GET /healthz, GET /metrics, and sessions (a jailed
-/// interpreter that keeps its state across cells) under /v1/sessions. Policies are held by
+/// interpreter that keeps its state across cells) under /v1/sessions, and the MCP tools of `warden
+/// mcp` over Streamable HTTP at /mcp (same tokens and limits). Policies are held by
 /// the server (named in the configuration; the built-in policy by default): a client picks one by
 /// name and may tighten its limits, never loosen them. Every run happens in a fresh single-threaded
 /// worker process in the jail. SIGTERM stops accepting, lets runs finish for the grace period, then
