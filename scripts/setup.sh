@@ -47,3 +47,5 @@ fi
 scripts/jupyter-venv.sh >/dev/null || echo "setup: the Jupyter venv could not be made (scripts/jupyter-venv.sh); only the session comparison test and benchmark need it" >&2
 # smolagents, AutoGen and LangChain, pinned (clients/python/requirements-adapters.lock), for the adapters' tests.
 scripts/adapters-venv.sh >/dev/null || echo "setup: the adapters' venv could not be made (scripts/adapters-venv.sh); only tests/serve/adapters.rs needs it" >&2
+# The OASIS SARIF 2.1.0 schema policy/tests/sarif.rs validates `--format sarif` against (from PyPI, pinned).
+scripts/sarif-schema.sh >/dev/null || echo "setup: the SARIF schema could not be fetched (scripts/sarif-schema.sh); only policy/tests/sarif.rs needs it" >&2
