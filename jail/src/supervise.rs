@@ -22,6 +22,7 @@ use nix::sys::signalfd::SignalFd;
 use nix::sys::wait::WaitStatus;
 use nix::unistd::Pid;
 
+use crate::cgroup::Stats;
 use crate::error::JailError;
 use crate::message::{self, ToChild, ToParent};
 use crate::mirror::{self, CopyBack, CopyCaps, Manifest};
@@ -162,6 +163,8 @@ struct Watch<'a> {
     copy_back: Option<CopyBack>,
     /// A session's stop pipe (see [`SessionIo`]).
     stop: Option<OwnedFd>,
+    /// The cgroup's counters, read while the init tears the jail down (see `run_loop`).
+    stats: Option<Stats>,
 }
 
 /// Watches `run` to its end and returns how it ended. `signals`: a signalfd for SIGINT/SIGTERM/SIGHUP,
@@ -209,6 +212,7 @@ pub fn supervise<'a>(
         next_work_try: Instant::now(),
         copy_back: None,
         stop,
+        stats: None,
     };
     watch.run_loop()?;
     watch.finish()
@@ -300,6 +304,9 @@ impl Watch<'_> {
                     self.winding_since = Some(Instant::now());
                 }
                 let _ = message::send_to_child(self.run.control.as_fd(), ToChild::Finish);
+                // The program and every other process of the jail have ended: the counters are
+                // final. Read them while the init's exit tears the namespaces down, not after.
+                self.stats = self.run.cgroup.as_ref().map(|c| c.stats());
             }
         }
     }
@@ -472,12 +479,15 @@ impl Watch<'_> {
         crate::trace("finish");
         let ended = self.program_ended.unwrap_or_else(Instant::now);
         let wall_ms = ended.duration_since(self.run.started).as_millis() as u64;
-        let stats = self
-            .run
-            .cgroup
-            .as_ref()
-            .map(|c| c.stats())
-            .unwrap_or_default();
+        let stats = match self.stats.take() {
+            Some(stats) => stats,
+            None => self
+                .run
+                .cgroup
+                .as_ref()
+                .map(|c| c.stats())
+                .unwrap_or_default(),
+        };
         if let Some(cgroup) = self.run.cgroup.take() {
             cgroup.remove()?;
         }
