@@ -194,7 +194,8 @@ mod tests {
         let now = now_rfc3339();
         assert_eq!(now.len(), "2026-11-22T01:02:03.999Z".len(), "{now}");
         assert!(now.ends_with('Z') && now.as_bytes()[19] == b'.', "{now}");
-        let parsed = chrono::DateTime::parse_from_rfc3339(&now).expect("RFC 3339");
+        let parsed = chrono::DateTime::parse_from_rfc3339(&now)
+            .unwrap_or_else(|err| panic!("{now} is not RFC 3339: {err}"));
         let skew = chrono::Utc::now().signed_duration_since(parsed);
         assert!(skew.num_seconds().abs() < 60, "{now}");
     }
