@@ -133,10 +133,6 @@ pub struct RunRecord {
     /// regular file, over a cap, another name of a file returned, the copy's time bound).
     #[serde(default)]
     pub files_refused: Vec<files::RefusedOutput>,
-    /// The files the program wrote that did not come back, each with its reason (a symlink, not a
-    /// regular file, over a cap, another name of a file returned, the copy's time bound).
-    #[serde(default)]
-    pub files_refused: Vec<files::RefusedOutput>,
     /// Whether the program ran in a pooled jail started before it arrived (`warden serve`,
     /// `warden mcp`; docs/pool.md) rather than in one started for it.
     #[serde(default)]
@@ -232,7 +228,6 @@ impl RunRecord {
             program_sha256: warden_policy::settings::hex(&Sha256::digest(source)),
             stopped_by: None,
             limits: None,
-            files_refused: Vec::new(),
             files_refused: Vec::new(),
             warm: false,
         }
@@ -560,9 +555,6 @@ fn finish_run(
     // What the jail refused while copying back, then what collecting said; a cap reached is the
     // run's `output_limit`.
     let (mut notes, capped) = files::copy_back_notes(outcome.copy_back.as_ref(), collect);
-    record.files_refused = files::copy_back_refused(outcome.copy_back.as_ref(), collect);
-    // Stopped at a limit: the files are as the program left them.
-    let partial = outcome.copy_back.as_ref().is_some_and(|copy| copy.partial);
     record.files_refused = files::copy_back_refused(outcome.copy_back.as_ref(), collect);
     // Stopped at a limit: the files are as the program left them.
     let partial = outcome.copy_back.as_ref().is_some_and(|copy| copy.partial);

@@ -302,17 +302,6 @@ const FONTS_CONF: &str = "<?xml version=\"1.0\"?>
 </fontconfig>
 ";
 
-/// The jail's fontconfig configuration: the host's fonts (under the read-only `/usr`) and a cache
-/// in the run's own `/tmp`.
-const FONTS_CONF: &str = "<?xml version=\"1.0\"?>
-<!DOCTYPE fontconfig SYSTEM \"urn:fontconfig:fonts.dtd\">
-<fontconfig>
-  <dir>/usr/share/fonts</dir>
-  <dir>/usr/local/share/fonts</dir>
-  <cachedir>/tmp/.cache/fontconfig</cachedir>
-</fontconfig>
-";
-
 /// A raw operation, with host paths (below the stage directory), ready to run inside the jail.
 #[derive(Debug)]
 pub enum Op {

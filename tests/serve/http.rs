@@ -162,6 +162,61 @@ fn every_status_of_the_result_record_over_the_unix_socket() {
     assert_nothing_left(&server);
 }
 
+/// Issue 16: over HTTP too, a program delivers its result on the last line of stdout or in
+/// `result.json` (the body's `result`), `validation` is null when no schema applies, files written
+/// before a kill come back marked partial, and a denied run says why in `message`.
+#[test]
+fn the_run_body_says_where_the_result_is_and_the_record_is_clean() {
+    require_root!();
+    let server = Server::start(Options::default());
+    let socket = server.unix();
+    let schema = json!({"type": "object", "required": ["total"]});
+    let printed = "import json\nprint('debug')\nprint(json.dumps({'total': 3}))\n";
+    let whole = run(&socket, json!({"code": printed, "schema": schema}));
+    assert_eq!(whole["status"], "output_invalid", "{whole}");
+    let message = whole["validation"]["errors"][0]["message"]
+        .as_str()
+        .unwrap();
+    assert!(
+        message.contains("(result = stdout)") && message.contains("result = last_line"),
+        "{message}"
+    );
+    let last = run(
+        &socket,
+        json!({"code": printed, "schema": schema, "result": "last_line"}),
+    );
+    assert_eq!(last["status"], "ok", "{last}");
+    assert_eq!(last["validation"]["result"], "last_line");
+    let filed = run(
+        &socket,
+        json!({
+            "code": "import json\nprint('debug')\njson.dump({'total': 4}, open('result.json', 'w'))\n",
+            "schema": schema,
+            "result": "file",
+        }),
+    );
+    assert_eq!(filed["status"], "ok", "{filed}");
+    assert_eq!(filed["validation"]["result"], "file");
+    let plain = run(&socket, json!({"code": "print(1)\n"}));
+    assert_eq!(plain["validation"], Value::Null, "{plain}");
+    let killed = run(
+        &socket,
+        json!({
+            "code": "open('early.txt', 'w').write('x')\nprint('started', flush=True)\nwhile True:\n    pass\n",
+            "limits": {"wall_time_ms": 1500},
+        }),
+    );
+    assert_eq!(killed["status"], "timeout", "{killed}");
+    assert_eq!(killed["stdout"], "started\n");
+    assert_eq!(killed["files"][0]["partial"], true, "{killed}");
+    let denied = run(&socket, json!({"code": "import socket\n"}));
+    assert_eq!(denied["status"], "denied");
+    assert!(
+        denied["message"].as_str().unwrap().contains("IMP101"),
+        "{denied}"
+    );
+}
+
 #[test]
 fn malformed_requests_get_4xx_with_a_json_error() {
     require_root!();
@@ -177,6 +232,7 @@ fn malformed_requests_get_4xx_with_a_json_error() {
         json!({"code": "1", "inputs": [{"name": "a", "content_base64": "!!"}]}),
         json!({"code": "1", "schema": {"type": 5}}),
         json!({"code": "1", "limits": {"pids": 1}}),
+        json!({"code": "1", "result": "last-line"}),
     ];
     let mut cases: Vec<(Response, u16, &str)> = bad_bodies
         .iter()
