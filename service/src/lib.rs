@@ -379,10 +379,18 @@ impl Service {
     ) -> Result<Value, ServiceError> {
         // A program the policy may send to review is held, so it is copied (when small enough).
         let program = review::Program::of(&body, &self.config.review);
-        let record = self.run_record(caller, body, endpoint).await?;
-        let mut answer = to_json(&record)?;
-        self.hold_for_review(caller, program, &record, &mut answer);
-        Ok(answer)
+        let mut audit = PendingAudit::new(&self.audit, caller, endpoint, &body.code);
+        let result = self
+            .run_audited(caller, body, &mut audit.record, None)
+            .await;
+        let answer = result.and_then(|record| {
+            let mut answer = to_json(&record)?;
+            // The run's audit line names the review it is held as.
+            audit.record.review = self.hold_for_review(caller, program, &record, &mut answer);
+            Ok(answer)
+        });
+        audit.finish();
+        answer
     }
 
     /// Checks, runs in the jail and validates a program; every judged or executed program is `Ok`
@@ -406,24 +414,37 @@ impl Service {
         reviewed: Option<&review::Reviewed>,
     ) -> Result<RunRecord, ServiceError> {
         let mut audit = PendingAudit::new(&self.audit, caller, endpoint, &body.code);
+        let result = self
+            .run_audited(caller, body, &mut audit.record, reviewed)
+            .await;
+        audit.finish();
+        result
+    }
+
+    /// Runs a program and fills in its audit line (status, decision and usage, or why it was
+    /// refused, counted; the review and its approver), which the caller writes.
+    async fn run_audited(
+        &self,
+        caller: &Caller,
+        body: RunBody,
+        audit: &mut AuditRecord,
+        reviewed: Option<&review::Reviewed>,
+    ) -> Result<RunRecord, ServiceError> {
         if let Some(reviewed) = reviewed {
-            audit.record.review = Some(reviewed.id.clone());
-            audit.record.approver = Some(reviewed.approval.by.clone());
+            audit.review = Some(reviewed.id.clone());
+            audit.approver = Some(reviewed.approval.by.clone());
         }
         let approval = reviewed.map(|reviewed| reviewed.approval.clone());
-        let result = self
-            .run_inner(caller, body, &mut audit.record, approval)
-            .await;
+        let result = self.run_inner(caller, body, audit, approval).await;
         match &result {
-            Ok(record) => audit.record.from_record(record),
+            Ok(record) => audit.from_record(record),
             Err(err) => {
-                audit.record.status = err.code().to_owned();
+                audit.status = err.code().to_owned();
                 if !matches!(err, ServiceError::Internal(_)) {
                     self.metrics.rejected(err.code());
                 }
             }
         }
-        audit.finish();
         result
     }
 

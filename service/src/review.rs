@@ -382,16 +382,17 @@ impl Service {
 
     /// After a run whose status is `review_required` (HTTP): holds the program for review and
     /// adds `review` to the answer (`{"id", "status": "pending", "expires_at"}`, or `null` with
-    /// the reason in `message` when it could not be held). One `review_submit` audit line.
+    /// the reason in `message` when it could not be held). The review's id, for the run's audit
+    /// line.
     pub(crate) fn hold_for_review(
         &self,
         caller: &Caller,
         program: Option<Program>,
         record: &RunRecord,
         answer: &mut Value,
-    ) {
+    ) -> Option<String> {
         if record.status != RunStatus::ReviewRequired {
-            return;
+            return None;
         }
         let policy = record
             .policy
@@ -407,7 +408,7 @@ impl Service {
             Some(program) if sha256(program.code.as_bytes()) != record.program_sha256 => Err(
                 ServiceError::Internal("the program held differs from the one judged".to_owned()),
             ),
-            Some(program) => self.submit_review(
+            Some(program) => self.store_review(
                 NewReview {
                     caller,
                     endpoint: "run",
@@ -418,9 +419,7 @@ impl Service {
                 &program,
             ),
         };
-        let Some(object) = answer.as_object_mut() else {
-            return;
-        };
+        let object = answer.as_object_mut()?;
         match held {
             Ok(review) => {
                 let id = review.id.clone();
@@ -434,6 +433,7 @@ impl Service {
                         review.expires_at
                     )),
                 );
+                Some(id)
             }
             Err(err) => {
                 object.insert("review".to_owned(), Value::Null);
@@ -445,6 +445,7 @@ impl Service {
                         err.message()
                     )),
                 );
+                None
             }
         }
     }
@@ -482,6 +483,8 @@ impl Service {
         )
     }
 
+    /// [`Service::store_review`] with its own `review_submit` audit line (an MCP cell's line is
+    /// written by its session, before it is held).
     fn submit_review(&self, new: NewReview<'_>, program: &Program) -> Result<Review, ServiceError> {
         let started = Instant::now();
         let mut audit = AuditRecord::new(&new.caller.identity, "review_submit");

@@ -90,7 +90,7 @@ async def session(binary, extra_args, checks):
             names = sorted(tool.name for tool in tools.tools)
             checks.check(
                 "list_tools",
-                names == ["check_python", "describe_policy", "run_python"],
+                names == ["check_python", "describe_policy", "review_status", "run_python", "run_reviewed"],
                 f"tools: {names}",
             )
 

@@ -189,9 +189,17 @@ fn an_approved_program_runs_once_for_its_submitter_and_the_approver_is_audited()
             .unwrap_or_else(|| panic!("no {endpoint} {status} line: {audit:#?}"))
             .clone()
     };
-    let submitted = line("review_submit", "ok");
-    assert_eq!(submitted["review"], id.as_str());
+    let submitted = line("run", "review_required");
+    assert_eq!(
+        submitted["review"],
+        id.as_str(),
+        "the run's line names its review"
+    );
     assert_eq!(submitted["code_sha256"], sha256_hex(REVIEWED));
+    assert!(
+        audit.iter().all(|l| l["endpoint"] != "review_submit"),
+        "one line per request"
+    );
     let refused = line("review_approve", "forbidden");
     assert!(refused["approver"]
         .as_str()
