@@ -23,6 +23,8 @@ const CHECKS: &[&str] = &[
     "run_denied_did_not_run",
     "run_error_is_error",
     "run_error_names_exception",
+    "run_chained_once",
+    "run_denied_has_message",
     "run_timeout_is_error",
     "run_timeout_names_limit",
     "cancel_times_out",

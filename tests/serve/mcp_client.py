@@ -32,6 +32,10 @@ print(json.dumps({"answer": 4242, "points": 3}))
 """
 
 DENIED_PROGRAM = "import subprocess\nsubprocess.run(['id'])\n"
+CHAINED_PROGRAM = (
+    "def f():\n    try:\n        {}['a']\n    except KeyError as err:\n"
+    "        raise ValueError('bad') from err\nf()\n"
+)
 
 
 class Checks:
@@ -114,6 +118,18 @@ async def session(binary, extra_args, checks):
             crash_text = texts(crash)
             checks.check("run_error_is_error", crash.is_error is True, crash_text)
             checks.check("run_error_names_exception", "ZeroDivisionError" in crash_text, crash_text)
+
+            # A chained exception (`raise ... from ...`) reaches the model once, not once per place
+            # that could show it; a denied run says why.
+            chained = await client.call_tool("run_python", {"code": CHAINED_PROGRAM})
+            chained_text = texts(chained)
+            checks.check(
+                "run_chained_once",
+                chained_text.count("raise ValueError('bad') from err") == 1
+                and "ValueError: bad" in chained_text,
+                chained_text,
+            )
+            checks.check("run_denied_has_message", "denied by the policy" in denied_text, denied_text)
 
             slow = await client.call_tool(
                 "run_python", {"code": "while True:\n    pass\n", "timeout_ms": 700}
