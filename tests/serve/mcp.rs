@@ -261,3 +261,75 @@ fn an_agent_uses_the_tools_over_streamable_http_behind_the_apis_tokens() {
     assert!(rejected("forbidden") >= 1.0, "{metrics}");
     assert!(server.stop().success());
 }
+
+#[test]
+fn an_open_mcp_stream_does_not_hold_up_shutdown() {
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+    use warden_test_support::serve::{connect, parse_raw_response, signal, Options, Server};
+    warden_test_support::require_root!();
+    let mut server = Server::start(Options::default());
+    let socket = server.unix();
+    let exchange = |head: String, body: &str| {
+        let mut stream = connect(&socket);
+        stream.set_read_timeout(Some(Duration::from_secs(30)));
+        stream
+            .write_all(format!("{head}Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes())
+            .unwrap();
+        let mut raw = Vec::new();
+        let _ = stream.read_to_end(&mut raw);
+        parse_raw_response(&raw)
+    };
+    let common = "Host: localhost\r\nConnection: close\r\nContent-Type: application/json\r\n\
+                  Accept: application/json, text/event-stream\r\n";
+    let init = exchange(
+        format!("POST /mcp HTTP/1.1\r\n{common}"),
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+    );
+    assert_eq!(init.status, 200, "{}", init.text());
+    let id = init
+        .header("mcp-session-id")
+        .unwrap_or_else(|| panic!("no session id: {:?}", init.headers))
+        .to_owned();
+    let session = format!("Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-06-18\r\n");
+    let initialized = exchange(
+        format!("POST /mcp HTTP/1.1\r\n{common}{session}"),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    assert_eq!(initialized.status, 202, "{}", initialized.text());
+    // The client's standing stream for server messages: open until the server ends it.
+    let mut stream = connect(&socket);
+    stream
+        .write_all(
+            format!(
+                "GET /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n{session}\r\n"
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+    let mut first = [0u8; 64];
+    stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let n = stream.read(&mut first).unwrap();
+    assert!(
+        String::from_utf8_lossy(&first[..n]).starts_with("HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&first[..n])
+    );
+    // SIGTERM: the MCP session is closed and its stream ends, well before the grace period (20 s).
+    let started = Instant::now();
+    signal(server.pid(), "TERM");
+    let mut child = server.child.take().unwrap();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "an open MCP stream held up the shutdown"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+    let mut rest = Vec::new();
+    let _ = stream.read_to_end(&mut rest);
+}
