@@ -51,6 +51,12 @@ pub enum Command {
     // About and long help: the doc comment of the arguments struct.
     Serve(serve::ServeArgs),
     /// Approve or reject the programs a running `warden serve` holds for review.
+    ///
+    /// A program the policy sends to review is held by the server with an id; once a person
+    /// approves it, its submitter may run it by that id, once (docs/serve.md, "Review"). These
+    /// commands talk to the server over its Unix socket, where the server's own user and root may
+    /// approve. Exit codes: 0 done; 1 the server refused (no such review, not in the right state,
+    /// not allowed); 2 the server could not be reached or answered wrongly.
     #[command(subcommand)]
     Review(review::ReviewCommand),
     // About and long help: the doc comment of the arguments struct.

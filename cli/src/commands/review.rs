@@ -17,13 +17,7 @@ use serde_json::{json, Value};
 
 use super::exit;
 
-/// Approve or reject the programs a running `warden serve` holds for review.
-///
-/// A program the policy sends to review (a rule whose action is `review`) is held by the server
-/// with an id; its submitter can run it by that id once a person approved it. These commands talk
-/// to the server over its Unix socket; the server's own user and root may approve. Exit codes: 0
-/// done; 1 the server refused (no such review, not pending, not allowed); 2 the server could not
-/// be reached or answered wrongly.
+/// `warden review ...` (its help is the doc comment of `Command::Review`).
 #[derive(Debug, Subcommand)]
 pub enum ReviewCommand {
     /// List the reviews (every review for an approver; your own otherwise).
