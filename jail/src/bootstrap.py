@@ -47,10 +47,7 @@ def _run():
         code = compile(source, name, "exec", dont_inherit=True)
         if name != program:
             # Its lines, for whoever formats a frame of it (no file has that name in the jail).
-            import linecache
-
-            linecache.cache[name] = (len(source), None, source.splitlines(True), name)
-            del linecache
+            _lines_for_linecache(name, source)
     if layer_flags:
         sys.path.insert(0, lib)
         try:
@@ -116,6 +113,43 @@ def _run():
     _show_saves_figures()
     # Compiled under a name no file has, its lines are in linecache only, as a pooled run's are.
     _execute(code, main, pooled=name != program)
+
+
+def _lines_for_linecache(name, source):
+    """Puts `source` into linecache under `name` when something first imports linecache (a
+    traceback, a warning, `inspect`), or now if something already has. Importing it here would cost
+    every run ~6 ms (it imports tokenize, re, enum, collections: two thirds of a bare interpreter's
+    start) for lines that only an error or a warning reads."""
+    import sys
+
+    entry = (len(source), None, source.splitlines(True), name)
+    if "linecache" in sys.modules:
+        sys.modules["linecache"].cache[name] = entry
+        return
+
+    class Lines:
+        @staticmethod
+        def find_spec(fullname, path=None, target=None):
+            if fullname != "linecache":
+                return None
+            sys.meta_path.remove(Lines)
+            for finder in sys.meta_path:
+                find = getattr(finder, "find_spec", None)
+                spec = find(fullname, path, target) if find else None
+                if spec is not None:
+                    break
+            else:
+                return None
+            load = spec.loader.exec_module
+
+            def exec_module(module):
+                load(module)
+                module.cache[name] = entry
+
+            spec.loader.exec_module = exec_module
+            return spec
+
+    sys.meta_path.insert(0, Lines)
 
 
 def _execute(code, main, pooled=False):
@@ -243,21 +277,62 @@ def _preload(names):
     """Imports `names` (a pooled jail, before any program). The hider it returns hides every module
     not in the set it is given from `sys.modules`: a hidden module comes back the moment something
     imports it, so the import raises the same audit event, judged the same way, as in a cold
-    interpreter that has to load it (the module itself is not run again). Returns (the names that
+    interpreter that has to load it (the module itself is not run again). Importing a preloaded
+    name (or a submodule of it) brings back what a cold import of it loads: the modules its own
+    preload loaded, with those of the earlier preloaded names it refers to. Returns (the names that
     failed to import, the hider)."""
     import sys
 
     # Taken now: importing anything from the revealer could recurse into it.
     ModuleSpec = type(sys.__spec__)
+    ModuleType = type(sys)
     failed = []
+    closures = []
     for name in names:
+        before = set(sys.modules)
         try:
             __import__(name)
         except Exception as err:
             failed.append(f"{name}: {type(err).__name__}: {err}")
+            continue
+        added = set(sys.modules) - before
+        closure = set(added)
+        for earlier, loaded in closures:
+            objects = {id(sys.modules[other]) for other in loaded if sys.modules.get(other) is not None}
+            refers = any(
+                isinstance(value, ModuleType) and id(value) in objects
+                for module in added
+                for value in list(getattr(sys.modules.get(module), "__dict__", {}).values())
+            )
+            if refers:
+                closure |= loaded
+        closures.append((name, closure))
 
     hidden = {}
     specs = {}
+
+    def reveal(name, module):
+        """Brings back what a cold import of `name` would have loaded, from what is hidden: its
+        preload's modules (when it is a preloaded name or below one), and every hidden module these
+        refer to (a module bound in their namespace, as `import re` binds `re`), transitively."""
+        todo = [module]
+        for preloaded, closure in closures:
+            if name == preloaded or name.startswith(preloaded + "."):
+                todo.extend(other for other in closure if other in hidden)
+        while todo:
+            current = todo.pop()
+            if isinstance(current, str):
+                if current not in hidden or current in sys.modules:
+                    continue
+                specs.pop(current, None)
+                module = hidden.pop(current)
+                sys.modules[current] = module
+                current = module
+            for value in list(getattr(current, "__dict__", {}).values()):
+                if isinstance(value, ModuleType):
+                    other = getattr(value, "__name__", None)
+                    if isinstance(other, str) and hidden.get(other) is value:
+                        todo.append(other)
 
     class Loader:
         @staticmethod
@@ -267,7 +342,9 @@ def _preload(names):
         @staticmethod
         def exec_module(module):
             # The import machinery gave the module our spec: it gets its own back.
-            module.__spec__ = specs.pop(module.__spec__.name, None)
+            name = module.__spec__.name
+            module.__spec__ = specs.pop(name, None)
+            reveal(name, module)
 
     class Revealer:
         @staticmethod

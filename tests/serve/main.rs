@@ -10,5 +10,6 @@ mod http;
 mod install;
 mod load;
 mod mcp;
+mod pool;
 mod review;
 mod sessions;
