@@ -175,9 +175,12 @@ fn read_result_file(path: &Path, max_bytes: u64) -> Result<String, String> {
             "{RESULT_FILE} is over the result's cap ({max_bytes} bytes, the policy's stdout_bytes)"
         ));
     }
-    let text = String::from_utf8(bytes).map_err(|err| format!("{RESULT_FILE} is not UTF-8: {err}"))?;
+    let text =
+        String::from_utf8(bytes).map_err(|err| format!("{RESULT_FILE} is not UTF-8: {err}"))?;
     if text.trim().is_empty() {
-        return Err(format!("{RESULT_FILE} is empty; expected one JSON document"));
+        return Err(format!(
+            "{RESULT_FILE} is empty; expected one JSON document"
+        ));
     }
     Ok(text)
 }
@@ -471,7 +474,8 @@ impl OutputSchema {
         workdir: Option<&Path>,
         max_bytes: u64,
     ) -> Validation {
-        let mut validation = self.judge(from, delivered(from, stdout, truncated, workdir, max_bytes));
+        let mut validation =
+            self.judge(from, delivered(from, stdout, truncated, workdir, max_bytes));
         validation.result = from;
         validation
     }
@@ -482,11 +486,10 @@ impl OutputSchema {
             ResultFrom::LastLine => "the last non-empty line of standard output",
             ResultFrom::File => RESULT_FILE,
         };
-        let document: serde_json::Value = match text
-            .and_then(|text| {
-                serde_json::from_str(&text)
-                    .map_err(|err| format!("{where_} is not one JSON document: {err}"))
-            }) {
+        let document: serde_json::Value = match text.and_then(|text| {
+            serde_json::from_str(&text)
+                .map_err(|err| format!("{where_} is not one JSON document: {err}"))
+        }) {
             Ok(document) => document,
             Err(err) => return Validation::fail(format!("{err}. {}", delivery_help(from))),
         };

@@ -326,7 +326,9 @@ impl MemoryEnforcement {
 
 /// Where a run's result is read from, for the output schema to judge (`[output] result`,
 /// `warden run --result`, the HTTP run body's `result`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultFrom {
     /// The whole of standard output is one JSON document.
