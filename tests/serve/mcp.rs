@@ -333,3 +333,61 @@ fn an_open_mcp_stream_does_not_hold_up_shutdown() {
     let mut rest = Vec::new();
     let _ = stream.read_to_end(&mut rest);
 }
+
+/// One request with extra headers on a fresh connection.
+fn request_with(
+    endpoint: &warden_test_support::serve::Endpoint,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> warden_test_support::serve::Response {
+    use std::io::{Read, Write};
+    let mut stream = warden_test_support::serve::connect(endpoint);
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(30)));
+    let mut head = format!(
+        "POST {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    warden_test_support::serve::parse_raw_response(&raw)
+}
+
+#[test]
+fn mcp_sessions_over_http_are_capped_and_browsers_refused() {
+    use warden_test_support::serve::{Options, Server};
+    warden_test_support::require_root!();
+    // At most admission.max_connections MCP sessions at once.
+    let mut server = Server::start(Options {
+        max_connections: 2,
+        ..Options::default()
+    });
+    let socket = server.unix();
+    let initialize = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let accept = ("Accept", "application/json, text/event-stream");
+    // A browser's request (it carries an Origin) is refused.
+    let browser = request_with(
+        &socket,
+        "/mcp",
+        &[accept, ("Origin", "http://evil.example")],
+        initialize,
+    );
+    assert_eq!(browser.status, 403, "{}", browser.text());
+    for _ in 0..2 {
+        let opened = request_with(&socket, "/mcp", &[accept], initialize);
+        assert_eq!(opened.status, 200, "{}", opened.text());
+        assert!(opened.header("mcp-session-id").is_some());
+    }
+    let refused = request_with(&socket, "/mcp", &[accept], initialize);
+    assert_eq!(refused.status, 429, "{}", refused.text());
+    assert_eq!(refused.json()["error"]["code"], "session_limit");
+    assert!(refused.header("retry-after").is_some());
+    assert!(server.stop().success());
+}
