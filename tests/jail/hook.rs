@@ -430,3 +430,85 @@ print("PARSED", datetime.strptime("2024-01-03", "%Y-%m-%d").day, time.strptime("
         );
     }
 }
+
+/// `warden runtime check` imports the allowed packages in the jail and finds, by identity, attribute
+/// paths that are banned objects under another name; it writes the index beside the runtime, and
+/// `warden check` then denies a program using such a path, naming the banned object — a path whose
+/// own name the policy does not ban.
+#[test]
+fn the_identity_index_bans_second_paths_to_banned_objects() {
+    warden_test_support::require_root!();
+    let dir = support::shared_tempdir();
+    let rules = dir.path().join("default.toml");
+    std::fs::write(&rules, default_rules()).expect("rules");
+    let program = dir.path().join("p.py");
+    std::fs::write(
+        &program,
+        "import seaborn.utils as su\nfetch = su.urlopen\nfetch('http://127.0.0.1:5758/warden')\n",
+    )
+    .expect("program");
+    let output = warden_test_support::warden()
+        .args(["runtime", "check", "--json", "--rules"])
+        .arg(&rules)
+        .output()
+        .expect("warden runtime check");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let facts: Value = serde_json::from_slice(&output.stdout).expect("facts");
+    for (alias, banned) in [
+        ("seaborn.utils.urlopen", "urllib.request.urlopen"),
+        ("mpmath.libmp.backend.exec_", "builtins.exec"),
+        (
+            "sklearn.utils.discovery.import_module",
+            "importlib.import_module",
+        ),
+        ("yaml.loader.UnsafeLoader", "yaml.UnsafeLoader"),
+        ("jinja2.sandbox.Environment", "jinja2.Environment"),
+    ] {
+        assert_eq!(
+            facts["aliases"][alias], banned,
+            "{alias}: {}",
+            facts["aliases"]
+        );
+    }
+    let index = PathBuf::from(facts["index"].as_str().expect("index path"));
+    assert!(
+        index.starts_with("/var/lib/warden/runtimes/default/identity"),
+        "{}",
+        index.display()
+    );
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&index).expect("index")).expect("json");
+    assert_eq!(written["aliases"], facts["aliases"]);
+
+    let check = |rules: &Path| -> Value {
+        let output = warden_test_support::warden()
+            .args(["check", "--format", "json", "--rules"])
+            .arg(rules)
+            .arg(&program)
+            .output()
+            .expect("warden check");
+        serde_json::from_slice(&output.stdout).expect("check record")
+    };
+    let verdict = check(&rules);
+    assert_eq!(verdict["decision"], "deny", "{verdict}");
+    let findings = verdict["findings"].as_array().expect("findings");
+    assert!(
+        findings.iter().any(|f| {
+            f["rule"] == "IMP101"
+                && f["message"].as_str().is_some_and(|m| {
+                    m.contains("`seaborn.utils.urlopen` is `urllib.request.urlopen`")
+                })
+        }),
+        "{verdict}"
+    );
+    // The same policy text with one more comment has another digest, hence no index: the path's name
+    // alone says nothing.
+    let other = dir.path().join("other.toml");
+    std::fs::write(&other, default_rules() + "\n# another policy\n").expect("rules");
+    let verdict = check(&other);
+    assert_eq!(verdict["decision"], "allow", "{verdict}");
+}

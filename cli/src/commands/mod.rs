@@ -78,8 +78,16 @@ pub struct RulesArg {
 }
 
 impl RulesArg {
-    /// Loads the policy named on the command line, or the built-in default.
+    /// Loads the policy named on the command line, or the built-in default, with the identity index
+    /// `warden runtime check` wrote for it and its runtime, if any.
     pub fn load(&self) -> anyhow::Result<warden_policy::Policy> {
+        let mut policy = self.load_without_index()?;
+        warden_gateway::runtime_check::attach_index(&mut policy)?;
+        Ok(policy)
+    }
+
+    /// The policy alone (what `warden runtime check` builds the index from).
+    pub fn load_without_index(&self) -> anyhow::Result<warden_policy::Policy> {
         let policy = match &self.rules {
             Some(path) => warden_policy::Policy::from_file(path).map_err(|err| {
                 anyhow::anyhow!(

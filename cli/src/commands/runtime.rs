@@ -44,7 +44,13 @@ pub enum RuntimeCommand {
     /// Remove a runtime.
     Remove { name: String },
     /// Import, inside the jail, every module the policy allows; report missing or broken ones and
-    /// re-exported modules the policy's name guards would not catch. Exit 1 when any import fails.
+    /// re-exported modules the policy's name guards would not catch; write the identity index. Exit 1
+    /// when any import fails.
+    ///
+    /// The identity index lists every attribute path under the allowed modules that is the same object
+    /// as a name the policy bans (`seaborn.utils.urlopen` is `urllib.request.urlopen`). It is written
+    /// beside the runtime (`runtimes/NAME/identity/<policy sha256>.json`); `warden check` and
+    /// `warden run` load it for that policy and runtime and judge such a path as the banned object.
     Check {
         #[command(flatten)]
         rules: super::RulesArg,
@@ -120,9 +126,11 @@ pub fn run(command: RuntimeCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn check(rules: &super::RulesArg, json: bool) -> anyhow::Result<ExitCode> {
-    let policy = rules.load()?;
+    let policy = rules.load_without_index()?;
     let facts = warden_gateway::runtime_check::probe(&policy)?;
     let unguarded = warden_gateway::runtime_check::unguarded_reexports(&policy, &facts);
+    let aliases = warden_gateway::runtime_check::banned_aliases(&policy, &facts);
+    let index = warden_gateway::runtime_check::write_index(&policy, &aliases)?;
     let failed: Vec<(&String, &String)> = facts
         .imports
         .iter()
@@ -131,7 +139,8 @@ fn check(rules: &super::RulesArg, json: bool) -> anyhow::Result<ExitCode> {
     if json {
         println!(
             "{}",
-            serde_json::json!({"imports": facts.imports, "reexports": facts.reexports, "unguarded_reexports": unguarded})
+            serde_json::json!({"imports": facts.imports, "reexports": facts.reexports,
+                "unguarded_reexports": unguarded, "aliases": aliases, "index": index})
         );
     } else {
         let ok = facts.imports.len() - failed.len();
@@ -149,6 +158,17 @@ fn check(rules: &super::RulesArg, json: bool) -> anyhow::Result<ExitCode> {
         );
         for (path, real) in &unguarded {
             println!("  {path} is the module {real}");
+        }
+        println!(
+            "{} second paths to banned objects (not banned by name):",
+            aliases.len()
+        );
+        for (path, banned) in &aliases {
+            println!("  {path} is {banned}");
+        }
+        match &index {
+            Some(path) => println!("identity index written to {}", path.display()),
+            None => println!("no identity index: the policy names an interpreter, not a runtime"),
         }
     }
     Ok(ExitCode::from(if failed.is_empty() {
