@@ -775,3 +775,51 @@ fn run_as_starts_every_warden_call_as_the_user_and_refuses_unreadable_cases() {
         "{out}"
     );
 }
+
+/// Attack sessions (`# session: cells`) run their cells in one `warden repl` per pass and are judged
+/// from the host side like one-shot attacks: shipped session cases hold in every pass, and a session
+/// whose runtime expectation is wrong fails the run, naming the layer that stopped it.
+#[test]
+fn attack_sessions_run_cell_by_cell_in_every_pass() {
+    require_root!();
+    let sessions = repo().join("corpus/attacks/sessions");
+    let count = std::fs::read_dir(&sessions)
+        .expect("corpus/attacks/sessions")
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "py"))
+        .count();
+    assert!(count >= 10, "only {count} session cases");
+    let output = corpus_run(&[
+        "--format",
+        "json",
+        "--only",
+        "d-session-bind-module-then-use",
+        "--only",
+        "i-session-path-parent-then-read",
+        &sessions.display().to_string(),
+    ]);
+    let report = json(&output);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    assert_eq!(report["summary"]["attacks"], 2, "{report}");
+    assert_eq!(
+        report["summary"]["attacks_stopped_by_runtime"], 2,
+        "{report}"
+    );
+    assert_eq!(report["summary"]["escapes"], 0, "{report}");
+
+    // A wrong expectation of the runtime layer is a mismatch, and the layer that did stop the
+    // session (read from the cell that raised) is named.
+    let dir = shared_tempdir();
+    let case = std::fs::read_to_string(sessions.join("d_session_bind_module_then_use.py"))
+        .expect("case")
+        .replace("# expect-runtime: PROC801", "# expect-runtime: NET802");
+    write(dir.path(), "d_session_bind_module_then_use.py", &case);
+    let output = corpus_run(&["--passes", "runtime", &dir.path().display().to_string()]);
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("expected the runtime layer to stop it with NET802")
+            && out.contains("runtime PROC801 (os.system)"),
+        "{out}"
+    );
+}

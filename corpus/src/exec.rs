@@ -583,7 +583,12 @@ impl Warden {
         env: &[(String, String)],
         watch: bool,
     ) -> Result<Finished, String> {
-        let mut args = vec![OsString::from("run")];
+        // A session case runs its cells in `warden repl --json`, with the same flags.
+        let cells = std::fs::read(file)
+            .ok()
+            .and_then(|bytes| crate::session::cells(&bytes));
+        let command = if cells.is_some() { "repl" } else { "run" };
+        let mut args = vec![OsString::from(command)];
         args.extend(self.rules_args());
         args.push("--json".into());
         args.extend(flags.always.iter().map(OsString::from));
@@ -597,8 +602,19 @@ impl Warden {
         if let (Some(dir), true) = (output_dir, self.output_dir) {
             args.extend(["--output-dir".into(), dir.into()]);
         }
-        args.push(file.into());
-        self.call(&args, env, watch)
+        let Some(cells) = cells else {
+            args.push(file.into());
+            return self.call(&args, env, watch);
+        };
+        let mut done = self.call_with_input(&args, env, watch, crate::session::input(&cells))?;
+        // The cells' records summed up as one result record, on the last line (where
+        // `Record::parse` looks); the records themselves stay in what warden printed.
+        if let Some(record) = crate::session::record(&done.stdout, done.code) {
+            done.stdout.push(b'\n');
+            done.stdout.extend(record.to_string().into_bytes());
+            done.stdout.push(b'\n');
+        }
+        Ok(done)
     }
 
     /// Runs warden with `args`; kills its process group if it outlives the guard.
@@ -608,17 +624,40 @@ impl Warden {
         env: &[(String, String)],
         watch: bool,
     ) -> Result<Finished, String> {
+        self.call_with_input(args, env, watch, Vec::new())
+    }
+
+    /// [`Warden::call`] with `input` on warden's standard input (none when empty).
+    fn call_with_input(
+        &self,
+        args: &[OsString],
+        env: &[(String, String)],
+        watch: bool,
+        input: Vec<u8>,
+    ) -> Result<Finished, String> {
         let started = Instant::now();
         let mut command = self.command();
         command
             .args(args)
             .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
+            .stdin(if input.is_empty() {
+                Stdio::null()
+            } else {
+                Stdio::piped()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
         let mut child = command.spawn().map_err(|err| self.cannot_run(&err))?;
         let watcher = watch.then(|| Watcher::start(child.id()));
+        // Written from a thread, so that a warden that does not read cannot block the runner; the
+        // pipe closes when it is done (the end of the session's input).
+        if let Some(mut stdin) = child.stdin.take() {
+            std::thread::spawn(move || {
+                use std::io::Write;
+                let _ = stdin.write_all(&input);
+            });
+        }
         let reader = |pipe: Option<Box<dyn Read + Send>>| {
             std::thread::spawn(move || {
                 let mut bytes = Vec::new();

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use super::effects::Effect;
 
 /// The header keys warden reads; any other key is ignored (so teams can add their own).
-pub const KEYS: [&str; 10] = [
+pub const KEYS: [&str; 11] = [
     "warden-case",
     "group",
     "technique",
@@ -23,6 +23,7 @@ pub const KEYS: [&str; 10] = [
     "expect-jail",
     "expect-output",
     "expect-runtime",
+    "session",
 ];
 
 /// The groups of attacks (corpus/README.md, "Groups") plus `JAIL`; benign cases use `BENIGN`.
@@ -234,6 +235,17 @@ pub fn parse(file: &Path, bytes: &[u8]) -> Result<Header, HeaderError> {
             expect_runtime,
         }
     };
+    if let Some((line, value)) = fields.get(crate::session::KEY) {
+        if value != crate::session::VALUE || !matches!(spec, CaseSpec::Attack { .. }) {
+            return Err(error(
+                *line,
+                format!(
+                    "`session: {}` makes an attack a session of cells (corpus/README.md, \"Attack sessions\"); not `{value}`, and only for attacks",
+                    crate::session::VALUE
+                ),
+            ));
+        }
+    }
     let variant = fields.get("variant").map(|(_, v)| v.clone());
     if matches!(spec, CaseSpec::Attack { .. }) && variant.is_none() {
         required("variant")?;

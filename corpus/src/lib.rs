@@ -13,7 +13,8 @@
 //! `index.rs` the `index.jsonl` format of external corpora, `load.rs` finds cases; `pass.rs` names
 //! the passes; `fixtures.rs`,
 //! `listeners.rs` and `procs.rs` hold what the host observes; `exec.rs` calls warden; `verify.rs`
-//! judges a pass; `runner.rs` schedules cases; `report.rs` renders the result.
+//! judges a pass; `session.rs` runs attack sessions (several cells in one `warden repl`);
+//! `runner.rs` schedules cases; `report.rs` renders the result.
 //!
 //! Does not own: the jail or the policy (it only calls the binary), nor the command line
 //! (`commands/corpus.rs`).
@@ -30,6 +31,7 @@ pub mod pass;
 pub mod procs;
 pub mod report;
 pub mod runner;
+pub mod session;
 pub mod verify;
 
 use std::path::PathBuf;
