@@ -5,7 +5,9 @@
 #   scripts/install.sh [--root DIR] [--group NAME] [--from DIR] [--no-enable]
 #
 #   --root DIR   install below DIR instead of / (paths in the installed configuration and unit are
-#                rewritten to match; for packaging and for tests/serve/install.rs)
+#                rewritten to match; for packaging and for tests/serve/install.rs). The runtime
+#                still goes to warden's data dir (/var/lib/warden, or $WARDEN_DATA_DIR), where
+#                the server looks for it
 #   --group NAME the group whose members may use the socket (server.socket_group; default warden,
 #                created when missing)
 #   --from DIR   take warden and libwarden_hook.so from DIR instead of building them
