@@ -41,6 +41,8 @@ pub const DEFAULT_TTL_MS: u64 = 3_600_000;
 pub const DEFAULT_MAX_REVIEWS: usize = 64;
 /// Default `review.max_bytes` (1 MiB).
 pub const DEFAULT_MAX_BYTES: usize = 1 << 20;
+/// The most findings a review keeps (its state file stays small; the program is kept whole).
+const MAX_FINDINGS: usize = 100;
 /// The longest rejection reason kept.
 const MAX_REASON_CHARS: usize = 1000;
 
@@ -549,7 +551,7 @@ impl Service {
             policy: new.policy.to_owned(),
             policy_sha256: new.policy_sha256.to_owned(),
             program_sha256: sha256(program.code.as_bytes()),
-            findings: new.findings,
+            findings: capped_findings(new.findings),
             inputs: program.inputs.iter().map(|i| i.name.clone()).collect(),
             bytes: bytes.len() as u64,
             created_at: rfc3339(now),
@@ -848,6 +850,18 @@ fn conflict(state: &str, id: &str) -> ServiceError {
     ServiceError::Conflict(code, message)
 }
 
+/// The first [`MAX_FINDINGS`] findings, the review-sending ones first.
+fn capped_findings(findings: Value) -> Value {
+    match findings {
+        Value::Array(mut list) if list.len() > MAX_FINDINGS => {
+            list.sort_by_key(|f| f.get("action").and_then(Value::as_str) != Some("review"));
+            list.truncate(MAX_FINDINGS);
+            Value::Array(list)
+        }
+        other => other,
+    }
+}
+
 fn no_review(id: &str) -> ServiceError {
     ServiceError::NotFound(format!(
         "no review {:?} for this client (it never existed, belongs to another client, or has \
@@ -950,6 +964,19 @@ mod tests {
         assert!(ReviewSettings::new(PathBuf::from("/x"), None, None, Some(0)).is_err());
         let off = ReviewSettings::new(PathBuf::from("/x"), None, Some(0), None).unwrap();
         assert_eq!(off.max_reviews, 0);
+    }
+
+    #[test]
+    fn a_review_keeps_at_most_its_cap_of_findings_review_ones_first() {
+        let mut many: Vec<Value> = (0..150)
+            .map(|i| json!({"rule": i, "action": "warn"}))
+            .collect();
+        many.push(json!({"rule": "DYN403", "action": "review"}));
+        let kept = capped_findings(Value::Array(many));
+        let kept = kept.as_array().unwrap();
+        assert_eq!(kept.len(), MAX_FINDINGS);
+        assert_eq!(kept[0]["rule"], "DYN403");
+        assert_eq!(capped_findings(json!([1, 2])), json!([1, 2]));
     }
 
     #[test]

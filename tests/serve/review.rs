@@ -561,3 +561,67 @@ fn over_mcp_a_cell_that_needs_review_says_so_and_runs_by_id_once_approved() {
     let (text, is_error) = other.tool("review_status", json!({"id": id}));
     assert!(is_error && text.contains("not_found"), "{text}");
 }
+
+#[test]
+fn the_store_is_bounded_in_count_and_size_and_a_decided_review_makes_room() {
+    require_root!();
+    let server = Server::start(Options {
+        extra_config: Some("[review]\nmax_reviews = 2\nmax_bytes = 400\n".to_owned()),
+        ..Options::default()
+    });
+    let socket = server.unix();
+    let run = |code: &str| {
+        let response = post_json(
+            &socket,
+            "/v1/run",
+            None,
+            &json!({"code": code, "policy": "review"}),
+        );
+        assert_eq!(response.status, 200, "{}", response.text());
+        response.json()
+    };
+    let first = review_id(&run(REVIEWED));
+    review_id(&run("print(sorted(globals())[1])\n"));
+    // Full: the record says why nothing was held.
+    let full = run("print(sorted(globals())[2])\n");
+    assert_eq!(full["status"], "review_required");
+    assert_eq!(full["review"], Value::Null, "{full}");
+    assert!(
+        full["message"]
+            .as_str()
+            .unwrap()
+            .contains("review.max_reviews"),
+        "{full}"
+    );
+    // Too large to hold.
+    let large = run(&format!(
+        "# {}\nprint(sorted(globals()))\n",
+        "x".repeat(500)
+    ));
+    assert_eq!(large["review"], Value::Null, "{large}");
+    assert!(
+        large["message"]
+            .as_str()
+            .unwrap()
+            .contains("review.max_bytes"),
+        "{large}"
+    );
+    // A rejected review is the first to go when room is needed.
+    let (status, _) = post(
+        &socket,
+        &format!("/v1/reviews/{first}/reject"),
+        None,
+        &json!({}),
+    );
+    assert_eq!(status, 200);
+    review_id(&run("print(sorted(globals())[3])\n"));
+    let (_, list) = get(&socket, "/v1/reviews", None);
+    let ids: Vec<&str> = list["reviews"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    assert_eq!(ids.len(), 2, "{list}");
+    assert!(!ids.contains(&first.as_str()), "{list}");
+}
