@@ -185,6 +185,9 @@ except OSError as e:
         assert!(run.stdout().contains("INPUT READ-ONLY"), "{}", run.stdout());
         assert_eq!(std::fs::read_to_string(out_dir.join("charts/result.txt")).ok().as_deref(), Some("42\n"));
         assert!(!out_dir.join("link").exists(), "a symlink crossed out of the jail");
+        // ... and the record says so, as an entry with its reason (issue 11).
+        assert_eq!(run.record["files_refused"][0]["path"], "link", "{:?}", run.record);
+        assert_eq!(run.record["files_refused"][0]["reason"], "symlink", "{:?}", run.record);
         let files = run.record["files"].as_array().cloned().unwrap_or_default();
         assert_eq!(files.len(), 1, "{files:?}");
         assert_eq!(files[0]["path"], "charts/result.txt");
