@@ -253,12 +253,19 @@ fn setup_failure_when_the_interpreter_is_a_shell_shim() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let rules = dir.path().join("shim.toml");
-    let text = std::fs::read_to_string(repo().join("rules/default.toml"))
-        .expect("read")
-        .replace(
-            "name = \"default\"\n\n[limits]",
-            &format!("interpreter = {:?}\n\n[limits]", shim.display().to_string()),
-        );
+    // The runtime's name in `[runtime]` (the last `name =` of the file) becomes the shim.
+    let default = std::fs::read_to_string(repo().join("rules/default.toml")).expect("read");
+    let at = default
+        .rfind("\nname = \"default\"\n")
+        .expect("[runtime] name")
+        + 1;
+    let text = format!(
+        "{}interpreter = {:?}{}",
+        &default[..at],
+        shim.display().to_string(),
+        &default[at + "name = \"default\"".len()..]
+    );
+    assert!(text.contains("[runtime]") && text.rfind("interpreter =") > text.find("[runtime]"));
     std::fs::write(&rules, text).expect("write");
     let run = run_program(
         "print(1)\n",
