@@ -14,7 +14,8 @@ use pyo3::ffi;
 
 use crate::python::{arg, asker, demote, int_of, path_arg, text_of};
 use crate::rules::{
-    mode_writes, module_matches, normalise, under, Denial, Rule, FRAME_ATTRIBUTES, WRITE_FLAGS,
+    link_target, mode_writes, module_matches, normalise, real_path, under, Denial, Rule,
+    FRAME_ATTRIBUTES, WRITE_FLAGS,
 };
 use crate::settings::{Mode, Settings};
 
@@ -43,6 +44,24 @@ pub unsafe fn raise(message: &str) {
             text.as_ptr(),
         )
     };
+}
+
+/// Denials written to standard error so far (at most [`MAX_NOTICES`]).
+static NOTICES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+const MAX_NOTICES: usize = 16;
+
+/// Writes the denial to the process's standard error (fd 2, past Python's `sys.stderr`), as the
+/// last line of a traceback would read: `warden.PolicyViolation: warden[RULE] event: …`. A library
+/// that catches the exception and fails in its own words (sklearn's dataset cache, numpy's
+/// `DataSource`, `linecache`) still leaves the denial where the result record's `stopped_by` reads
+/// it, and the user sees what the runtime layer refused.
+fn notice(message: &str) {
+    if NOTICES.fetch_add(1, Ordering::Relaxed) >= MAX_NOTICES {
+        return;
+    }
+    use std::io::Write;
+    let line = format!("warden.PolicyViolation: {}\n", message.replace('\n', " "));
+    let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
 /// Events the hook never looks at, rejected before anything else (the most frequent ones).
@@ -100,8 +119,10 @@ pub unsafe extern "C" fn hook(
             0
         }
         Mode::Enforce => {
+            let message = denial.message(name, &settings.policy.policy);
+            notice(&message);
             // SAFETY: GIL held.
-            unsafe { raise(&denial.message(name, &settings.policy.policy)) };
+            unsafe { raise(&message) };
             -1
         }
     }
@@ -144,7 +165,10 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
             | "os.utime" | "shutil.rmtree" | "os.setxattr" | "os.removexattr" => {
                 check_path(s, arg(args, 0), true, event)
             }
-            "os.symlink" => check_path(s, arg(args, 1), true, event),
+            // A link is judged by where it points too: reading or writing through a link in the
+            // work dir is reading or writing its target.
+            "os.symlink" => check_path(s, arg(args, 1), true, event)
+                .or_else(|| check_link_target(s, arg(args, 0), arg(args, 1), event)),
             "os.rename" | "os.link" | "shutil.copyfile" | "shutil.copytree" | "shutil.move"
             | "shutil.copymode" | "shutil.copystat" => {
                 let source_writes = matches!(event, "os.rename" | "shutil.move");
@@ -343,7 +367,14 @@ unsafe fn check_path(
     let cwd = std::env::current_dir()
         .map(|dir| dir.to_string_lossy().into_owned())
         .unwrap_or_else(|_| "/".to_owned());
-    let path = normalise(&path, &cwd);
+    let lexical = normalise(&path, &cwd);
+    // The writable roots are where the program can plant links: a path there is judged by where it
+    // really leads (the rest of the tree is read-only and the runtime's own).
+    let path = if under(&p.write_roots, &lexical) {
+        real_path(&lexical).unwrap_or(lexical)
+    } else {
+        lexical
+    };
     if write {
         return (!under(&p.write_roots, &path)).then(|| {
             Denial::new(
@@ -356,6 +387,34 @@ unsafe fn check_path(
         Denial::new(
             Rule::Read,
             format!("reading {path}, outside the read roots"),
+        )
+    })
+}
+
+/// `os.symlink(target, link)`: the target, resolved against the link's directory, must be readable.
+///
+/// # Safety
+/// GIL held; `target` and `link` null or valid references.
+unsafe fn check_link_target(
+    s: &Settings,
+    target: *mut ffi::PyObject,
+    link: *mut ffi::PyObject,
+    event: &str,
+) -> Option<Denial> {
+    // SAFETY: GIL held (caller).
+    let (Ok(Some(target)), Ok(Some(link))) =
+        (unsafe { path_arg(target) }, unsafe { path_arg(link) })
+    else {
+        return None;
+    };
+    let cwd = std::env::current_dir()
+        .map(|dir| dir.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "/".to_owned());
+    let target = link_target(&target, &normalise(&link, &cwd));
+    (!s.readable(&target)).then(|| {
+        Denial::new(
+            Rule::Read,
+            format!("{event} to {target}, outside the read roots"),
         )
     })
 }

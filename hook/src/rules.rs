@@ -139,6 +139,35 @@ pub fn normalise(path: &str, cwd: &str) -> String {
     format!("/{}", parts.join("/"))
 }
 
+/// The path with every symbolic link resolved, as far as it exists (`/work/link/new.txt` with
+/// `/work/link` → `/root` is `/root/new.txt`); `None` when nothing of it exists or nothing was a link.
+pub fn real_path(path: &str) -> Option<String> {
+    let mut existing = std::path::Path::new(path);
+    let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            let mut real = real;
+            for part in rest.iter().rev() {
+                real.push(part);
+            }
+            let real = real.to_string_lossy().into_owned();
+            return (real != path).then_some(real);
+        }
+        rest.push(existing.file_name()?);
+        existing = existing.parent()?;
+    }
+}
+
+/// Where a symbolic link at the normalised path `link` points: `target` resolved against the link's
+/// directory (`os.symlink("../etc", "/work/data")` points at `/etc`).
+pub fn link_target(target: &str, link: &str) -> String {
+    let base = match link.rsplit_once('/') {
+        Some(("", _)) | None => "/",
+        Some((dir, _)) => dir,
+    };
+    normalise(target, base)
+}
+
 /// Whether the normalised `path` is one of `roots` or below one.
 pub fn under(roots: &[String], path: &str) -> bool {
     roots.iter().any(|root| {

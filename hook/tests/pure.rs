@@ -8,7 +8,7 @@ mod rules;
 #[path = "../src/settings.rs"]
 mod settings;
 
-use rules::{module_matches, normalise, under, Denial, Rule};
+use rules::{link_target, module_matches, normalise, real_path, under, Denial, Rule};
 use settings::{InterpreterFacts, Settings};
 
 fn settings() -> Settings {
@@ -220,4 +220,27 @@ fn code_sinks_are_exec_eval_and_compile_with_underscores_around() {
     for name in ["execute", "evaluate", "map_infer", "compiler", "", "_"] {
         assert!(!rules::names_code_sink(name), "{name}");
     }
+}
+
+#[test]
+fn a_link_is_judged_by_where_it_leads() {
+    assert_eq!(link_target("/etc/passwd", "/work/notes.txt"), "/etc/passwd");
+    assert_eq!(link_target("../etc", "/work/data"), "/etc");
+    assert_eq!(link_target("sub/x", "/work/link"), "/work/sub/x");
+    assert_eq!(link_target("x", "/link"), "/x");
+
+    let dir = std::env::temp_dir().join(format!("warden-hook-links-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("real")).expect("mkdir");
+    let outside = std::fs::canonicalize(dir.join("real")).expect("real");
+    let link = dir.join("link");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&outside, &link).expect("symlink");
+    let through = format!("{}/new/file.txt", link.display());
+    assert_eq!(
+        real_path(&through),
+        Some(format!("{}/new/file.txt", outside.display()))
+    );
+    // No link on the way: nothing to say.
+    assert_eq!(real_path(&format!("{}/x", outside.display())), None);
+    std::fs::remove_dir_all(&dir).expect("clean up");
 }
