@@ -1161,6 +1161,36 @@ mod tests {
     }
 
     #[test]
+    fn a_reviewed_runs_chained_exception_is_shown_once() {
+        let stderr =
+            "Traceback (most recent call last):\n  File \"x\", line 3, in f\nKeyError: 'a'\n\n\
+                      The above exception was the direct cause of the following exception:\n\n\
+                      Traceback (most recent call last):\n  File \"x\", line 5, in f\n    \
+                      raise ValueError('bad') from err\nValueError: bad\n";
+        let last = &stderr[stderr.rfind("Traceback").unwrap()..];
+        let record = json!({
+            "status": "error", "stdout": "", "stderr": stderr, "message": null,
+            "error": {"name": "ValueError", "value": "bad", "traceback": last.trim_end()},
+        });
+        let text = texts(&reviewed_result(&record));
+        assert_eq!(
+            text.matches("raise ValueError('bad') from err").count(),
+            1,
+            "{text}"
+        );
+        assert_eq!(text.matches("KeyError: 'a'").count(), 1, "{text}");
+        // Without stderr (cut away), the traceback is still shown.
+        let mut bare = record.clone();
+        bare["stderr"] = json!("");
+        let text = texts(&reviewed_result(&bare));
+        assert_eq!(
+            text.matches("raise ValueError('bad') from err").count(),
+            1,
+            "{text}"
+        );
+    }
+
+    #[test]
     fn a_denied_cell_lists_each_finding_says_it_did_not_run_and_is_an_error() {
         let mut cell = record("denied");
         cell["execution_count"] = Value::Null;
@@ -1371,8 +1401,12 @@ fn reviewed_result(record: &Value) -> CallToolResult {
             let _ = write!(text, "\n{label}:\n{}", tail(value));
         }
     }
+    // The traceback is read from stderr: shown on its own only when stderr does not show it (once,
+    // however chained the exception).
     if let Some(traceback) = record.pointer("/error/traceback").and_then(Value::as_str) {
-        let _ = write!(text, "\ntraceback:\n{}", tail(traceback));
+        if !tail(field("stderr")).contains(traceback) {
+            let _ = write!(text, "\ntraceback:\n{}", tail(traceback));
+        }
     }
     let content = vec![ContentBlock::text(text)];
     if status == "ok" {
