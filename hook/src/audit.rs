@@ -54,7 +54,7 @@ const MAX_NOTICES: usize = 16;
 /// last line of a traceback would read: `warden.PolicyViolation: warden[RULE] event: …`. A library
 /// that catches the exception and fails in its own words (sklearn's dataset cache, numpy's
 /// `DataSource`, `linecache`) still leaves the denial where the result record's `stopped_by` reads
-/// it, and the user sees what the runtime layer refused.
+/// it, and the user sees what the runtime layer refused. (Not for processes: see the caller.)
 fn notice(message: &str) {
     if NOTICES.fetch_add(1, Ordering::Relaxed) >= MAX_NOTICES {
         return;
@@ -120,7 +120,11 @@ pub unsafe extern "C" fn hook(
         }
         Mode::Enforce => {
             let message = denial.message(name, &settings.policy.policy);
-            notice(&message);
+            // Libraries probe for programs (matplotlib's `fc-list`, loky's `lscpu`) and go on
+            // without them: a refused process says nothing on standard error.
+            if denial.rule != Rule::Process {
+                notice(&message);
+            }
             // SAFETY: GIL held.
             unsafe { raise(&message) };
             -1
@@ -368,9 +372,10 @@ unsafe fn check_path(
         .map(|dir| dir.to_string_lossy().into_owned())
         .unwrap_or_else(|_| "/".to_owned());
     let lexical = normalise(&path, &cwd);
-    // The writable roots are where the program can plant links: a path there is judged by where it
+    // The writable roots are where the program can plant links, and `/proc` holds the kernel's
+    // (`/proc/self/root`, `/proc/self/cwd`, `/proc/self/fd/N`): a path there is judged by where it
     // really leads (the rest of the tree is read-only and the runtime's own).
-    let path = if under(&p.write_roots, &lexical) {
+    let path = if under(&p.write_roots, &lexical) || lexical.starts_with("/proc/") {
         real_path(&lexical).unwrap_or(lexical)
     } else {
         lexical

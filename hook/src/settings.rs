@@ -128,6 +128,12 @@ impl Settings {
     /// the jail binds it read-only.
     pub fn readable(&self, path: &str) -> bool {
         let p = &self.policy;
+        // A process's environment and memory are never the runtime's business, whatever root
+        // holds them (`/proc/self` is one, for maps, status and cgroup).
+        if path.starts_with("/proc/") && matches!(path.rsplit('/').next(), Some("environ" | "mem"))
+        {
+            return false;
+        }
         under(&p.read_roots, path)
             || under(&p.write_roots, path)
             || under(&p.runtime_read_roots, path)

@@ -240,6 +240,17 @@ fn a_link_is_judged_by_where_it_leads() {
         real_path(&through),
         Some(format!("{}/new/file.txt", outside.display()))
     );
+    // The kernel's links under /proc lead where they point.
+    assert_eq!(real_path("/proc/self/root/etc"), Some("/etc".to_owned()));
+    let s = settings();
+    assert!(s.readable("/proc/self/status"));
+    for secret in [
+        "/proc/self/environ",
+        "/proc/self/task/1/environ",
+        "/proc/self/mem",
+    ] {
+        assert!(!s.readable(secret), "{secret}");
+    }
     // No link on the way: nothing to say.
     assert_eq!(real_path(&format!("{}/x", outside.display())), None);
     std::fs::remove_dir_all(&dir).expect("clean up");
