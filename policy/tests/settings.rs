@@ -226,7 +226,7 @@ fn preload_takes_only_imports_the_policy_allows() {
         default_policy().preload,
         ["numpy", "pandas", "matplotlib.pyplot"]
     );
-    let minimal = policy("[imports]\nallow = [\"math\"]\n");
+    let minimal = policy("[policy]\nname = \"m\"\n[imports]\nallow = [\"math\"]\n");
     assert!(
         minimal.preload.is_empty(),
         "nothing is preloaded unless asked"

@@ -198,6 +198,9 @@ impl Warm {
     }
 }
 
+/// A counter family of the metrics: name, help, and its value in a policy's [`Stats`].
+type Counter = (&'static str, &'static str, fn(&Stats) -> u64);
+
 /// Counters of one policy's pool.
 #[derive(Debug, Default, Clone)]
 struct Stats {
@@ -428,7 +431,7 @@ impl Pool {
                 s.hits_sessions
             );
         }
-        let counters: [(&str, &str, fn(&Stats) -> u64); 4] = [
+        let counters: [Counter; 4] = [
             (
                 "warden_pool_misses_total",
                 "Requests that found no jail waiting (or did not fit one) and started cold.",
