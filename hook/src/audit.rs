@@ -14,8 +14,8 @@ use pyo3::ffi;
 
 use crate::python::{arg, asker, demote, int_of, path_arg, text_of};
 use crate::rules::{
-    link_target, mode_writes, module_matches, normalise, real_path, under, Denial, Rule,
-    FRAME_ATTRIBUTES, WRITE_FLAGS,
+    as_proc_self, link_target, mode_writes, module_matches, normalise, real_path, under, Denial,
+    Rule, FRAME_ATTRIBUTES, WRITE_FLAGS,
 };
 use crate::settings::{Mode, Settings};
 
@@ -376,7 +376,9 @@ unsafe fn check_path(
     // (`/proc/self/root`, `/proc/self/cwd`, `/proc/self/fd/N`): a path there is judged by where it
     // really leads (the rest of the tree is read-only and the runtime's own).
     let path = if under(&p.write_roots, &lexical) || lexical.starts_with("/proc/") {
-        real_path(&lexical).unwrap_or(lexical)
+        real_path(&lexical)
+            .map(|real| as_proc_self(real, std::process::id()))
+            .unwrap_or(lexical)
     } else {
         lexical
     };

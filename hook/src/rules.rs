@@ -158,6 +158,16 @@ pub fn real_path(path: &str) -> Option<String> {
     }
 }
 
+/// The process's own `/proc/<pid>` as `/proc/self` (what `/proc/self` resolves to), so that a
+/// real path there is judged like the path the runtime reads by (`/proc/self/status`).
+pub fn as_proc_self(path: String, pid: u32) -> String {
+    let own = format!("/proc/{pid}");
+    match path.strip_prefix(&own) {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("/proc/self{rest}"),
+        _ => path,
+    }
+}
+
 /// Where a symbolic link at the normalised path `link` points: `target` resolved against the link's
 /// directory (`os.symlink("../etc", "/work/data")` points at `/etc`).
 pub fn link_target(target: &str, link: &str) -> String {

@@ -8,7 +8,7 @@ mod rules;
 #[path = "../src/settings.rs"]
 mod settings;
 
-use rules::{link_target, module_matches, normalise, real_path, under, Denial, Rule};
+use rules::{as_proc_self, link_target, module_matches, normalise, real_path, under, Denial, Rule};
 use settings::{InterpreterFacts, Settings};
 
 fn settings() -> Settings {
@@ -240,6 +240,17 @@ fn a_link_is_judged_by_where_it_leads() {
         real_path(&through),
         Some(format!("{}/new/file.txt", outside.display()))
     );
+    // The process's own /proc/<pid> is /proc/self; another's is not.
+    assert_eq!(
+        as_proc_self("/proc/42/status".to_owned(), 42),
+        "/proc/self/status"
+    );
+    assert_eq!(as_proc_self("/proc/42".to_owned(), 42), "/proc/self");
+    assert_eq!(
+        as_proc_self("/proc/421/status".to_owned(), 42),
+        "/proc/421/status"
+    );
+    assert_eq!(as_proc_self("/etc/passwd".to_owned(), 42), "/etc/passwd");
     // The kernel's links under /proc lead where they point.
     assert_eq!(real_path("/proc/self/root/etc"), Some("/etc".to_owned()));
     let s = settings();
