@@ -453,3 +453,63 @@ fn attacks_through_the_pool_are_stopped_as_cold() {
         }
     }
 }
+
+#[test]
+fn shutdown_ends_the_waiting_jails_and_leaves_nothing() {
+    warden_test_support::require_root!();
+    let (mut server, _rules) = pooled_server("depth = 2\n");
+    assert!(
+        wait_until(Duration::from_secs(120), || ready(&server, "default")
+            >= 2.0),
+        "{}",
+        metrics(&server)
+    );
+    let workers = session_workers(&server.state_dir);
+    assert!(workers.len() >= 2, "{workers:?}");
+    server.stop();
+    for pid in &workers {
+        assert!(
+            wait_until(Duration::from_secs(10), || cgroups_of(*pid).is_empty()),
+            "the pooled jail of {pid} left its cgroups: {:?}",
+            cgroups_of(*pid)
+        );
+    }
+    assert!(
+        session_workers(&server.state_dir).is_empty(),
+        "{:?}",
+        session_workers(&server.state_dir)
+    );
+    let left: Vec<_> = std::fs::read_dir(&server.state_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("session-") || name.starts_with("job-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn an_unprivileged_server_pools_too() {
+    warden_test_support::require_root!();
+    let (uid, gid) = super::jail::test_user();
+    let mut server = Server::start(Options {
+        user: Some((uid, gid)),
+        pool: Some("depth = 1\n".to_owned()),
+        ..Options::default()
+    });
+    for (what, code) in [("pandas", PANDAS), ("error", "1 / 0\n")] {
+        let pooled = warm(&server, "default", code);
+        let started = cold(&server, "default", code);
+        assert_same(&pooled, &started, what);
+    }
+    let workers = session_workers(&server.state_dir);
+    server.stop();
+    assert!(
+        wait_until(Duration::from_secs(10), || session_workers(
+            &server.state_dir
+        )
+        .is_empty()),
+        "pooled workers left: {workers:?}"
+    );
+}
