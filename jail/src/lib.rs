@@ -121,6 +121,7 @@ pub fn run(plan: &Plan, program: &str, workdir: Option<&Path>) -> Result<Outcome
     // the jail is gone.
     let stage = stage::Stage::prepare(&plan.stage_dir, plan.mode)?;
     let signals = SignalGuard::block()?;
+    trace("stage dir, signals");
     let running = parent::spawn(plan, stage.path(), program.as_bytes(), sequence, workdir)?;
     let outcome = supervise::supervise(plan, running, signals.fd.as_ref(), manifest, None)?;
     trace("done");

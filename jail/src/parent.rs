@@ -175,7 +175,9 @@ pub fn spawn(
         }
         None => None,
     };
+    crate::trace("cgroup created");
     let prepared = prepare(plan, stage, program, workdir, cgroup.as_ref())?;
+    crate::trace("prepared");
     let (control, control_child) = socketpair(
         AddressFamily::Unix,
         SockType::SeqPacket,

@@ -30,6 +30,39 @@ fn a_byte_order_mark_is_dropped() {
     assert_eq!(outcome.stdout_text(), "bom\n", "{}", outcome.stderr_text());
 }
 
+/// A named one-shot run (`analysis.py`) does not import linecache just in case (it imports
+/// tokenize, re, enum and collections: ~6 ms, two thirds of a bare interpreter's start), yet a
+/// warning and a traceback still show the program's lines under its name.
+fn a_named_program_s_lines_cost_nothing_until_an_error_reads_them() {
+    let mut config = Config::default();
+    config.bootstrap.program_name = Some("analysis.py".to_owned());
+    let plan = Plan::new(&config).expect("plan");
+    let outcome = warden_jail::run(
+        &plan,
+        "import sys\nprint(sorted({'linecache', 'tokenize', 're'} & set(sys.modules)))\n",
+        None,
+    )
+    .unwrap();
+    assert_eq!(outcome.stdout_text(), "[]\n", "{}", outcome.stderr_text());
+    let outcome = warden_jail::run(
+        &plan,
+        "import warnings\nwarnings.warn('careful')\n\ndef f():\n    raise ValueError('boom')\nf()\n",
+        None,
+    )
+    .unwrap();
+    let stderr = outcome.stderr_text();
+    assert_eq!(outcome.exit_code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("analysis.py:2: UserWarning: careful\n  warnings.warn('careful')"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("File \"analysis.py\", line 5, in f\n    raise ValueError('boom')"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("/run/warden"), "{stderr}");
+}
+
 /// The host work dir is copied in; new and changed regular files come back; symlinks never cross.
 fn the_work_dir_is_copied_in_and_back() {
     let dir = tempfile::tempdir().unwrap();
@@ -237,10 +270,14 @@ fn main() {
         eprintln!("skipped: no /usr/bin/python3");
         return;
     }
-    let tests: [(&str, fn()); 8] = [
+    let tests: [(&str, fn()); 9] = [
         (
             "a_coding_declaration_cannot_change_what_runs",
             a_coding_declaration_cannot_change_what_runs,
+        ),
+        (
+            "a_named_program_s_lines_cost_nothing_until_an_error_reads_them",
+            a_named_program_s_lines_cost_nothing_until_an_error_reads_them,
         ),
         ("a_byte_order_mark_is_dropped", a_byte_order_mark_is_dropped),
         (
