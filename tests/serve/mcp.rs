@@ -72,7 +72,14 @@ fn client_python() -> PathBuf {
 fn config(dir: &Path) -> (PathBuf, PathBuf) {
     let state = dir.join("state");
     let config = dir.join("warden.toml");
-    std::fs::write(&config, format!("[server]\nstate_dir = {:?}\n", state)).unwrap();
+    // Without the warm pool (on by default; tests/serve/pool.rs tests it): the client's check that a
+    // cancelled run leaves no worker counts every worker of the state directory, and pooled jails
+    // wait there by design.
+    std::fs::write(
+        &config,
+        format!("[server]\nstate_dir = {state:?}\n[pool]\nenabled = false\n"),
+    )
+    .unwrap();
     (config, state)
 }
 
