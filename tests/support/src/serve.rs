@@ -74,6 +74,10 @@ pub struct Options {
     pub sessions: Option<String>,
     /// More configuration, appended as it is (`[review]`, more `[[tokens]]`…).
     pub extra_config: Option<String>,
+    /// Lines of the `[pool]` table (`depth = 1\n`…). `None`: `enabled = false` — the server's
+    /// default is a pool, which the tests of the pool turn on (tests/serve/pool.rs); elsewhere it
+    /// would only add idle jails to every test server.
+    pub pool: Option<String>,
 }
 
 impl Default for Options {
@@ -96,6 +100,7 @@ impl Default for Options {
             user: None,
             sessions: None,
             extra_config: None,
+            pool: None,
         }
     }
 }
@@ -155,6 +160,8 @@ max_request_bytes = {max_request}
 max_connections = {max_connections}
 shutdown_grace_ms = {grace}
 {optional}
+[pool]
+{pool}
 [policies]
 default = "{default_policy}"
 review = "review.toml"
@@ -191,6 +198,10 @@ policies = ["review", "strict"]
             max_request = options.max_request_bytes,
             max_connections = options.max_connections,
             grace = options.shutdown_grace_ms,
+            pool = options
+                .pool
+                .clone()
+                .unwrap_or_else(|| "enabled = false\n".to_owned()),
             optional = [
                 (
                     "header_timeout_ms",
