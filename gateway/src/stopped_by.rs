@@ -73,8 +73,9 @@ pub fn from_findings(findings: &[Finding]) -> StoppedBy {
 }
 
 /// The runtime layer or the kernel, from how a program that ran ended: the exception it died of
-/// (with its whole standard error, where a library may have wrapped the hook's denial) or the
-/// signal that killed it.
+/// (with its whole standard error, where a library may have wrapped the hook's denial), the
+/// signal that killed it, or for a program that ended without an error the last denial the hook
+/// wrote to standard error.
 pub fn from_run(
     error: Option<&PythonError>,
     stderr: &str,
@@ -86,7 +87,12 @@ pub fn from_run(
             ..StoppedBy::new(Depth::Kernel)
         });
     }
-    let error = error?;
+    // A program that ended without an error may still have met the hook: a denial swallowed by
+    // the program (`try`/`except`) or raised where Python only reports it (`__del__`, a thread, an
+    // exit handler, a weakref finaliser). The hook writes each denial to standard error.
+    let Some(error) = error else {
+        return last_denial(stderr);
+    };
     if let Some(denial) = denial_in(&error.name, &error.value).or_else(|| last_denial(stderr)) {
         return Some(denial);
     }
@@ -200,5 +206,17 @@ mod tests {
             "[Errno 2] No such file or directory: 'x'",
         );
         assert_eq!(from_run(Some(&e), "", None), None);
+    }
+
+    #[test]
+    fn a_denial_the_program_survived_is_read_from_stderr() {
+        let stderr = "warden.PolicyViolation: warden[PROC801] os.posix_spawn: starting a process \
+                      (policy default, runtime layer) — hint: x\nException ignored in: <function \
+                      Later.__del__>\ndone\n";
+        let stopped = from_run(None, stderr, None).unwrap();
+        assert_eq!(stopped.layer, Depth::Runtime);
+        assert_eq!(stopped.rule.as_deref(), Some("PROC801"));
+        assert_eq!(stopped.event.as_deref(), Some("os.posix_spawn"));
+        assert_eq!(from_run(None, "all fine\n", None), None);
     }
 }

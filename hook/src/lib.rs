@@ -109,6 +109,54 @@ fn gcd_import(
     original.call1(py, (name, package, level))
 }
 
+/// `_imp.create_builtin` and `_imp.create_dynamic` as the interpreter had them, which
+/// [`create_builtin`] and [`create_dynamic`] replace.
+static CREATE_BUILTIN: std::sync::OnceLock<Py<PyAny>> = std::sync::OnceLock::new();
+static CREATE_DYNAMIC: std::sync::OnceLock<Py<PyAny>> = std::sync::OnceLock::new();
+
+/// Raises the `import` audit event for the module a spec names, then builds it with `original`:
+/// building a built-in or extension module is importing it, also when a copy is loaded already
+/// (`module_from_spec(find_spec("_posixsubprocess"))` has the original `fork_exec`).
+fn create_module(
+    py: Python<'_>,
+    original: &std::sync::OnceLock<Py<PyAny>>,
+    spec: &Bound<'_, PyAny>,
+    file: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyObject> {
+    let Some(original) = original.get() else {
+        return Err(PyRuntimeError::new_err("_imp is not wrapped"));
+    };
+    let name = spec.getattr("name")?;
+    let name = pyo3::types::PyString::new(py, &name.str()?.to_string_lossy());
+    // SAFETY: GIL held; "(O)" takes one borrowed object, alive for the call.
+    let denied =
+        unsafe { python::PySys_Audit(c"import".as_ptr(), c"(O)".as_ptr(), name.as_ptr()) } < 0;
+    if denied {
+        return Err(PyErr::fetch(py));
+    }
+    match file {
+        Some(file) => original.call1(py, (spec, file)),
+        None => original.call1(py, (spec,)),
+    }
+}
+
+/// Replaces `_imp.create_builtin` (see [`create_module`]).
+#[pyfunction]
+fn create_builtin(py: Python<'_>, spec: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+    create_module(py, &CREATE_BUILTIN, spec, None)
+}
+
+/// Replaces `_imp.create_dynamic` (see [`create_module`]).
+#[pyfunction]
+#[pyo3(signature = (spec, file = None))]
+fn create_dynamic(
+    py: Python<'_>,
+    spec: &Bound<'_, PyAny>,
+    file: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyObject> {
+    create_module(py, &CREATE_DYNAMIC, spec, file)
+}
+
 /// Installs the audit hook. `settings`: the policy's JSON; `trusted_roots`: the interpreter's import
 /// path at start-up; `prefixes`: its prefixes; `bootstrap`: the bootstrap's file name. Once per
 /// process.
@@ -176,6 +224,21 @@ fn install(
     let original = bootstrap_module.getattr("_gcd_import")?.unbind();
     if GCD_IMPORT.set(original).is_ok() {
         bootstrap_module.setattr("_gcd_import", wrap_pyfunction!(gcd_import, py)?)?;
+    }
+
+    // Built-in and extension modules are built by `_imp`, which raises no `import` event either.
+    let imp = py.import("_imp")?;
+    if CREATE_BUILTIN
+        .set(imp.getattr("create_builtin")?.unbind())
+        .is_ok()
+    {
+        imp.setattr("create_builtin", wrap_pyfunction!(create_builtin, py)?)?;
+    }
+    if CREATE_DYNAMIC
+        .set(imp.getattr("create_dynamic")?.unbind())
+        .is_ok()
+    {
+        imp.setattr("create_dynamic", wrap_pyfunction!(create_dynamic, py)?)?;
     }
 
     // SAFETY: GIL held; `audit::hook` has the signature CPython expects and lives forever.

@@ -174,6 +174,38 @@ unsafe fn demote_nested(settings: &Settings, object: *mut ffi::PyObject, depth: 
     }
 }
 
+/// The file name of `object` when it is a module's code object (`co_name` `<module>`), else `None`.
+///
+/// # Safety
+/// GIL held; `object` null or a valid reference.
+pub unsafe fn module_code_file(object: *mut ffi::PyObject) -> Option<String> {
+    // SAFETY: the type is checked before the code object's members are read (plain member reads,
+    // no user code); new references are released.
+    unsafe {
+        if object.is_null() || ffi::Py_TYPE(object) != std::ptr::addr_of_mut!(PyCode_Type) {
+            return None;
+        }
+        let name = ffi::PyObject_GetAttrString(object, c"co_name".as_ptr());
+        if name.is_null() {
+            ffi::PyErr_Clear();
+            return None;
+        }
+        let is_module = text_of(name).is_some_and(|name| name == "<module>");
+        ffi::Py_DECREF(name);
+        if !is_module {
+            return None;
+        }
+        let file = ffi::PyObject_GetAttrString(object, c"co_filename".as_ptr());
+        if file.is_null() {
+            ffi::PyErr_Clear();
+            return None;
+        }
+        let text = text_of(file);
+        ffi::Py_DECREF(file);
+        text
+    }
+}
+
 /// An integer argument, when it is one.
 ///
 /// # Safety
@@ -235,6 +267,50 @@ pub unsafe fn asker(settings: &Settings, machinery: &[String]) -> Option<Asker> 
             let skipped = info.library && settings.listed(machinery, &info.filename);
             if !skipped {
                 let importing = at_import(frame, code);
+                ffi::Py_DECREF(code.cast());
+                ffi::Py_DECREF(frame.cast());
+                return Some(Asker {
+                    library: info.library,
+                    filename: info.filename,
+                    importing,
+                    names_sink: info.names_sink,
+                });
+            }
+            ffi::Py_DECREF(code.cast());
+            let back = PyFrame_GetBack(frame);
+            ffi::Py_DECREF(frame.cast());
+            if back.is_null() {
+                return None;
+            }
+            frame = back;
+        }
+        ffi::Py_DECREF(frame.cast());
+        None
+    }
+}
+
+/// Who asked for a module body the import system runs: the first frame that executes an `import`
+/// statement (a library's own, the import system's included: `get_resource_reader` imports
+/// `importlib.readers`), or else the first frame outside `machinery` (a call: `_find_and_load`,
+/// `exec_module`, `import_module`). `None` when no Python frame is running.
+///
+/// # Safety
+/// GIL held.
+pub unsafe fn import_asker(settings: &Settings, machinery: &[String]) -> Option<Asker> {
+    // SAFETY: as in `asker`: a borrowed frame we take a reference to; every frame and code
+    // reference taken is released once.
+    unsafe {
+        let mut frame = ffi::PyEval_GetFrame();
+        if frame.is_null() {
+            return None;
+        }
+        ffi::Py_INCREF(frame.cast());
+        for _ in 0..MAX_DEPTH {
+            let code = ffi::PyFrame_GetCode(frame);
+            let info = code_info(settings, code);
+            let importing = at_import(frame, code);
+            let skipped = info.library && settings.listed(machinery, &info.filename);
+            if importing || !skipped {
                 ffi::Py_DECREF(code.cast());
                 ffi::Py_DECREF(frame.cast());
                 return Some(Asker {

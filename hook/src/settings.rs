@@ -120,6 +120,27 @@ impl Settings {
                 .any(|root| relative_to(filename, root).is_some())
     }
 
+    /// The module a library file is (`ftplib` for `<stdlib>/ftplib.py`, `nltk.downloader`,
+    /// `xml.dom` for its `__init__.py`, `zipimport` for `<frozen zipimport>`), relative to the
+    /// deepest trusted root holding it; `None` for other files and the import system's own.
+    pub fn module_of_file(&self, filename: &str) -> Option<String> {
+        if let Some(name) = filename
+            .strip_prefix("<frozen ")
+            .and_then(|rest| rest.strip_suffix('>'))
+        {
+            return (!name.starts_with("importlib.")).then(|| name.to_owned());
+        }
+        let relative = self
+            .interpreter
+            .trusted_roots
+            .iter()
+            .filter_map(|root| relative_to(filename, root))
+            .min_by_key(|rel| rel.len())?;
+        let stem = relative.strip_suffix(".py")?;
+        let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+        (!stem.is_empty() && !stem.contains('.')).then(|| stem.replace('/', "."))
+    }
+
     /// Whether the normalised `path` may be read: the read and write roots, the files the runtime
     /// reads on its own, the interpreter's prefixes, and the source files of the code the
     /// interpreter runs outside them: the program and warden's bootstrap. `linecache` reads those

@@ -1,0 +1,18 @@
+# warden-case: j-rt2-excepthook-spawn
+# group: J
+# technique: sys.excepthook replaced by a function that spawns a process when the program fails
+# variant: other
+# expect-static: deny
+# expect-rules: IMP101
+# expect-jail: contained
+# expect-runtime: PROC801
+import os
+import sys
+
+
+def hook(kind, value, tb):
+    os.spawnlp(os.P_WAIT, "id", "id")
+
+
+sys.excepthook = hook
+raise ValueError("boom")
