@@ -527,6 +527,17 @@ impl Warden {
         }
     }
 
+    /// `warden runtime check` for the policy, which writes its identity index beside its runtime
+    /// (second paths to banned objects, found by identity: docs/enforcement.md); `warden check`
+    /// loads it. Best effort: a warden without the command, a policy without a runtime or a user
+    /// who may not write there leaves the policy pass judging names alone.
+    pub fn write_identity_index(&self) {
+        let mut args = vec![OsString::from("runtime"), "check".into()];
+        args.extend(self.rules_args());
+        args.push("--json".into());
+        let _ = self.call(&args, &[], false);
+    }
+
     /// The policy pass over many files at once: path → verdict. Files warden could not read are
     /// missing from the map.
     pub fn check(&self, files: &[&Path]) -> Result<BTreeMap<PathBuf, StaticVerdict>, String> {

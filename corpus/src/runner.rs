@@ -66,6 +66,9 @@ pub fn run(cases: &[Case], settings: &Settings) -> Result<(Vec<CaseResult>, Vec<
             .filter(|c| !matches!(c.kind, Kind::Skipped(_)))
             .map(Case::static_file)
             .collect();
+        // The policy is judged with its identity index, as `warden check` judges programs once
+        // `warden runtime check` has run for the policy and its runtime.
+        warden.write_identity_index();
         warden.check(&files)?
     } else {
         BTreeMap::new()
