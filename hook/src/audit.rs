@@ -12,7 +12,9 @@ use std::sync::OnceLock;
 
 use pyo3::ffi;
 
-use crate::python::{arg, asker, demote, int_of, path_arg, text_of};
+use crate::python::{
+    arg, asker, demote, import_asker, int_of, module_code_file, path_arg, text_of,
+};
 use crate::rules::{
     as_proc_self, link_target, mode_writes, module_matches, normalise, real_path, under, Denial,
     Rule, FRAME_ATTRIBUTES, WRITE_FLAGS,
@@ -219,6 +221,12 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 // chose) is judged as the program's from now on. The import system's is not.
                 if event == "exec" && !who.filename.starts_with("<frozen importlib.") {
                     demote(s, arg(args, 0));
+                }
+                // A module body the import system runs is an import, however it was asked for
+                // (`_find_and_load`, `module_from_spec` + `exec_module`, `load_module`): the
+                // interpreter raises `import` only for its own import statement.
+                if event == "exec" && who.filename.starts_with("<frozen importlib._bootstrap") {
+                    return check_module_body(s, arg(args, 0));
                 }
                 None
             }
@@ -431,6 +439,58 @@ unsafe fn check_link_target(
         Denial::new(
             Rule::Read,
             format!("{event} to {target}, outside the read roots"),
+        )
+    })
+}
+
+/// A module body run by the import system: the module its file is (`ftplib.py` under the stdlib,
+/// `nltk/downloader.py` under site-packages, `<frozen zipimport>`) is judged as an import by
+/// whoever asked for it, as [`check_import`] judges the `import` event.
+///
+/// # Safety
+/// GIL held; `code` null or a valid reference.
+unsafe fn check_module_body(s: &Settings, code: *mut ffi::PyObject) -> Option<Denial> {
+    // SAFETY: GIL held (caller).
+    let filename = unsafe { module_code_file(code) }?;
+    let module = s.module_of_file(&filename)?;
+    // SAFETY: GIL held (caller).
+    let who = unsafe { import_asker(s, &s.policy.import_machinery) }?;
+    judge_import(s, &module, &who)
+}
+
+/// The policy's verdict on `module` imported for `who` (the first frame outside the import
+/// system): a library's own import statement is allowed, a library calling an importer gets the
+/// denylist, the program the denylist and the allowlist.
+fn judge_import(s: &Settings, module: &str, who: &crate::python::Asker) -> Option<Denial> {
+    let p = &s.policy;
+    if who.library && who.importing {
+        return None;
+    }
+    let denied = module_matches(&p.import_deny, module, true);
+    if who.library {
+        return denied.then(|| {
+            Denial::new(
+                Rule::Import,
+                format!(
+                    "importing the denied module `{module}` through {}",
+                    who.filename
+                ),
+            )
+        });
+    }
+    if denied {
+        return Some(Denial::new(
+            Rule::Import,
+            format!("importing the denied module `{module}`"),
+        ));
+    }
+    if !who.importing && module_matches(&p.runtime_imports, module, false) {
+        return None;
+    }
+    (!module_matches(&p.import_allow, module, false)).then(|| {
+        Denial::new(
+            Rule::Import,
+            format!("importing `{module}`, which the policy does not allow"),
         )
     })
 }
