@@ -35,6 +35,7 @@ mod landlock;
 mod message;
 mod mirror;
 mod mounts;
+mod netns;
 mod outcome;
 mod parent;
 mod plan;

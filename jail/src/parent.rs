@@ -33,6 +33,7 @@ use crate::child::{self, Pipes, Prepared};
 use crate::error::JailError;
 use crate::message::{self, ToChild};
 use crate::mounts;
+use crate::netns;
 use crate::plan::Plan;
 use crate::seccomp;
 use crate::sys::{self, Forked};
@@ -168,6 +169,8 @@ pub fn spawn(
     sequence: u64,
     workdir: Option<&Path>,
 ) -> Result<Running, JailError> {
+    // The network namespace is made on a helper thread meanwhile (`netns.rs`).
+    let netns = netns::start(plan.mode);
     let cgroup = match &plan.cgroup {
         Some(cgroup_plan) => {
             cgroup_plan.reap_stale();
@@ -213,15 +216,28 @@ pub fn spawn(
         .map(|range| range.allocate())
         .transpose()?;
 
+    // Joined before the clone, which needs warden single-threaded. Without a namespace made ahead,
+    // the clone makes one.
+    let namespace = netns.finish();
+    let flags = match namespace {
+        Some(_) => CLONE_FLAGS & !libc::CLONE_NEWNET,
+        None => CLONE_FLAGS,
+    };
+    let entered = namespace.as_ref().map(netns::enter).transpose()?;
+    drop(namespace);
     crate::trace("clone");
     let started = Instant::now();
     // Whatever the jail holds is charged to the creator of its user namespace: create it with our
     // soft limits lowered to the jail's ceilings and, as root, with the run's own owner uid as our
     // euid (`budgets.rs`, `userns.rs`).
     let creator = Creator::become_for(plan, ids.as_ref())?;
-    let forked = sys::clone_jail(CLONE_FLAGS as u64, cgroup_fd.as_ref().map(|fd| fd.as_fd()));
+    let forked = sys::clone_jail(flags as u64, cgroup_fd.as_ref().map(|fd| fd.as_fd()));
     let (init, pidfd) = match forked {
         Ok(Forked::Child) => {
+            // The init stays in the network namespace it was born in.
+            if let Some(entered) = entered {
+                entered.abandon();
+            }
             drop((control, stdin, stdout, stderr));
             child::init_main(&prepared, control_child, pipes)
         }
@@ -249,6 +265,10 @@ pub fn spawn(
         armed: true,
     };
     drop((control_child, pipes, cgroup_fd, prepared));
+    // Back into warden's own network namespace (on an error path above, `Entered`'s drop did it).
+    if let Some(entered) = entered {
+        entered.leave()?;
+    }
 
     // The init waits for its id maps before doing anything.
     crate::trace("cloned");

@@ -38,11 +38,13 @@ pub fn thread_count() -> std::io::Result<usize> {
 fn ensure_single_threaded() -> Result<(), Errno> {
     // A thread the caller has just joined leaves /proc/self/task a moment after the join returns (the
     // kernel wakes the joiner before it unhashes the thread), so a count above one is re-read briefly
-    // before it is believed.
-    for attempt in 0..50 {
+    // before it is believed: first yielding (it is usually gone within microseconds; `netns.rs`
+    // joins its helper right before the clone), then sleeping.
+    for attempt in 0..70 {
         match thread_count() {
             Ok(1) => return Ok(()),
-            Ok(_) if attempt < 49 => std::thread::sleep(std::time::Duration::from_micros(200)),
+            Ok(_) if attempt < 20 => std::thread::yield_now(),
+            Ok(_) if attempt < 69 => std::thread::sleep(std::time::Duration::from_micros(200)),
             // A process-duplicating call with other threads alive would leave the child with locks
             // (allocator, stdio) held by threads that do not exist in it.
             Ok(_) => return Err(Errno::EDEADLK),

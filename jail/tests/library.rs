@@ -63,6 +63,38 @@ fn a_named_program_s_lines_cost_nothing_until_an_error_reads_them() {
     assert!(!stderr.contains("/run/warden"), "{stderr}");
 }
 
+/// The program runs in a network namespace of its own, with nothing but the loopback device,
+/// whichever way it was made (ahead of the clone on a helper thread as root, by the clone
+/// otherwise); the caller is back in its own namespace afterwards, and single-threaded.
+fn the_program_has_its_own_empty_network_namespace() {
+    let host = std::fs::read_link("/proc/thread-self/ns/net").unwrap();
+    let outcome = warden_jail::run(
+        &plan(),
+        "import os\nprint(os.readlink('/proc/self/ns/net'))\n\
+         print(sorted(l.split(':')[0].strip() for l in open('/proc/self/net/dev').readlines()[2:]))\n\
+         print(len(open('/proc/self/net/if_inet6').read()), len(open('/proc/self/net/route').readlines()))\n",
+        None,
+    )
+    .unwrap();
+    let stdout = outcome.stdout_text();
+    assert_eq!(outcome.status, Status::Ok, "{}", outcome.stderr_text());
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].starts_with("net:["), "{stdout}");
+    assert_ne!(
+        Path::new(lines[0]),
+        host,
+        "the jail shares the caller's network namespace"
+    );
+    assert_eq!(lines[1], "['lo']", "{stdout}");
+    // `lo` is down: no address (not even ::1), no route.
+    assert!(["0 0", "0 1"].contains(&lines[2]), "{stdout}");
+    assert_eq!(
+        std::fs::read_link("/proc/thread-self/ns/net").unwrap(),
+        host
+    );
+    assert_eq!(std::fs::read_dir("/proc/self/task").unwrap().count(), 1);
+}
+
 /// The host work dir is copied in; new and changed regular files come back; symlinks never cross.
 fn the_work_dir_is_copied_in_and_back() {
     let dir = tempfile::tempdir().unwrap();
@@ -270,10 +302,14 @@ fn main() {
         eprintln!("skipped: no /usr/bin/python3");
         return;
     }
-    let tests: [(&str, fn()); 9] = [
+    let tests: [(&str, fn()); 10] = [
         (
             "a_coding_declaration_cannot_change_what_runs",
             a_coding_declaration_cannot_change_what_runs,
+        ),
+        (
+            "the_program_has_its_own_empty_network_namespace",
+            the_program_has_its_own_empty_network_namespace,
         ),
         (
             "a_named_program_s_lines_cost_nothing_until_an_error_reads_them",
