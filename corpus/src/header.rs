@@ -287,6 +287,18 @@ mod tests {
     }
 
     #[test]
+    fn session_is_cells_and_only_for_attacks() {
+        let session = ATTACK.replace("# expect-jail:", "# session: cells\n# expect-jail:");
+        assert!(parse_str(&session).is_ok());
+        let wrong = ATTACK.replace("# expect-jail:", "# session: yes\n# expect-jail:");
+        let err = parse_str(&wrong).expect_err("not cells");
+        assert!(err.message.contains("session: cells"), "{err}");
+        let benign = "# warden-case: b\n# group: BENIGN\n# technique: t\n# expect-static: allow\n\
+            # expect-output: OK\n# session: cells\nx = 1\n";
+        assert!(parse_str(benign).is_err());
+    }
+
+    #[test]
     fn an_attack_header_parses_with_its_effects() {
         let header = parse_str(ATTACK).unwrap();
         assert_eq!(header.id, "jail-tcp-loopback");
