@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Policy overhead of `warden run`: the full pipeline versus the jail alone (`--no-policy`) on a 300-line
 # program, side by side in one hyperfine run. Goal (issue 4): at most 5 ms more, median.
+# The cold start against the bare interpreter and bubblewrap (issue 15) is bench/jail/run.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v hyperfine >/dev/null || { echo "hyperfine missing: run scripts/setup-bench.sh" >&2; exit 2; }
