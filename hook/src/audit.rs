@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use pyo3::ffi;
 
 use crate::python::{
-    arg, asker, demote, import_asker, int_of, module_code_file, path_arg, text_of,
+    arg, asker, demote, import_entry, int_of, module_code_file, path_arg, text_of,
 };
 use crate::rules::{
     as_proc_self, link_target, mode_writes, module_matches, normalise, real_path, under, Denial,
@@ -157,7 +157,8 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                     (None, Some(flags)) => flags & WRITE_FLAGS != 0,
                     (None, None) => true,
                 };
-                check_path(s, arg(args, 0), write, "open")
+                planted_bytecode(s, arg(args, 0))
+                    .or_else(|| check_path(s, arg(args, 0), write, "open"))
             }
             "os.listdir" | "os.scandir" | "glob.glob" | "pathlib.Path.glob"
             | "pathlib.Path.rglob" | "os.chdir" => {
@@ -225,8 +226,16 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 // A module body the import system runs is an import, however it was asked for
                 // (`_find_and_load`, `module_from_spec` + `exec_module`, `load_module`): the
                 // interpreter raises `import` only for its own import statement.
+                // Called by the program through an internal (`exec_module`, `load_module`,
+                // `_call_with_frames_removed`) rather than an import statement or a C import
+                // (`_find_and_load`), the import system runs code the program chose (unmarshalled
+                // from its bytes under any file name): it runs as the program's.
                 if event == "exec" && who.filename.starts_with("<frozen importlib._bootstrap") {
-                    return check_module_body(s, arg(args, 0));
+                    let (who, entry) = import_entry(s, &p.import_machinery)?;
+                    if !who.library && !who.importing && !IMPORT_ENTRIES.contains(&entry.as_str()) {
+                        demote(s, arg(args, 0));
+                    }
+                    return check_module_body(s, arg(args, 0), &who);
                 }
                 None
             }
@@ -256,7 +265,7 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
             | "gc.get_objects"
             | "gc.get_referrers"
             | "gc.get_referents"
-            | "builtins.breakpoint" => introspection(s, event),
+            | "builtins.breakpoint" => introspection_call(s, event),
             "object.__getattr__" => {
                 let name = text_of(arg(args, 1))?;
                 if !FRAME_ATTRIBUTES.contains(&name.as_str()) {
@@ -298,6 +307,49 @@ unsafe fn introspection(s: &Settings, what: &str) -> Option<Denial> {
     // SAFETY: GIL held (caller).
     let who = unsafe { asker(s, &s.policy.introspection_machinery) }?;
     (!who.library).then(|| Denial::new(Rule::Introspection, format!("{what} from the program")))
+}
+
+/// A frame, the object graph or tracing asked for by calling a function (`sys._getframe`,
+/// `gc.get_objects`, `sys.settrace`…): from the program, denied; from a library, allowed when the
+/// library's code names the function itself (its own bookkeeping: typing, enum, logging, pandas'
+/// scopes, patsy's `EvalEnvironment`), denied when it calls a callable the program handed it
+/// (`Series.map(sys._getframe)`, `np.vectorize(gc.get_objects)`).
+///
+/// # Safety
+/// GIL held.
+unsafe fn introspection_call(s: &Settings, event: &str) -> Option<Denial> {
+    let function = event.rsplit('.').next().unwrap_or(event);
+    let frames: &[&str] = &[
+        "_getframe",
+        "currentframe",
+        "stack",
+        "trace",
+        "getouterframes",
+        "getframeinfo",
+    ];
+    let names: &[&str] = if function == "_getframe" {
+        frames
+    } else {
+        std::slice::from_ref(&function)
+    };
+    // SAFETY: GIL held (caller).
+    let (who, named) =
+        unsafe { crate::python::asker_naming(s, &s.policy.introspection_machinery, names) }?;
+    if !who.library {
+        return Some(Denial::new(
+            Rule::Introspection,
+            format!("{event} from the program"),
+        ));
+    }
+    (!named).then(|| {
+        Denial::new(
+            Rule::Introspection,
+            format!(
+                "{event} through {} (a callback such as map(sys._getframe, …)?)",
+                who.filename
+            ),
+        )
+    })
 }
 
 /// An import: the program's are judged by the policy's patterns; a library's own `import`
@@ -449,14 +501,52 @@ unsafe fn check_link_target(
 ///
 /// # Safety
 /// GIL held; `code` null or a valid reference.
-unsafe fn check_module_body(s: &Settings, code: *mut ffi::PyObject) -> Option<Denial> {
+unsafe fn check_module_body(
+    s: &Settings,
+    code: *mut ffi::PyObject,
+    who: &crate::python::Asker,
+) -> Option<Denial> {
     // SAFETY: GIL held (caller).
     let filename = unsafe { module_code_file(code) }?;
     let module = s.module_of_file(&filename)?;
-    // SAFETY: GIL held (caller).
-    let who = unsafe { import_asker(s, &s.policy.import_machinery) }?;
-    judge_import(s, &module, &who)
+    judge_import(s, &module, who)
 }
+
+/// The import system reading a `.pyc` from outside the runtime (the work dir, `/tmp`): compiled
+/// code the program could have written, under any file name (a runtime file's, to pass for
+/// library code), which `sys.path` or a loader of its own would make the import system run.
+///
+/// # Safety
+/// GIL held; `object` null or a valid reference.
+unsafe fn planted_bytecode(s: &Settings, object: *mut ffi::PyObject) -> Option<Denial> {
+    // SAFETY: GIL held (caller).
+    let path = unsafe { text_of(object) }?;
+    if !path.ends_with(".pyc") {
+        return None;
+    }
+    // SAFETY: GIL held (caller).
+    let who = unsafe { asker(s, &[]) }?;
+    if !who
+        .filename
+        .starts_with("<frozen importlib._bootstrap_external")
+    {
+        return None;
+    }
+    let cwd = std::env::current_dir()
+        .map(|dir| dir.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "/".to_owned());
+    let path = normalise(&path, &cwd);
+    (!s.is_trusted_file(&path)).then(|| {
+        Denial::new(
+            Rule::Deserialise,
+            format!("importing compiled code from {path}, outside the runtime"),
+        )
+    })
+}
+
+/// The import system's functions that the interpreter's own import (an import statement, a C
+/// import) or `importlib.import_module` enter it through.
+const IMPORT_ENTRIES: [&str; 3] = ["_find_and_load", "_gcd_import", "_handle_fromlist"];
 
 /// The policy's verdict on `module` imported for `who` (the first frame outside the import
 /// system): a library's own import statement is allowed, a library calling an importer gets the

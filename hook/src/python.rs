@@ -292,11 +292,15 @@ pub unsafe fn asker(settings: &Settings, machinery: &[String]) -> Option<Asker> 
 /// Who asked for a module body the import system runs: the first frame that executes an `import`
 /// statement (a library's own, the import system's included: `get_resource_reader` imports
 /// `importlib.readers`), or else the first frame outside `machinery` (a call: `_find_and_load`,
-/// `exec_module`, `import_module`). `None` when no Python frame is running.
+/// `exec_module`, `import_module`); with the name of the function through which it entered the
+/// import system (the outermost `machinery` frame skipped: `_find_and_load` for an import
+/// statement or a C import, `exec_module` or `_call_with_frames_removed` for a program calling
+/// importlib's internals; empty when none was skipped). `None` when no Python frame is running.
 ///
 /// # Safety
 /// GIL held.
-pub unsafe fn import_asker(settings: &Settings, machinery: &[String]) -> Option<Asker> {
+pub unsafe fn import_entry(settings: &Settings, machinery: &[String]) -> Option<(Asker, String)> {
+    let mut entry = String::new();
     // SAFETY: as in `asker`: a borrowed frame we take a reference to; every frame and code
     // reference taken is released once.
     unsafe {
@@ -313,12 +317,86 @@ pub unsafe fn import_asker(settings: &Settings, machinery: &[String]) -> Option<
             if importing || !skipped {
                 ffi::Py_DECREF(code.cast());
                 ffi::Py_DECREF(frame.cast());
-                return Some(Asker {
+                return Some((
+                    Asker {
+                        library: info.library,
+                        filename: info.filename,
+                        importing,
+                        names_sink: info.names_sink,
+                    },
+                    entry,
+                ));
+            }
+            let name = ffi::PyObject_GetAttrString(code.cast(), c"co_name".as_ptr());
+            if name.is_null() {
+                ffi::PyErr_Clear();
+            } else {
+                entry = text_of(name).unwrap_or_default();
+                ffi::Py_DECREF(name);
+            }
+            ffi::Py_DECREF(code.cast());
+            let back = PyFrame_GetBack(frame);
+            ffi::Py_DECREF(frame.cast());
+            if back.is_null() {
+                return None;
+            }
+            frame = back;
+        }
+        ffi::Py_DECREF(frame.cast());
+        None
+    }
+}
+
+/// [`asker`], and whether the asker's code names one of `names` itself (one of its `co_names`):
+/// a library that calls `sys._getframe` for its own bookkeeping names it, one that calls a
+/// callable the program handed it (`Series.map(sys._getframe)`) does not.
+///
+/// # Safety
+/// GIL held.
+pub unsafe fn asker_naming(
+    settings: &Settings,
+    machinery: &[String],
+    names: &[&str],
+) -> Option<(Asker, bool)> {
+    // SAFETY: as in `asker`: a borrowed frame we take a reference to; every frame, code and
+    // tuple reference taken is released once.
+    unsafe {
+        let mut frame = ffi::PyEval_GetFrame();
+        if frame.is_null() {
+            return None;
+        }
+        ffi::Py_INCREF(frame.cast());
+        for _ in 0..MAX_DEPTH {
+            let code = ffi::PyFrame_GetCode(frame);
+            let info = code_info(settings, code);
+            let skipped = info.library && settings.listed(machinery, &info.filename);
+            if !skipped {
+                let importing = at_import(frame, code);
+                let mut named = false;
+                let co_names = ffi::PyObject_GetAttrString(code.cast(), c"co_names".as_ptr());
+                if co_names.is_null() {
+                    ffi::PyErr_Clear();
+                } else {
+                    if ffi::PyTuple_Check(co_names) != 0 {
+                        for index in 0..ffi::PyTuple_Size(co_names) {
+                            let item = ffi::PyTuple_GetItem(co_names, index);
+                            if text_of(item).is_some_and(|name| names.contains(&name.as_str())) {
+                                named = true;
+                                break;
+                            }
+                        }
+                    }
+                    ffi::Py_DECREF(co_names);
+                }
+                ffi::Py_DECREF(code.cast());
+                ffi::Py_DECREF(frame.cast());
+                let who = Asker {
                     library: info.library,
                     filename: info.filename,
                     importing,
                     names_sink: info.names_sink,
-                });
+                };
+                return Some((who, named));
             }
             ffi::Py_DECREF(code.cast());
             let back = PyFrame_GetBack(frame);
