@@ -266,3 +266,27 @@ fn a_link_is_judged_by_where_it_leads() {
     assert_eq!(real_path(&format!("{}/x", outside.display())), None);
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+#[test]
+fn a_library_file_is_the_module_its_path_below_the_import_path_names() {
+    let s = settings();
+    let module = |file: &str| s.module_of_file(file);
+    assert_eq!(
+        module("/usr/lib/python3.11/ftplib.py").as_deref(),
+        Some("ftplib")
+    );
+    assert_eq!(
+        module("/usr/lib/python3.11/xml/dom/__init__.py").as_deref(),
+        Some("xml.dom")
+    );
+    assert_eq!(
+        module("/venv/lib/python3.11/site-packages/nltk/downloader.py").as_deref(),
+        Some("nltk.downloader")
+    );
+    assert_eq!(module("<frozen zipimport>").as_deref(), Some("zipimport"));
+    // The import system's own, the program's files, and what is no module file.
+    assert_eq!(module("<frozen importlib._bootstrap>"), None);
+    assert_eq!(module("/work/ftplib.py"), None);
+    assert_eq!(module("/usr/lib/python3.11/json/tool.pyc"), None);
+    assert_eq!(module("/usr/lib/python3.11/a.b.py"), None);
+}
