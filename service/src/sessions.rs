@@ -1201,6 +1201,7 @@ mod tests {
         for bad in ["", "-a", "a-", "Node", "a/b", "a b", "a_b", &long] {
             assert!(!is_node_name(bad), "{bad}");
         }
+    }
 
     #[test]
     fn the_caps_count_starting_sessions_per_owner() {
