@@ -271,7 +271,24 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 if !FRAME_ATTRIBUTES.contains(&name.as_str()) {
                     return None;
                 }
-                introspection(s, &format!("reading `.{name}`"))
+                if let Some(denial) = introspection(s, &format!("reading `.{name}`")) {
+                    return Some(denial);
+                }
+                // A library reading it itself names it (`traceback` reads `tb.tb_frame`,
+                // `inspect` reads `func.__code__`); a C callable the program handed a library
+                // (`Series.map(operator.attrgetter("tb_frame"))`) reads it from the library's frame.
+                let names = [name.as_str()];
+                let (who, named) = crate::python::asker_naming(s, &[], &names)?;
+                (who.library && !named).then(|| {
+                    Denial::new(
+                        Rule::Introspection,
+                        format!(
+                            "reading `.{name}` through {} (a callback such as \
+                             map(operator.attrgetter(\"tb_frame\"), …)?)",
+                            who.filename
+                        ),
+                    )
+                })
             }
             "object.__setattr__" | "object.__delattr__" => {
                 let name = text_of(arg(args, 1))?;

@@ -347,7 +347,8 @@ pub unsafe fn import_entry(settings: &Settings, machinery: &[String]) -> Option<
     }
 }
 
-/// [`asker`], and whether the asker's code names one of `names` itself (one of its `co_names`):
+/// [`asker`], and whether the asker's code names one of `names` itself (one of its `co_names`
+/// or string constants):
 /// a library that calls `sys._getframe` for its own bookkeeping names it, one that calls a
 /// callable the program handed it (`Series.map(sys._getframe)`) does not.
 ///
@@ -373,20 +374,29 @@ pub unsafe fn asker_naming(
             if !skipped {
                 let importing = at_import(frame, code);
                 let mut named = false;
-                let co_names = ffi::PyObject_GetAttrString(code.cast(), c"co_names".as_ptr());
-                if co_names.is_null() {
-                    ffi::PyErr_Clear();
-                } else {
-                    if ffi::PyTuple_Check(co_names) != 0 {
-                        for index in 0..ffi::PyTuple_Size(co_names) {
-                            let item = ffi::PyTuple_GetItem(co_names, index);
-                            if text_of(item).is_some_and(|name| names.contains(&name.as_str())) {
+                // Its names (`sys._getframe`, `tb.tb_frame`) and its string constants
+                // (`getattr(sys, "_getframe")`).
+                for member in [c"co_names", c"co_consts"] {
+                    let items = ffi::PyObject_GetAttrString(code.cast(), member.as_ptr());
+                    if items.is_null() {
+                        ffi::PyErr_Clear();
+                        continue;
+                    }
+                    if ffi::PyTuple_Check(items) != 0 {
+                        for index in 0..ffi::PyTuple_Size(items) {
+                            let item = ffi::PyTuple_GetItem(items, index);
+                            if ffi::PyUnicode_Check(item) != 0
+                                && text_of(item).is_some_and(|name| names.contains(&name.as_str()))
+                            {
                                 named = true;
                                 break;
                             }
                         }
                     }
-                    ffi::Py_DECREF(co_names);
+                    ffi::Py_DECREF(items);
+                    if named {
+                        break;
+                    }
                 }
                 ffi::Py_DECREF(code.cast());
                 ffi::Py_DECREF(frame.cast());
