@@ -293,8 +293,9 @@ impl ServerConfig {
             }
             let registered = if source == BUILTIN {
                 let text = warden_policy::settings::DEFAULT_RULES.to_owned();
-                let policy = Policy::from_toml(&text, None)
+                let mut policy = Policy::from_toml(&text, None)
                     .map_err(|err| anyhow::anyhow!("built-in policy is invalid (a bug): {err}"))?;
+                attach_identity_index(&name, &mut policy)?;
                 RegisteredPolicy {
                     policy,
                     text,
@@ -306,8 +307,9 @@ impl ServerConfig {
                 let text = std::fs::read_to_string(&path)
                     .with_context(|| format!("policies.{name}: cannot read {}", path.display()))?;
                 let base_dir = path.parent().map(Path::to_owned);
-                let policy = Policy::from_toml(&text, base_dir.as_deref())
+                let mut policy = Policy::from_toml(&text, base_dir.as_deref())
                     .map_err(|err| anyhow::anyhow!("policies.{name}: {}: {err}", path.display()))?;
+                attach_identity_index(&name, &mut policy)?;
                 RegisteredPolicy {
                     policy,
                     text,
@@ -489,6 +491,15 @@ pub fn default_socket() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(std::env::temp_dir)
         .join("warden.sock")
+}
+
+/// Loads the identity index `warden runtime check` wrote for a registered policy and its runtime, so
+/// the server's static checks judge second paths to banned objects as the CLI's do. No index is
+/// fine; a stale or broken one is an error naming the policy (fail closed: rerun the check).
+fn attach_identity_index(name: &str, policy: &mut Policy) -> anyhow::Result<()> {
+    warden_gateway::runtime_check::attach_index(policy)
+        .map(|_| ())
+        .with_context(|| format!("policies.{name}: identity index"))
 }
 
 #[cfg(test)]

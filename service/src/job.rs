@@ -227,12 +227,14 @@ pub(crate) fn run_in(
     dir: &Path,
     warm: Option<&mut warden_gateway::session::Session>,
 ) -> anyhow::Result<RunRecord> {
-    let policy = warden_policy::Policy::from_toml(&job.policy_text, job.policy_base_dir.as_deref())
-        .map_err(|err| anyhow::anyhow!("invalid policy: {err}"))?;
+    let mut policy =
+        warden_policy::Policy::from_toml(&job.policy_text, job.policy_base_dir.as_deref())
+            .map_err(|err| anyhow::anyhow!("invalid policy: {err}"))?;
     // `Policy::sha256` is the digest of the text it was parsed from.
     if policy.sha256 != job.policy_sha256 {
         anyhow::bail!("the policy text does not match its digest");
     }
+    warden_gateway::runtime_check::attach_index(&mut policy)?;
     // The server bounded the request's size already.
     let inputs =
         decode_inputs(&job.inputs, InputCaps::CHECKED).map_err(|err| anyhow::anyhow!(err))?;

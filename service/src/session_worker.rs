@@ -288,6 +288,7 @@ fn start(job: &SessionJob, dir: &Path) -> anyhow::Result<(Session, AppliedLimits
     if policy.sha256 != job.policy_sha256 {
         anyhow::bail!("the policy text does not match its digest");
     }
+    warden_gateway::runtime_check::attach_index(&mut policy)?;
     let applied = AppliedLimits::of(&policy, &job.limits);
     policy.limits = warden_gateway::pipeline::effective_limits(&policy, &job.limits);
     anyhow::ensure!(dir.is_dir(), "the session's directory is missing");

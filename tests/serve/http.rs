@@ -1484,3 +1484,44 @@ fn every_refused_request_is_counted_and_the_build_is_named() {
     server.stop();
     assert_nothing_left(&server);
 }
+
+/// The server's static checks use the identity index `warden runtime check` writes, as the CLI's do:
+/// a second path to a banned object (`seaborn.utils.urlopen` is `urllib.request.urlopen`) is denied
+/// by `/v1/check` and by `/v1/run` before anything runs.
+#[test]
+fn the_server_judges_second_paths_by_the_identity_index() {
+    require_root!();
+    let output = warden_test_support::warden()
+        .args(["runtime", "check", "--json"])
+        .output()
+        .expect("warden runtime check");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let facts: Value = serde_json::from_slice(&output.stdout).expect("facts");
+    assert_eq!(
+        facts["aliases"]["seaborn.utils.urlopen"], "urllib.request.urlopen",
+        "{}",
+        facts["aliases"]
+    );
+    let mut server = Server::start(Options::default());
+    let socket = server.unix();
+    let code = "import seaborn.utils as su\nfetch = su.urlopen\nprint(fetch)\n";
+    let check = post_json(&socket, "/v1/check", None, &json!({"code": code}));
+    assert_eq!(check.status, 200, "{}", check.text());
+    let check = check.json();
+    assert_eq!(check["decision"], "deny", "{check}");
+    assert!(
+        check["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .any(|f| f["message"].as_str().unwrap_or("").contains("urllib.request.urlopen")),
+        "{check}"
+    );
+    let record = run(&socket, json!({"code": code}));
+    assert_eq!(record["status"], "denied", "{record}");
+    server.stop();
+}

@@ -133,13 +133,14 @@ pub fn serve_pooled(
 }
 
 fn begin(start: &PoolStart) -> anyhow::Result<(warden_policy::Policy, Session, Vec<String>)> {
-    let policy =
+    let mut policy =
         warden_policy::Policy::from_toml(&start.policy_text, start.policy_base_dir.as_deref())
             .map_err(|err| anyhow::anyhow!("invalid policy: {err}"))?;
     anyhow::ensure!(
         policy.sha256 == start.policy_sha256,
         "the policy text does not match its digest"
     );
+    warden_gateway::runtime_check::attach_index(&mut policy)?;
     let options = SessionOptions {
         lifetime: Duration::from_millis(start.lifetime_ms.max(1)),
         ..SessionOptions::default()
