@@ -1518,7 +1518,10 @@ fn the_server_judges_second_paths_by_the_identity_index() {
             .as_array()
             .expect("findings")
             .iter()
-            .any(|f| f["message"].as_str().unwrap_or("").contains("urllib.request.urlopen")),
+            .any(|f| f["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("urllib.request.urlopen")),
         "{check}"
     );
     let record = run(&socket, json!({"code": code}));
