@@ -380,6 +380,9 @@ unsafe fn check_import(s: &Settings, args: *mut ffi::PyObject) -> Option<Denial>
     let p = &s.policy;
     // SAFETY: GIL held (caller).
     let module = unsafe { text_of(arg(args, 0)) }?;
+    if let Some(denial) = interpreter_internal(&module) {
+        return Some(denial);
+    }
     // The frame running the event: a library's own `import` statement (the import system's too:
     // `<frozen importlib._bootstrap_external>` imports `importlib.readers` for itself).
     // SAFETY: GIL held (caller).
@@ -561,6 +564,23 @@ unsafe fn planted_bytecode(s: &Settings, object: *mut ffi::PyObject) -> Option<D
     })
 }
 
+/// The interpreter's own test and internal modules, denied whoever imports them and whatever the
+/// policy says: no library of a runtime needs them, and they reach past the hook (a
+/// subinterpreter from `_xxsubinterpreters` or `_testcapi.run_in_subinterp` has its own
+/// `_posixsubprocess` and `_imp`, which `install` did not wrap; `_testcapi`, `_testinternalcapi`
+/// read and write raw memory).
+fn interpreter_internal(module: &str) -> Option<Denial> {
+    let top = module.split('.').next().unwrap_or(module);
+    (top.starts_with("_test")
+        || matches!(top, "_xxsubinterpreters" | "_xxtestfuzz" | "_ctypes_test"))
+    .then(|| {
+        Denial::new(
+            Rule::Import,
+            format!("importing `{module}`, one of the interpreter's internal test modules"),
+        )
+    })
+}
+
 /// The import system's functions that the interpreter's own import (an import statement, a C
 /// import) or `importlib.import_module` enter it through.
 const IMPORT_ENTRIES: [&str; 3] = ["_find_and_load", "_gcd_import", "_handle_fromlist"];
@@ -569,6 +589,9 @@ const IMPORT_ENTRIES: [&str; 3] = ["_find_and_load", "_gcd_import", "_handle_fro
 /// system): a library's own import statement is allowed, a library calling an importer gets the
 /// denylist, the program the denylist and the allowlist.
 fn judge_import(s: &Settings, module: &str, who: &crate::python::Asker) -> Option<Denial> {
+    if let Some(denial) = interpreter_internal(module) {
+        return Some(denial);
+    }
     let p = &s.policy;
     if who.library && who.importing {
         return None;
