@@ -235,6 +235,21 @@ pub(crate) fn run_in(
         anyhow::bail!("the policy text does not match its digest");
     }
     warden_gateway::runtime_check::attach_index(&mut policy)?;
+    run_with(job, dir, &policy, warm)
+}
+
+/// [`run_in`] with the job's policy already parsed, checked against the job's digest and given
+/// its identity index (a pooled worker parsed it when its jail started).
+pub(crate) fn run_with(
+    job: &Job,
+    dir: &Path,
+    policy: &warden_policy::Policy,
+    warm: Option<&mut warden_gateway::session::Session>,
+) -> anyhow::Result<RunRecord> {
+    anyhow::ensure!(
+        policy.sha256 == job.policy_sha256,
+        "the job's policy is not the one given"
+    );
     // The server bounded the request's size already.
     let inputs =
         decode_inputs(&job.inputs, InputCaps::CHECKED).map_err(|err| anyhow::anyhow!(err))?;
@@ -252,8 +267,8 @@ pub(crate) fn run_in(
         ..RunRequest::default()
     };
     let mut record = match warm {
-        Some(warm) => pipeline::execute_warm(&policy, &request, warm)?,
-        None => pipeline::execute(&policy, &request)?,
+        Some(warm) => pipeline::execute_warm(policy, &request, warm)?,
+        None => pipeline::execute(policy, &request)?,
     };
     if job.return_files {
         attach_contents(&mut record, &output_dir);

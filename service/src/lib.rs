@@ -505,11 +505,17 @@ impl Service {
             memory_mib: job.limits.memory_mib,
         };
         // A pooled jail when one fits (none, or it was gone: cold, as always).
-        let result = match self.pool.run(&want, &job, guard, reply_cap).await {
+        // A pooled worker keeps the slot until it has ended its jail (after the record).
+        let mut held = Some(slot);
+        let result = match self
+            .pool
+            .run(&want, &job, guard, reply_cap, &mut held)
+            .await
+        {
             Some(result) => result,
             None => self.executor.run(&job, guard, reply_cap).await,
         };
-        drop(slot);
+        drop(held);
         let seconds = admitted.elapsed().as_secs_f64();
         match result {
             Ok(mut record) => {

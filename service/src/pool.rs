@@ -24,6 +24,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use warden_gateway::pipeline::RunRecord;
 
+use super::admission::Slot;
 use super::config::RegisteredPolicy;
 use super::executor::{ExecError, JobDir};
 use super::job::{Job, WorkerReply};
@@ -46,6 +47,8 @@ const TICK: Duration = Duration::from_millis(500);
 const BACKOFF: Duration = Duration::from_secs(5);
 /// The jail's own bound on its life goes this far past the longest it may wait plus serve.
 const LIFETIME_SLACK: Duration = Duration::from_secs(60);
+/// How long a claimed worker may take to end its jail after its reply before it is killed.
+const REAP_WITHIN: Duration = Duration::from_secs(10);
 
 /// `[pool]` as written.
 #[derive(Debug, Default, Deserialize)]
@@ -142,59 +145,132 @@ impl Warm {
     }
 
     /// Runs `job` in this jail; the worker ends with it. `Err(None)`: the jail was gone before it
-    /// took the program (the caller runs it cold).
+    /// took the program (the caller runs it cold). The worker sends the record as soon as it is
+    /// complete and ends its jail after it: the record comes back at once, and the worker's end
+    /// is awaited by the returned [`Reaping`] (which the caller hands to a task of its own).
     async fn run(
         mut self,
         job: &Job,
         guard: Duration,
         reply_cap: u64,
-    ) -> Result<RunRecord, Option<ExecError>> {
-        let mut line = serde_json::to_vec(&json!({"claim": "run", "job": job}))
-            .map_err(|err| Some(ExecError::Spawn(err.to_string())))?;
+    ) -> (Result<RunRecord, Option<ExecError>>, Reaping) {
+        let mut line = match serde_json::to_vec(&json!({"claim": "run", "job": job})) {
+            Ok(line) => line,
+            Err(err) => {
+                return (
+                    Err(Some(ExecError::Spawn(err.to_string()))),
+                    self.into_reaping(),
+                )
+            }
+        };
         line.push(b'\n');
         if self.stdin.write_all(&line).await.is_err() || self.stdin.flush().await.is_err() {
-            return Err(None);
+            return (Err(None), self.into_reaping());
         }
-        drop(self.stdin);
-        let mut child = self.child;
-        let mut stdout = self.stdout;
+        // The end of its input: nothing more is asked of this worker.
+        let Warm {
+            child,
+            stdin,
+            mut stdout,
+            dir,
+            stderr,
+            ..
+        } = self;
+        drop(stdin);
+        let mut reaping = Reaping { child, dir };
+        // One line: the reply (the worker writes nothing else on its standard output).
         let work = async {
             let mut out = Vec::new();
             let read = (&mut stdout)
                 .take(reply_cap + 1)
-                .read_to_end(&mut out)
+                .read_until(b'\n', &mut out)
                 .await;
-            if out.len() as u64 > reply_cap {
-                let _ = child.start_kill();
-            }
-            let _ = child.wait().await;
             read.map(|_| out)
         };
         let out = match tokio::time::timeout(guard, work).await {
             Ok(out) => out,
-            Err(_) => return Err(Some(ExecError::Guard(guard))),
+            Err(_) => {
+                let _ = reaping.child.start_kill();
+                return (Err(Some(ExecError::Guard(guard))), reaping);
+            }
         };
-        drop(self.dir);
-        let out =
-            out.map_err(|e| Some(ExecError::Worker(format!("cannot read its reply: {e}"))))?;
+        let out = match out {
+            Ok(out) => out,
+            Err(e) => {
+                let _ = reaping.child.start_kill();
+                let err = ExecError::Worker(format!("cannot read its reply: {e}"));
+                return (Err(Some(err)), reaping);
+            }
+        };
         if out.len() as u64 > reply_cap {
-            return Err(Some(ExecError::Worker(format!(
-                "its reply exceeded {reply_cap} bytes"
-            ))));
+            let _ = reaping.child.start_kill();
+            let err = ExecError::Worker(format!("its reply exceeded {reply_cap} bytes"));
+            return (Err(Some(err)), reaping);
         }
-        match serde_json::from_slice::<WorkerReply>(&out) {
+        let result = match serde_json::from_slice::<WorkerReply>(&out) {
             Ok(WorkerReply::Record(record)) => Ok(*record),
             Ok(WorkerReply::Error(message)) if message.starts_with(worker::NOT_TAKEN) => Err(None),
             Ok(WorkerReply::Error(message)) => Err(Some(ExecError::Job(message))),
             Err(_) if out.is_empty() => Err(None),
             Err(_) => {
-                let stderr = match self.stderr.await {
+                // No reply: the worker failed; what it said is on its standard error.
+                let _ = reaping.child.wait().await;
+                let stderr = match stderr.await {
                     Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).trim().to_owned(),
                     _ => String::new(),
                 };
                 Err(Some(ExecError::Worker(format!("no reply: {stderr}"))))
             }
+        };
+        (result, reaping)
+    }
+
+    fn into_reaping(self) -> Reaping {
+        Reaping {
+            child: self.child,
+            dir: self.dir,
         }
+    }
+}
+
+/// Whether the static layer lets `job` reach a jail (allowed, or sent to review and approved):
+/// a program it stops never takes a pooled jail (it goes the cold way, which starts no jail for
+/// it). The worker judges it again, as every run is judged.
+async fn would_run(want: &Want<'_>, job: &Job) -> bool {
+    let policy = want.registered.policy.clone();
+    let code = job.code.clone().into_bytes();
+    let approved = job.approval.is_some();
+    tokio::task::spawn_blocking(move || {
+        let report = warden_gateway::pipeline::check(&policy, &code);
+        report.decoded.is_some()
+            && match report.decision {
+                warden_policy::Decision::Allow => true,
+                warden_policy::Decision::Review => approved,
+                warden_policy::Decision::Deny => false,
+            }
+    })
+    .await
+    .unwrap_or(false)
+}
+
+/// A claimed pooled worker on its way out: it ends its jail (every process, mount, cgroup and
+/// temporary directory of it) after its reply, then exits. Whoever holds this waits for that.
+struct Reaping {
+    child: Child,
+    dir: JobDir,
+}
+
+impl Reaping {
+    /// Waits for the worker to exit (killing it past `within`: its jail's init dies with it),
+    /// then removes its private directory.
+    async fn finish(mut self, within: Duration) {
+        if tokio::time::timeout(within, self.child.wait())
+            .await
+            .is_err()
+        {
+            let _ = self.child.kill().await;
+        }
+        drop(self.dir);
     }
 }
 
@@ -297,27 +373,47 @@ impl Pool {
         found
     }
 
-    /// Runs `job` in a pooled jail when one fits; `None`: run it cold.
+    /// Runs `job` in a pooled jail when one fits; `None`: run it cold. The record comes back as
+    /// soon as the worker sends it; the worker then ends its jail, and until it has exited (reaped
+    /// by a task of the pool's) it stays counted busy and holds `slot` (the run slot), which is
+    /// taken from the caller when a pooled jail was used.
     pub(crate) async fn run(
-        &self,
+        self: &Arc<Self>,
         want: &Want<'_>,
         job: &Job,
         guard: Duration,
         reply_cap: u64,
+        slot: &mut Option<Slot>,
     ) -> Option<Result<RunRecord, ExecError>> {
-        if !job.inputs.is_empty() {
+        if !job.inputs.is_empty() || !self.usable() || !would_run(want, job).await {
             return None;
         }
         let warm = self.take(want, false)?;
         let pid = warm.child.id().unwrap_or(0);
         self.mark_busy(pid, true);
-        let result = warm.run(job, guard, reply_cap).await;
-        self.mark_busy(pid, false);
+        let (result, reaping) = warm.run(job, guard, reply_cap).await;
+        let pool = Arc::clone(self);
+        // A jail that did not take the program ran nothing: the slot stays for the cold run.
+        let held = if matches!(result, Err(None)) {
+            None
+        } else {
+            slot.take()
+        };
+        tokio::spawn(async move {
+            reaping.finish(REAP_WITHIN).await;
+            pool.mark_busy(pid, false);
+            drop(held);
+        });
         match result {
             Ok(record) => Some(Ok(record)),
             Err(Some(err)) => Some(Err(err)),
             Err(None) => None,
         }
+    }
+
+    /// Whether the pool hands out jails at all (on, and not closed).
+    fn usable(&self) -> bool {
+        self.config.enabled && !self.closed.load(Ordering::SeqCst)
     }
 
     fn mark_busy(&self, pid: u32, busy: bool) {
@@ -352,6 +448,17 @@ impl Pool {
             ends.spawn(discard(warm));
         }
         while ends.join_next().await.is_some() {}
+        // The claimed workers still ending their jails after their reply: waited for, then killed.
+        let deadline = Instant::now() + REAP_WITHIN;
+        while self.busy() > 0 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.kill_busy();
+    }
+
+    /// Claimed workers not reaped yet (running a program, or ending its jail after the reply).
+    pub fn busy(&self) -> usize {
+        self.state.lock().map_or(0, |s| s.busy.len())
     }
 
     /// Kills every pooled worker still running a program (shutdown past its grace).
@@ -405,6 +512,13 @@ impl Pool {
             0
         };
         let _ = writeln!(out, "warden_pool_depth {depth}");
+        family(
+            &mut out,
+            "warden_pool_busy",
+            "gauge",
+            "Claimed pooled workers not reaped yet (running a program, or ending its jail after the record was sent).",
+        );
+        let _ = writeln!(out, "warden_pool_busy {}", state.busy.len());
         family(
             &mut out,
             "warden_pool_memory_bytes",

@@ -513,3 +513,89 @@ fn an_unprivileged_server_pools_too() {
         "pooled workers left: {workers:?}"
     );
 }
+
+#[test]
+fn a_burst_of_pooled_runs_leaves_nothing_behind() {
+    warden_test_support::require_root!();
+    let (server, _rules) = pooled_server("depth = 2\n");
+    // The record comes back before the worker has ended its jail; every claimed worker must
+    // still end, with its jail: no process, cgroup, mount or directory of it is left.
+    let mut claimed: Vec<u32> = Vec::new();
+    for i in 0..6 {
+        await_ready(&server, "default");
+        let waiting = session_workers(&server.state_dir);
+        let record = run(
+            &server,
+            &json!({"code": format!("open('f.txt', 'w').write('{i}')\nprint({i})\n")}),
+        );
+        assert_eq!(record["warm"], true, "{record}");
+        assert_eq!(record["status"], "ok", "{record}");
+        assert_eq!(record["stdout"], format!("{i}\n"), "{record}");
+        assert_eq!(record["files"][0]["path"], "f.txt", "{record}");
+        let left = session_workers(&server.state_dir);
+        claimed.extend(waiting.iter().filter(|pid| !left.contains(pid)));
+    }
+    assert!(!claimed.is_empty());
+    assert!(
+        wait_until(Duration::from_secs(20), || {
+            support::metric(&metrics(&server), "warden_pool_busy") == Some(0.0)
+        }),
+        "{}",
+        metrics(&server)
+    );
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").expect("mountinfo");
+    let state = server.state_dir.to_string_lossy().into_owned();
+    assert!(!mounts.contains(&state), "a mount below {state}: {mounts}");
+    for pid in &claimed {
+        assert!(
+            std::fs::metadata(format!("/proc/{pid}")).is_err()
+                || std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| !c.contains("session-worker")),
+            "the claimed worker {pid} is still there"
+        );
+        assert!(
+            descendants(*pid).is_empty(),
+            "{pid}: {:?}",
+            descendants(*pid)
+        );
+        assert!(cgroups_of(*pid).is_empty(), "{pid}: {:?}", cgroups_of(*pid));
+    }
+    // Only the waiting jails' directories are left (each claimed worker's went with it).
+    let waiting = session_workers(&server.state_dir).len();
+    let dirs = support::session_dirs(&server.state_dir);
+    assert!(dirs.len() <= waiting + 2, "{dirs:?} for {waiting} waiting");
+    for dir in &dirs {
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        let owner = session_workers(&server.state_dir).into_iter().any(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| name.as_deref().is_some_and(|n| c.contains(n)))
+        });
+        assert!(owner, "{} is left with no worker", dir.display());
+    }
+}
+
+#[test]
+fn a_denied_program_does_not_use_up_a_pooled_jail() {
+    warden_test_support::require_root!();
+    let (server, _rules) = pooled_server("depth = 1\n");
+    await_ready(&server, "default");
+    let hits = |server: &Server| {
+        support::metric(
+            &metrics(server),
+            "warden_pool_hits_total{policy=\"default\",kind=\"run\"}",
+        )
+        .unwrap_or(0.0)
+    };
+    let before = hits(&server);
+    let waiting = session_workers(&server.state_dir);
+    let record = run(&server, &json!({"code": "import os\nos.system('id')\n"}));
+    assert_eq!(record["status"], "denied", "{record}");
+    assert_eq!(record["warm"], false, "{record}");
+    assert_eq!(hits(&server), before, "{}", metrics(&server));
+    assert_eq!(ready(&server, "default"), 1.0, "{}", metrics(&server));
+    assert_eq!(session_workers(&server.state_dir), waiting);
+    // The jail it did not take serves the next program.
+    let record = warm(&server, "default", "print(1)\n");
+    assert_eq!(record["stdout"], "1\n", "{record}");
+    assert_eq!(hits(&server), before + 1.0);
+}

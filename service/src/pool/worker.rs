@@ -112,13 +112,20 @@ pub fn serve_pooled(
             } else if session.ended().is_some() {
                 WorkerReply::Error(format!("{NOT_TAKEN}the jail has ended"))
             } else {
-                match job::run_in(&job, dir, Some(&mut session)) {
+                // The policy this jail was started for (the same digest): parsed once, at start.
+                match job::run_with(&job, dir, &policy, Some(&mut session)) {
                     Ok(record) => WorkerReply::Record(Box::new(record)),
                     Err(err) => WorkerReply::Error(format!("{err:#}")),
                 }
             };
+            // The record is complete (the program and every process of its jail have ended, its
+            // output and files are collected): it goes out now, and the rest of the jail's end
+            // (its init's exit, the cgroup's and the temporary directories' removal) happens
+            // after it, before this worker exits. The server counts the run slot busy until
+            // then and reaps this worker.
+            let sent = send(out, &reply);
             drop(session);
-            send(out, &reply)
+            sent
         }
         Claim::Session { job } => {
             anyhow::ensure!(
