@@ -3,7 +3,9 @@
 `warden serve` (HTTP request sent until the result record is parsed):
 
   1. `print(1)` through a pooled jail against a bare `python3 -I -c pass` started cold (the
-     runtime's interpreter, no jail): goal ratio < 1.0;
+     runtime's interpreter, no jail): goal ratio < 1.0; measured twice: as the pool refills
+     after each run (the refill competes with both sides), and quiet (pool full, nothing
+     refilling, before each sample of either side);
   2. a pandas program (10,000-row DataFrame, group-by, JSON printed) through a pooled jail against
      the same program run cold by the runtime's bare interpreter: goal <= 0.1x, p99 reported;
   3. throughput of that pandas program at 16 concurrent clients on 2 run slots, for a fixed time,
@@ -162,6 +164,35 @@ def warm_against_bare(server, python, code, bare_args, samples, program_file=Non
     return summary(warm), summary(cold)
 
 
+def print1_quiet(server, python, samples, depth=2):
+    """`print(1)` warm against the bare interpreter with nothing else running: before each sample
+    the pool is full and no claimed worker is still ending its jail (so no refill competes with
+    either side)."""
+
+    def settle():
+        deadline = time.monotonic() + 120
+        while (server.metric('warden_pool_ready{policy="default"}') < depth
+               or server.metric("warden_pool_busy") > 0):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the pool did not fill")
+            time.sleep(0.02)
+        time.sleep(0.2)
+
+    warm, cold = [], []
+    conn = UnixHTTPConnection(server.socket)
+    for _ in range(samples):
+        settle()
+        seconds, record = server.run("print(1)\n", conn)
+        if record.get("status") != "ok":
+            raise RuntimeError(f"the warm run failed: {record}")
+        if record.get("warm"):
+            warm.append(seconds)
+        settle()
+        cold.append(bare(python, ["-c", "pass"]))
+    conn.close()
+    return summary(warm), summary(cold)
+
+
 def throughput(server, seconds, clients=16):
     """Runs completed by `clients` clients sending the pandas program back to back for `seconds`."""
     deadline = time.monotonic() + seconds
@@ -309,6 +340,9 @@ def main():
         )
         results["print1"] = {"warm": warm, "bare_python": cold,
                              "ratio_p50": round(warm["p50_ms"] / cold["p50_ms"], 2)}
+        warm, cold = print1_quiet(server, args.python, args.samples)
+        results["print1_quiet"] = {"warm": warm, "bare_python": cold,
+                                   "ratio_p50": round(warm["p50_ms"] / cold["p50_ms"], 2)}
         warm, cold = warm_against_bare(server, args.python, PANDAS, [program], args.samples)
         results["pandas"] = {"warm": warm, "bare_python": cold,
                              "ratio_p50": round(warm["p50_ms"] / cold["p50_ms"], 3)}

@@ -296,6 +296,7 @@ impl Watch<'_> {
                 // Everything is read and every other process of the jail is dead: copy the work dir
                 // back, then let the init go (its exit tears the namespaces down).
                 self.finish_sent = true;
+                crate::trace("output closed");
                 if self.workdir.is_some() && self.init_exit.is_none() {
                     self.grab_work();
                     self.copy_back();
@@ -458,6 +459,7 @@ impl Watch<'_> {
     fn reap_init(&mut self) -> Result<(), JailError> {
         match sys::wait4(self.run.init, true) {
             Ok(Some((_, status, usage))) => {
+                crate::trace("init reaped");
                 self.init_exit = Some(usage);
                 self.init_status = Some(status);
                 self.run.disarm();
@@ -490,6 +492,7 @@ impl Watch<'_> {
         };
         if let Some(cgroup) = self.run.cgroup.take() {
             cgroup.remove()?;
+            crate::trace("cgroup removed");
         }
         if let Some(err) = self.stage_error.take() {
             return Err(err);

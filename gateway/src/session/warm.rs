@@ -69,6 +69,7 @@ impl Session {
             .operation_within(request, DELIVER_TIMEOUT)
             .map_err(|err| format!("the pooled jail did not take the program: {err:#}"))?;
         let delivered = Instant::now();
+        warden_jail::trace("warm: delivered");
         let cpu_before = answer.get("cpu_ms").and_then(Value::as_u64).unwrap_or(0);
         self.count = 1;
         let mut stdout = Capped::new(limits.stdout_bytes as usize);
@@ -105,7 +106,10 @@ impl Session {
                     err_total += bytes.len();
                     stderr.push(&bytes);
                 }
-                Some(Event::Ended) => break,
+                Some(Event::Ended) => {
+                    warden_jail::trace("warm: jail ended");
+                    break;
+                }
             }
             let flooded =
                 out_total > stdout.cap + DRAIN_BYTES || err_total > stderr.cap + DRAIN_BYTES;
@@ -120,6 +124,7 @@ impl Session {
         }
         self.ended = Some(Ended::Closed);
         let mut outcome = jail.finish(END_GRACE).map_err(|err| err.to_string())?;
+        warden_jail::trace("warm: outcome");
         let before = delivered.saturating_duration_since(started).as_millis() as u64;
         outcome.usage.wall_ms = outcome.usage.wall_ms.saturating_sub(before);
         outcome.usage.cpu_ms = outcome.usage.cpu_ms.saturating_sub(cpu_before);

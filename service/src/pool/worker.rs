@@ -104,6 +104,7 @@ pub fn serve_pooled(
         // Discarded unused: the session ends cleanly when dropped.
         return Ok(());
     }
+    warden_jail::trace("pool: claim read");
     let claim: Claim = serde_json::from_str(&line).context("the claim is not valid")?;
     match claim {
         Claim::Run { job } => {
@@ -123,8 +124,11 @@ pub fn serve_pooled(
             // (its init's exit, the cgroup's and the temporary directories' removal) happens
             // after it, before this worker exits. The server counts the run slot busy until
             // then and reaps this worker.
+            warden_jail::trace("pool: record ready");
             let sent = send(out, &reply);
+            warden_jail::trace("pool: record sent");
             drop(session);
+            warden_jail::trace("pool: jail ended");
             sent
         }
         Claim::Session { job } => {
