@@ -770,7 +770,13 @@ fn refused_output_files_are_listed_with_their_reason() {
         "[limits]\noutput_files = 3\noutput_mib = 1\n",
     );
     let source = "import os\nos.symlink('/etc/passwd', 'link')\nos.mkfifo('pipe')\nopen('big.bin', 'wb').truncate(2 * 1024 * 1024)\nfor i in range(5):\n    open(f'f{i}.txt', 'w').write('x')\n";
-    let run = run_program(source, &["--no-policy", "--rules", &rules], dir.path());
+    // The copy-back is judged on its own: with the runtime layer on, `os.symlink` to a host path
+    // is refused before a link exists (FILE701).
+    let run = run_program(
+        source,
+        &["--no-policy", "--no-hooks", "--rules", &rules],
+        dir.path(),
+    );
     let r = &run.record;
     assert_eq!(r["status"], "output_limit", "{r}");
     let refused: Vec<(String, String)> = r["files_refused"]
@@ -884,10 +890,17 @@ fn the_result_may_come_from_the_last_line_or_result_json() {
         message.contains("(result = file)") && message.contains("result = last_line"),
         "{message}"
     );
-    // A symlink is not a result.
+    // A symlink is not a result (the jail's side alone: the runtime layer would refuse the link).
     let linked = run_program(
         "import os\nos.symlink('/etc/passwd', 'result.json')\n",
-        &["--no-policy", "--schema", &schema, "--result", "file"],
+        &[
+            "--no-policy",
+            "--no-hooks",
+            "--schema",
+            &schema,
+            "--result",
+            "file",
+        ],
         dir.path(),
     );
     assert_eq!(
