@@ -385,7 +385,12 @@ impl Pool {
         reply_cap: u64,
         slot: &mut Option<Slot>,
     ) -> Option<Result<RunRecord, ExecError>> {
-        if !job.inputs.is_empty() || !self.usable() || !would_run(want, job).await {
+        if !job.inputs.is_empty() || !self.usable() {
+            return None;
+        }
+        // The static check before the claim, when a jail could be claimed (an empty pool sends
+        // the run cold, counted a miss, and the worker checks it there).
+        if self.ready(want.policy) > 0 && !would_run(want, job).await {
             return None;
         }
         let warm = self.take(want, false)?;
