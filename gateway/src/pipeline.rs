@@ -550,8 +550,7 @@ fn finish_run(
         max_files: limits.output_files,
         max_total_bytes: limits.output_bytes,
     };
-    let collected =
-        files::collect_outputs(workdir, placed, collect, request.output_dir.as_deref());
+    let collected = files::collect_outputs(workdir, placed, collect, request.output_dir.as_deref());
     // What the jail refused while copying back, then what collecting said; a cap reached is the
     // run's `output_limit`.
     let (mut notes, capped) = files::copy_back_notes(outcome.copy_back.as_ref(), collect);

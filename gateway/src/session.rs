@@ -596,8 +596,7 @@ impl Session {
         request["id"] = Value::from(id);
         let mut line = request.to_string();
         line.push('\n');
-        let deadline =
-            Instant::now() + self.operation_deadline.unwrap_or(Duration::from_secs(30));
+        let deadline = Instant::now() + self.operation_deadline.unwrap_or(Duration::from_secs(30));
         let Some(jail) = self.jail.as_mut() else {
             anyhow::bail!("the session has ended");
         };

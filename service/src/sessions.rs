@@ -214,7 +214,13 @@ impl Sessions {
         let (child, stdin, stdout, stderr, dir) = match new.warm {
             Some(warm) => {
                 let parts = warm.into_session_parts();
-                (parts.child, parts.stdin, parts.stdout, parts.stderr, parts.dir)
+                (
+                    parts.child,
+                    parts.stdin,
+                    parts.stdout,
+                    parts.stderr,
+                    parts.dir,
+                )
             }
             None => {
                 let (mut child, dir) =

@@ -984,7 +984,9 @@ fn preload(names: &[String], imports: &ImportRules) -> Result<Vec<String>, Rules
     for name in names {
         let parts: Vec<&str> = name.split('.').collect();
         let well_formed = parts.iter().all(|part| {
-            part.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+            part.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
                 && part.chars().all(|c| c.is_alphanumeric() || c == '_')
         });
         if !well_formed {
