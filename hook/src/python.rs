@@ -253,40 +253,8 @@ pub struct Asker {
 /// # Safety
 /// GIL held.
 pub unsafe fn asker(settings: &Settings, machinery: &[String]) -> Option<Asker> {
-    // SAFETY: PyEval_GetFrame returns a borrowed frame of the running thread (or null), which we
-    // own a reference to from here on; every frame and code reference taken is released once.
-    unsafe {
-        let mut frame = ffi::PyEval_GetFrame();
-        if frame.is_null() {
-            return None;
-        }
-        ffi::Py_INCREF(frame.cast());
-        for _ in 0..MAX_DEPTH {
-            let code = ffi::PyFrame_GetCode(frame);
-            let info = code_info(settings, code);
-            let skipped = info.library && settings.listed(machinery, &info.filename);
-            if !skipped {
-                let importing = at_import(frame, code);
-                ffi::Py_DECREF(code.cast());
-                ffi::Py_DECREF(frame.cast());
-                return Some(Asker {
-                    library: info.library,
-                    filename: info.filename,
-                    importing,
-                    names_sink: info.names_sink,
-                });
-            }
-            ffi::Py_DECREF(code.cast());
-            let back = PyFrame_GetBack(frame);
-            ffi::Py_DECREF(frame.cast());
-            if back.is_null() {
-                return None;
-            }
-            frame = back;
-        }
-        ffi::Py_DECREF(frame.cast());
-        None
-    }
+    // SAFETY: GIL held (this function's contract); no names to look for, so no names are read.
+    unsafe { asker_naming(settings, machinery, &[]) }.map(|(who, _)| who)
 }
 
 /// Who asked for a module body the import system runs: the first frame that executes an `import`
@@ -348,7 +316,7 @@ pub unsafe fn import_entry(settings: &Settings, machinery: &[String]) -> Option<
 }
 
 /// [`asker`], and whether the asker's code names one of `names` itself (one of its `co_names`
-/// or string constants):
+/// or string constants; not read when `names` is empty):
 /// a library that calls `sys._getframe` for its own bookkeeping names it, one that calls a
 /// callable the program handed it (`Series.map(sys._getframe)`) does not.
 ///
@@ -359,8 +327,9 @@ pub unsafe fn asker_naming(
     machinery: &[String],
     names: &[&str],
 ) -> Option<(Asker, bool)> {
-    // SAFETY: as in `asker`: a borrowed frame we take a reference to; every frame, code and
-    // tuple reference taken is released once.
+    // SAFETY: PyEval_GetFrame returns a borrowed frame of the running thread (or null), which we
+    // own a reference to from here on; every frame, code and tuple reference taken is released
+    // once.
     unsafe {
         let mut frame = ffi::PyEval_GetFrame();
         if frame.is_null() {
@@ -376,7 +345,12 @@ pub unsafe fn asker_naming(
                 let mut named = false;
                 // Its names (`sys._getframe`, `tb.tb_frame`) and its string constants
                 // (`getattr(sys, "_getframe")`).
-                for member in [c"co_names", c"co_consts"] {
+                let members: &[&std::ffi::CStr] = if names.is_empty() {
+                    &[]
+                } else {
+                    &[c"co_names", c"co_consts"]
+                };
+                for member in members {
                     let items = ffi::PyObject_GetAttrString(code.cast(), member.as_ptr());
                     if items.is_null() {
                         ffi::PyErr_Clear();
