@@ -14,15 +14,7 @@ set -eu
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 lock="$repo/clients/python/requirements-adapters.lock"
 
-if [ -n "${WARDEN_DATA_DIR:-}" ]; then
-    data_dir="$WARDEN_DATA_DIR"
-elif [ "$(id -u)" -eq 0 ]; then
-    data_dir=/var/lib/warden
-elif [ -n "${XDG_DATA_HOME:-}" ]; then
-    data_dir="$XDG_DATA_HOME/warden"
-else
-    data_dir="$HOME/.local/share/warden"
-fi
+. "$(dirname "$0")/lib/data-dir.sh"
 venv="$data_dir/test-venvs/adapters"
 stamp="$venv/.warden-adapters-stamp"
 want="$(sha256sum "$lock" | cut -d' ' -f1)"

@@ -19,15 +19,7 @@ JUPYTER_CLIENT_VERSION="8.10.0"
 IPYTHON_VERSION="8.39.0"
 MATPLOTLIB_INLINE_VERSION="0.2.2"
 
-if [ -n "${WARDEN_DATA_DIR:-}" ]; then
-    data_dir="$WARDEN_DATA_DIR"
-elif [ "$(id -u)" -eq 0 ]; then
-    data_dir=/var/lib/warden
-elif [ -n "${XDG_DATA_HOME:-}" ]; then
-    data_dir="$XDG_DATA_HOME/warden"
-else
-    data_dir="$HOME/.local/share/warden"
-fi
+. "$(dirname "$0")/lib/data-dir.sh"
 lock="${WARDEN_JUPYTER_LOCK:-$data_dir/runtimes/default/requirements.lock}"
 venv="$data_dir/test-venvs/jupyter"
 stamp="$venv/.warden-jupyter-stamp"

@@ -18,15 +18,7 @@ lock="$manifests/requirements-validate.lock"
 # The oldest and newest Kubernetes versions docs/scale-out.md says the manifests are for.
 versions="1.30.0 1.37.0"
 
-if [ -n "${WARDEN_DATA_DIR:-}" ]; then
-    data_dir="$WARDEN_DATA_DIR"
-elif [ "$(id -u)" -eq 0 ]; then
-    data_dir=/var/lib/warden
-elif [ -n "${XDG_DATA_HOME:-}" ]; then
-    data_dir="$XDG_DATA_HOME/warden"
-else
-    data_dir="$HOME/.local/share/warden"
-fi
+. "$(dirname "$0")/lib/data-dir.sh"
 venv="$data_dir/test-venvs/k8s"
 stamp="$venv/.warden-k8s-stamp"
 want="$(sha256sum "$lock" | cut -d' ' -f1)"

