@@ -174,6 +174,9 @@ pub struct Record {
     /// The layer that stopped the program (older wardens give none).
     #[serde(default, deserialize_with = "lenient")]
     pub stopped_by: Option<StoppedBy>,
+    /// Whether a pooled jail of `warden serve` ran it (`true`), or one started for it.
+    #[serde(default, deserialize_with = "lenient")]
+    pub warm: Option<bool>,
 }
 
 /// The record's `stopped_by`: `{"layer": "static", "rule"}`, `{"layer": "runtime", "rule",
@@ -329,6 +332,21 @@ impl Record {
         })
     }
 
+    /// The record as JSON, found where [`Record::parse`] finds it.
+    pub fn parse_value(stdout: &[u8]) -> Option<serde_json::Value> {
+        let text = String::from_utf8_lossy(stdout);
+        let is_record = |v: &serde_json::Value| v["status"].is_string();
+        serde_json::from_str(text.trim())
+            .ok()
+            .filter(is_record)
+            .or_else(|| {
+                text.lines()
+                    .rev()
+                    .filter_map(|l| serde_json::from_str(l).ok())
+                    .find(is_record)
+            })
+    }
+
     /// The static layer's decision, when it ran.
     pub fn decision(&self) -> Option<&str> {
         self.check.as_ref()?.decision.as_deref()
@@ -417,7 +435,13 @@ impl Warden {
 
     /// A command running the warden binary, as the `--run-as` user when there is one.
     fn command(&self) -> Command {
-        let mut command = Command::new(&self.binary);
+        self.command_for(None)
+    }
+
+    /// A command running `program` (the warden binary when `None`; a wrapper that executes it,
+    /// like `setpriv`), as the `--run-as` user when there is one.
+    pub fn command_for(&self, program: Option<&Path>) -> Command {
+        let mut command = Command::new(program.unwrap_or(&self.binary));
         if let Some(user) = &self.run_as {
             user.apply(&mut command);
         }

@@ -14,6 +14,7 @@
 //! the passes; `fixtures.rs`,
 //! `listeners.rs` and `procs.rs` hold what the host observes; `exec.rs` calls warden; `verify.rs`
 //! judges a pass; `session.rs` runs attack sessions (several cells in one `warden repl`);
+//! `pool.rs` runs the pool pass through a `warden serve` with its warm pool on;
 //! `runner.rs` schedules cases; `report.rs` renders the result.
 //!
 //! Does not own: the jail or the policy (it only calls the binary), nor the command line
@@ -28,6 +29,7 @@ pub mod index;
 pub mod listeners;
 pub mod load;
 pub mod pass;
+pub mod pool;
 pub mod procs;
 pub mod report;
 pub mod runner;
@@ -156,7 +158,9 @@ pub fn run(options: &Options) -> Result<Report, RunError> {
         jobs: options.jobs,
         progress: options.progress,
     };
-    let (results, notes) = runner::run(&cases, &settings).map_err(RunError::Setup)?;
+    let (results, notes, left_behind) = runner::run(&cases, &settings).map_err(RunError::Setup)?;
+    let mut summary = Report::summarise(&results);
+    summary.pool_left_behind = left_behind;
     Ok(Report {
         warden: options.warden.display().to_string(),
         rules: options.rules.as_ref().map(|r| r.display().to_string()),
@@ -166,7 +170,7 @@ pub fn run(options: &Options) -> Result<Report, RunError> {
         wall_ms: started.elapsed().as_millis() as u64,
         corpora: infos,
         notes,
-        summary: Report::summarise(&results),
+        summary,
         cases: results,
     })
 }

@@ -52,8 +52,10 @@ pub enum CorpusCommand {
     /// --passes picks the passes (default all four): `--passes jail` runs every attack in the
     /// jail with the policy and the runtime hooks off and nothing else (benign and harmless
     /// programs run there too); `--passes runtime` runs every attack with the policy off and the
-    /// runtime hooks on (a case's `expect-runtime` rule must be the one that stops it); the
-    /// report's per-case columns, matrix and totals show only the passes that ran, and the JSON
+    /// runtime hooks on (a case's `expect-runtime` rule must be the one that stops it); `pool`
+    /// (never by default) starts a `warden serve` with its warm pool on and the static layer off
+    /// and sends every attack through it over HTTP (each must run in a pooled jail, `"warm":
+    /// true`, with every host-side check holding); the report's per-case columns, matrix and totals show only the passes that ran, and the JSON
     /// report lists them in `passes`. A warden without runtime hooks (no `run --no-hooks`) skips
     /// the runtime pass, and the report says so. --run-as USER starts every warden call as that
     /// unprivileged user (its uid and gid, no supplementary groups, a HOME and TMPDIR of its own)

@@ -29,10 +29,15 @@ pub enum Pass {
     Jail,
     /// The full pipeline: `warden run` (attacks denied or contained; benign programs run).
     Full,
+    /// Through the warm pool: each attack sent to a `warden serve` the runner started with its
+    /// pool on and the static layer off (`pool.rs`); every host-side check must hold and the
+    /// record must say the program ran in a pooled jail (`"warm": true`). Only when asked for.
+    Pool,
 }
 
 impl Pass {
-    /// Every pass, in the order they run and are reported.
+    /// The passes a run makes unless `--passes` says otherwise, in the order they run and are
+    /// reported. The pool pass comes after them, when it is asked for.
     pub const ALL: [Pass; 4] = [Pass::Policy, Pass::Runtime, Pass::Jail, Pass::Full];
 
     /// The pass's name on the command line and in reports.
@@ -42,6 +47,7 @@ impl Pass {
             Pass::Runtime => "runtime",
             Pass::Jail => "jail",
             Pass::Full => "full",
+            Pass::Pool => "pool",
         }
     }
 
@@ -49,7 +55,8 @@ impl Pass {
     /// policy pass is `warden check`).
     pub fn run_flags(self) -> Option<RunFlags> {
         match self {
-            Pass::Policy => None,
+            // The pool pass runs programs over HTTP, not with `warden run`.
+            Pass::Policy | Pass::Pool => None,
             // No static layer; the runtime hooks stay on (the policy's `[runtime] hooks`).
             Pass::Runtime => Some(RunFlags {
                 always: &["--no-policy"],
@@ -67,13 +74,18 @@ impl Pass {
         }
     }
 
+    /// Whether this pass runs programs (as opposed to judging them statically).
+    pub fn runs_programs(self) -> bool {
+        self.run_flags().is_some() || self == Pass::Pool
+    }
+
     /// The `warden run` flag whose presence in `warden run --help` shows that the binary has the
     /// layer this pass measures; `None` for passes every warden can make. A warden without runtime
     /// hooks has no `--no-hooks` (nothing to turn off), and no runtime pass.
     pub fn needs_flag(self) -> Option<&'static str> {
         match self {
             Pass::Runtime => Some("--no-hooks"),
-            Pass::Policy | Pass::Jail | Pass::Full => None,
+            Pass::Policy | Pass::Jail | Pass::Full | Pass::Pool => None,
         }
     }
 }
@@ -129,7 +141,7 @@ impl Passes {
 
     /// Whether any selected pass runs programs (as opposed to judging them statically).
     pub fn runs_programs(&self) -> bool {
-        self.0.iter().any(|p| p.run_flags().is_some())
+        self.0.iter().any(|p| p.runs_programs())
     }
 
     /// The selected passes in order.
@@ -158,6 +170,9 @@ mod tests {
         assert!(passes.runs_programs());
         assert!(Passes::new([Pass::Runtime]).unwrap().runs_programs());
         assert!(!Passes::new([Pass::Policy]).unwrap().runs_programs());
+        let pool = Passes::new([Pass::Pool, Pass::Policy]).unwrap();
+        assert!(pool.runs_programs() && Pass::Pool.run_flags().is_none());
+        assert_eq!(pool.to_string(), "policy,pool");
         assert!(Passes::new([]).is_none());
         assert_eq!(Passes::default().to_string(), "policy,runtime,jail,full");
         assert_eq!(Pass::Runtime.needs_flag(), Some("--no-hooks"));

@@ -216,6 +216,11 @@ fn descendants(root: u32) -> Option<Vec<ProcInfo>> {
     Some(found)
 }
 
+/// The descendants of `root` alive now.
+pub fn descendants_of(root: u32) -> Vec<ProcInfo> {
+    descendants(root).unwrap_or_else(|| descendants_by_scan(root))
+}
+
 /// The descendants of `root` alive now, from the parent links of every process on the host.
 fn descendants_by_scan(root: u32) -> Vec<ProcInfo> {
     let all = scan();

@@ -57,6 +57,9 @@ pub enum MismatchKind {
     FalsePositive,
     /// Benign code that did not run to a successful end with the expected output.
     Regression,
+    /// The pool pass ran the program in a jail started for it (`"warm": false`) without the
+    /// record saying why: the pass did not test the pool.
+    Cold,
     /// warden itself failed (could not be run, gave no verdict).
     Error,
 }
@@ -65,7 +68,8 @@ pub enum MismatchKind {
 #[derive(Debug, Clone, Serialize)]
 pub struct Mismatch {
     pub kind: MismatchKind,
-    /// `policy`, `runtime` (policy off, hooks on), `jail` (policy and hooks off) or `full`.
+    /// `policy`, `runtime` (policy off, hooks on), `jail` (policy and hooks off), `full` or
+    /// `pool` (through the warm pool of `warden serve`, static layer off).
     pub pass: &'static str,
     pub message: String,
 }
@@ -85,6 +89,9 @@ pub struct PassResult {
     /// stands for the runtime pass too (`full`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub same_run_as: Option<&'static str>,
+    /// The pool pass: whether a pooled jail ran the program (the record's `warm`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warm: Option<bool>,
     pub checks: Vec<Check>,
 }
 
@@ -97,6 +104,7 @@ impl PassResult {
             time_ms: finished.elapsed.as_millis() as u64,
             stopped_by: record.and_then(|r| r.stopped_by.clone()),
             same_run_as: None,
+            warm: None,
             checks,
         }
     }
@@ -144,6 +152,10 @@ pub struct CaseResult {
     pub full: Option<PassResult>,
     /// Attacks: the full pipeline denied it or contained it.
     pub stopped: Option<bool>,
+    /// The pool pass (`warden serve` with its warm pool, the static layer off).
+    pub pool: Option<PassResult>,
+    /// Attacks: every host check of the pool pass held.
+    pub contained_in_pool: Option<bool>,
     pub outcome: CaseStatus,
     pub mismatches: Vec<Mismatch>,
     /// Benign regressions: why the run failed, in one line (the last line of stderr, or the
@@ -180,6 +192,8 @@ impl CaseResult {
             contained: None,
             full: None,
             stopped: None,
+            pool: None,
+            contained_in_pool: None,
             outcome: CaseStatus::Pass,
             mismatches: Vec::new(),
             cause: None,
@@ -222,6 +236,7 @@ impl CaseResult {
             .as_ref()
             .or(self.runtime.as_ref())
             .or(self.jail.as_ref())
+            .or(self.pool.as_ref())
     }
 }
 
@@ -252,6 +267,12 @@ pub struct AttackRow {
     pub stopped: usize,
     /// Cases that had a full-pipeline pass (0 when the full pipeline was unavailable).
     pub full_runs: usize,
+    /// Cases that went through the pool pass.
+    pub pool_runs: usize,
+    /// Of those, every host check held.
+    pub contained_in_pool: usize,
+    /// Of those, a pooled jail ran the program (`"warm": true`).
+    pub warm_in_pool: usize,
     pub escapes: usize,
     pub failed: usize,
     pub time_ms: u64,
@@ -336,6 +357,17 @@ pub struct Summary {
     pub static_mismatches: usize,
     /// Attacks whose `expect-runtime` the runtime pass did not meet.
     pub runtime_mismatches: usize,
+    /// Attacks sent through the pool pass.
+    pub attacks_through_pool: usize,
+    /// Of those, every host check held.
+    pub attacks_contained_in_pool: usize,
+    /// Of those, a pooled jail ran the program.
+    pub attacks_warm_in_pool: usize,
+    /// Of those, run cold without the record saying why (each fails its case).
+    pub attacks_cold_in_pool: usize,
+    /// What the pool pass's server left behind after it stopped (processes, its directory): any
+    /// fails the run.
+    pub pool_left_behind: Vec<String>,
     pub benign: usize,
     pub benign_passed: usize,
     /// Benign cases denied by the policy or stopped by the runtime layer.
@@ -399,6 +431,14 @@ impl Report {
                     row.both += usize::from(c.denied_statically && contained);
                     row.stopped += usize::from(c.stopped == Some(true));
                     row.full_runs += usize::from(c.stopped.is_some());
+                    let warm = c.pool.as_ref().is_some_and(|p| p.warm == Some(true));
+                    row.pool_runs += usize::from(c.contained_in_pool.is_some());
+                    row.contained_in_pool += usize::from(c.contained_in_pool == Some(true));
+                    row.warm_in_pool += usize::from(warm);
+                    s.attacks_through_pool += usize::from(c.contained_in_pool.is_some());
+                    s.attacks_contained_in_pool += usize::from(c.contained_in_pool == Some(true));
+                    s.attacks_warm_in_pool += usize::from(warm);
+                    s.attacks_cold_in_pool += usize::from(c.has(MismatchKind::Cold));
                     row.escapes += usize::from(c.has(MismatchKind::Escape));
                     row.failed += usize::from(c.outcome == CaseStatus::Fail);
                     row.time_ms += c.time_ms;
@@ -469,7 +509,7 @@ impl Report {
 
     /// Whether the run is green: no escape, no benign regression, no broken expectation.
     pub fn passed(&self) -> bool {
-        self.summary.failed == 0
+        self.summary.failed == 0 && self.summary.pool_left_behind.is_empty()
     }
 
     /// Whether `pass` ran.
@@ -479,7 +519,7 @@ impl Report {
 
     /// Whether a pass that runs programs ran (escapes can only be seen then).
     fn ran_programs(&self) -> bool {
-        self.passes.iter().any(|p| p.run_flags().is_some())
+        self.passes.iter().any(|p| p.runs_programs())
     }
 
     /// The passes in words, and the user warden ran as: `passes policy, jail, full`.
@@ -580,6 +620,18 @@ fn attack_columns(report: &Report, pct_cell: fn(usize, usize) -> String) -> Vec<
     if report.ran(Pass::Full) {
         columns.push(("stopped", "stopped", Box::new(AttackRow::stopped_text)));
     }
+    if report.ran(Pass::Pool) {
+        columns.push((
+            "pool",
+            "pool",
+            Box::new(move |r| pct_cell(r.contained_in_pool, r.pool_runs)),
+        ));
+        columns.push((
+            "warm",
+            "warm",
+            Box::new(|r| format!("{}/{}", r.warm_in_pool, r.pool_runs)),
+        ));
+    }
     if report.ran_programs() {
         columns.push(("escapes", "escapes", Box::new(|r| r.escapes.to_string())));
     }
@@ -626,6 +678,22 @@ fn pass_word(pass: Option<&PassResult>) -> String {
     }
 }
 
+/// One-word summary of a pool pass: as a runtime pass's, then whether it ran warm.
+fn pool_word(pass: Option<&PassResult>) -> String {
+    match pass {
+        None => "–".to_owned(),
+        Some(p) => format!(
+            "{}/{}",
+            runtime_word(pass),
+            match p.warm {
+                Some(true) => "warm",
+                Some(false) => "cold",
+                None => "?",
+            }
+        ),
+    }
+}
+
 /// One-word summary of a runtime pass: the rule the runtime layer stopped it with, else its status.
 fn runtime_word(pass: Option<&PassResult>) -> String {
     match pass.and_then(PassResult::runtime_rule) {
@@ -654,6 +722,7 @@ pub fn human(report: &Report) -> String {
                 }
                 Pass::Jail => write!(passes, "jail:{:<13} ", pass_word(c.jail.as_ref())),
                 Pass::Full => write!(passes, "full:{:<15} ", pass_word(c.full.as_ref())),
+                Pass::Pool => write!(passes, "pool:{:<13} ", pool_word(c.pool.as_ref())),
             };
         }
         let _ = writeln!(
@@ -750,6 +819,9 @@ pub fn human(report: &Report) -> String {
     for note in &report.notes {
         let _ = writeln!(out, "note: {note}");
     }
+    for left in &s.pool_left_behind {
+        let _ = writeln!(out, "LEFT BEHIND by the pool pass's server: {left}");
+    }
     let mut attack_figures = Vec::new();
     if report.ran(Pass::Policy) {
         attack_figures.push(format!("{} denied statically", s.attacks_denied_statically));
@@ -770,6 +842,12 @@ pub fn human(report: &Report) -> String {
         attack_figures.push(format!(
             "{} stopped by the full pipeline",
             s.attacks_stopped
+        ));
+    }
+    if report.ran(Pass::Pool) {
+        attack_figures.push(format!(
+            "{} of {} contained through the warm pool ({} warm)",
+            s.attacks_contained_in_pool, s.attacks_through_pool, s.attacks_warm_in_pool
         ));
     }
     if report.ran_programs() {
@@ -876,6 +954,15 @@ pub fn markdown(report: &Report) -> String {
                 "stopped" => {
                     Some("*Stopped*: the full pipeline (`warden run`) denied it or contained it.")
                 }
+                "pool" => Some(
+                    "*Pool*: through the warm pool of a `warden serve` the runner started (the \
+                     static layer off, the runtime layer and the jail on, `POST /v1/run` over its \
+                     Unix socket): every host-side check held.",
+                ),
+                "warm" => Some(
+                    "*Warm*: of the cases sent through the pool, those a pre-started jail ran \
+                     (`\"warm\": true`).",
+                ),
                 _ => None,
             })
             .collect();
@@ -907,6 +994,9 @@ pub fn markdown(report: &Report) -> String {
             total.both += r.both;
             total.stopped += r.stopped;
             total.full_runs += r.full_runs;
+            total.pool_runs += r.pool_runs;
+            total.contained_in_pool += r.contained_in_pool;
+            total.warm_in_pool += r.warm_in_pool;
             total.escapes += r.escapes;
             total.time_ms += r.time_ms;
         }
@@ -1009,10 +1099,17 @@ pub fn markdown(report: &Report) -> String {
         );
     }
     let _ = writeln!(out);
-    if !report.notes.is_empty() {
+    if !report.notes.is_empty() || !s.pool_left_behind.is_empty() {
         let _ = writeln!(out, "## Notes\n");
         for note in &report.notes {
             let _ = writeln!(out, "- {}", escape_md(note));
+        }
+        for left in &s.pool_left_behind {
+            let _ = writeln!(
+                out,
+                "- **Left behind by the pool pass's server**: {}",
+                escape_md(left)
+            );
         }
         let _ = writeln!(out);
     }
@@ -1085,6 +1182,15 @@ pub fn headline(report: &Report) -> String {
             figures.push(format!(
                 "stopped by the full pipeline {}",
                 s.attacks_stopped
+            ));
+        }
+        if report.ran(Pass::Pool) {
+            figures.push(format!(
+                "through the warm pool {} contained of {} ({} warm, {} cold)",
+                s.attacks_contained_in_pool,
+                s.attacks_through_pool,
+                s.attacks_warm_in_pool,
+                s.attacks_through_pool - s.attacks_warm_in_pool
             ));
         }
         if report.ran_programs() {
@@ -1302,6 +1408,10 @@ fn suite_properties(report: &Report, corpus: &str, group: &str) -> Vec<(&'static
         if report.ran(Pass::Full) && r.full_runs > 0 {
             properties.push(("stopped", r.stopped.to_string()));
         }
+        if report.ran(Pass::Pool) {
+            properties.push(("contained_in_pool", r.contained_in_pool.to_string()));
+            properties.push(("warm_in_pool", r.warm_in_pool.to_string()));
+        }
         if report.ran_programs() {
             properties.push(("escapes", r.escapes.to_string()));
         }
@@ -1341,6 +1451,7 @@ fn case_detail(c: &CaseResult) -> String {
         ("runtime (policy off, hooks on)", &c.runtime),
         ("jail (policy and hooks off)", &c.jail),
         ("full pipeline", &c.full),
+        ("pool (warden serve's warm pool, static layer off)", &c.pool),
     ] {
         let Some(p) = pass else { continue };
         let _ = write!(
@@ -1355,6 +1466,9 @@ fn case_detail(c: &CaseResult) -> String {
         }
         if let Some(other) = p.same_run_as {
             let _ = write!(text, " (the {other} pass's run)");
+        }
+        if let Some(warm) = p.warm {
+            let _ = write!(text, ", {}", if warm { "warm" } else { "cold" });
         }
         let _ = writeln!(text);
         if p.same_run_as.is_some() {

@@ -22,6 +22,7 @@ use super::exec::{Record, StaticVerdict, Warden};
 use super::fixtures::{Fixtures, Needs, Owner, PROBE_OUTPUT};
 use super::header::ExpectStatic;
 use super::pass::{Pass, Passes, RunFlags};
+use super::pool::{PoolServer, Program};
 use super::report::{CaseResult, CaseStatus, MismatchKind, PassResult};
 use super::verify::{self, CaseEnv, Observation, Verdict};
 
@@ -36,8 +37,12 @@ pub struct Settings {
     pub progress: bool,
 }
 
-/// Runs `cases` and returns one result per case (in the order given) and the fixtures' notes.
-pub fn run(cases: &[Case], settings: &Settings) -> Result<(Vec<CaseResult>, Vec<String>), String> {
+/// What a run gives back: one result per case (in the order given), the fixtures' notes, and
+/// what the pool pass's server left behind once stopped.
+pub type Outcome = (Vec<CaseResult>, Vec<String>, Vec<String>);
+
+/// Runs `cases` and returns their results, the notes and what the pool pass's server left.
+pub fn run(cases: &[Case], settings: &Settings) -> Result<Outcome, String> {
     let passes = &settings.passes;
     // Only runs need the host prepared: the policy pass alone judges files.
     let needs = if passes.runs_programs() {
@@ -73,6 +78,13 @@ pub fn run(cases: &[Case], settings: &Settings) -> Result<(Vec<CaseResult>, Vec<
     } else {
         BTreeMap::new()
     };
+    // The pool pass's server, started once its policy's jails can be made (after the probe).
+    let mut server = if passes.contains(Pass::Pool) {
+        Some(PoolServer::start(warden, &fixtures.run_dir, owner)?)
+    } else {
+        None
+    };
+    let pool = server.as_ref();
 
     let queue = Queue::new(schedule(cases).into_iter().map(|index| {
         let keys = match &cases[index].kind {
@@ -93,7 +105,7 @@ pub fn run(cases: &[Case], settings: &Settings) -> Result<(Vec<CaseResult>, Vec<
                 let case = &cases[index];
                 let verdict = verdicts.get(case.static_file()).cloned();
                 let start = Instant::now();
-                let result = run_case(case, verdict, &fixtures, warden, passes);
+                let result = run_case(case, verdict, &fixtures, warden, passes, pool);
                 drop(next);
                 lock(&windows).push((start, Instant::now()));
                 if settings.progress {
@@ -147,9 +159,20 @@ pub fn run(cases: &[Case], settings: &Settings) -> Result<(Vec<CaseResult>, Vec<
                 .to_owned(),
         );
     }
+    let mut left = Vec::new();
+    if let Some(server) = server.as_mut() {
+        let (sent, warm) = server.counts();
+        notes.push(format!(
+            "the pool pass sent {sent} request(s) through warden serve's warm pool \
+             (depth {}); {warm} ran in a pooled jail",
+            super::pool::DEPTH
+        ));
+        left = server.stop();
+    }
+    drop(server);
     let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
     drop(fixtures);
-    Ok((results.into_values().collect(), notes))
+    Ok((results.into_values().collect(), notes, left))
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -296,6 +319,7 @@ fn run_case(
     fixtures: &Fixtures,
     warden: &Warden,
     passes: &Passes,
+    pool: Option<&PoolServer>,
 ) -> CaseResult {
     let started = Instant::now();
     let mut result = CaseResult::new(case);
@@ -309,8 +333,7 @@ fn run_case(
             case,
             spec,
             verdict.as_ref(),
-            fixtures,
-            warden,
+            (fixtures, warden, pool),
             passes,
             &mut result,
         ),
@@ -364,6 +387,7 @@ fn store(result: &mut CaseResult, pass: Pass, run: PassResult) {
         Pass::Runtime => result.runtime = Some(run),
         Pass::Jail => result.jail = Some(run),
         Pass::Full | Pass::Policy => result.full = Some(run),
+        Pass::Pool => result.pool = Some(run),
     }
 }
 
@@ -461,8 +485,7 @@ fn attack(
     case: &Case,
     spec: &AttackSpec,
     verdict: Option<&StaticVerdict>,
-    fixtures: &Fixtures,
-    warden: &Warden,
+    (fixtures, warden, pool): (&Fixtures, &Warden, Option<&PoolServer>),
     passes: &Passes,
     result: &mut CaseResult,
 ) {
@@ -496,8 +519,142 @@ fn attack(
                 };
                 runtime_pass(case, spec, &run, &mut env, ran_in_full, result);
             }
+            if let Some(server) = pool {
+                let run = Run {
+                    effects: &effects,
+                    fixtures,
+                    warden,
+                };
+                pool_pass(case, &run, server, &mut env, result);
+            }
         }
     }
+}
+
+/// The pool pass: the attack sent to the runner's `warden serve` (warm pool on, static layer
+/// off), judged from the host side as the runtime pass judges `warden run --no-policy` — an
+/// effect that happened is an escape — with the server's environment secret as the case's. The
+/// record must say `"warm": true`; a cold run fails the case unless the record says why (the
+/// static layer's source rules refused the program: nothing ran). A `no-persist` case runs twice,
+/// both warm, and the second must print what the first did.
+fn pool_pass(
+    case: &Case,
+    run: &Run<'_>,
+    server: &PoolServer,
+    env: &mut CaseEnv,
+    result: &mut CaseResult,
+) {
+    let Ok(bytes) = std::fs::read(&case.file) else {
+        result.mismatch(
+            MismatchKind::Error,
+            "pool",
+            format!("cannot read {}", case.file.display()),
+        );
+        return;
+    };
+    let Ok(text) = String::from_utf8(bytes.clone()) else {
+        // The API carries a program as a JSON string: these bytes cannot be sent unchanged.
+        result.notes.push(
+            "not sent through the pool: the file is not UTF-8, and `POST /v1/run` takes the \
+             program as a JSON string"
+                .to_owned(),
+        );
+        return;
+    };
+    let cells = super::session::cells(&bytes);
+    let program = match &cells {
+        Some(cells) => Program::Session(cells),
+        None => Program::Run(&text),
+    };
+    let own_secret = std::mem::replace(&mut env.env_secret, server.env_secret.clone());
+    let out = output_dir(run.fixtures, run.warden, case, "pool");
+    let first = server.run(program, out.as_deref());
+    let mut checks = verify::check_pass(
+        run.effects,
+        run.fixtures,
+        env,
+        &Observation {
+            finished: &first.finished,
+            record: first.record.as_ref(),
+            output_dir: first.output_dir.as_deref(),
+            first_stdout: None,
+            jail_only: false,
+        },
+    );
+    let mut warm = vec![(first.warm, first.record.clone())];
+    result
+        .notes
+        .extend(first.notes.iter().map(|n| format!("pool: {n}")));
+    if run.effects.contains(&Effect::NoPersist) {
+        let out2 = output_dir(run.fixtures, run.warden, case, "pool-again");
+        let second = server.run(program, out2.as_deref());
+        let printed = first
+            .record
+            .as_ref()
+            .map(|r| r.stdout.as_str())
+            .unwrap_or_default();
+        let again = verify::check_pass(
+            run.effects,
+            run.fixtures,
+            env,
+            &Observation {
+                finished: &second.finished,
+                record: second.record.as_ref(),
+                output_dir: second.output_dir.as_deref(),
+                first_stdout: Some(printed),
+                jail_only: false,
+            },
+        );
+        merge(&mut checks, again);
+        result
+            .notes
+            .extend(second.notes.iter().map(|n| format!("pool: {n}")));
+        warm.push((second.warm, second.record.clone()));
+    }
+    env.env_secret = own_secret;
+    report_checks(&checks, "pool", result);
+    result.contained_in_pool = Some(all_held(&checks));
+    for (ran_warm, record) in &warm {
+        if *ran_warm == Some(true) {
+            continue;
+        }
+        match cold_reason(record.as_ref()) {
+            Some(why) => result.notes.push(format!("pool: ran cold: {why}")),
+            None => result.mismatch(
+                MismatchKind::Cold,
+                "pool",
+                format!(
+                    "the program did not run in a pooled jail ({}), and the record does not say why",
+                    match (ran_warm, record) {
+                        (Some(false), Some(r)) => format!("\"warm\": false, status {}", r.status),
+                        (None, Some(r)) => format!("no `warm` in the record, status {}", r.status),
+                        _ => "no result record".to_owned(),
+                    }
+                ),
+            ),
+        }
+    }
+    let mut pass = PassResult::new(&first.finished, first.record.as_ref(), checks);
+    pass.warm = Some(warm.iter().all(|(w, _)| *w == Some(true)));
+    result.pool = Some(pass);
+}
+
+/// Why a record of the pool pass may say it ran cold: the static layer's source rules (which the
+/// pass cannot turn off) refused the program, so no jail was claimed and nothing ran.
+fn cold_reason(record: Option<&Record>) -> Option<String> {
+    let record = record?;
+    let source_rules: Vec<String> = record
+        .rules()
+        .into_iter()
+        .filter(|r| r.starts_with("SYN"))
+        .collect();
+    (record.status == "denied" && !source_rules.is_empty()).then(|| {
+        format!(
+            "refused by the static layer's source rules ({}), which cannot be turned off: \
+             nothing ran",
+            source_rules.join(" ")
+        )
+    })
 }
 
 /// What every run of one attack shares.
