@@ -599,3 +599,744 @@ fn a_denied_program_does_not_use_up_a_pooled_jail() {
     assert_eq!(record["stdout"], "1\n", "{record}");
     assert_eq!(hits(&server), before + 1.0);
 }
+
+// Issue 15, point 2: the isolation and uniqueness of pooled runs, judged from the host side and
+// through the HTTP contract only (records, `/metrics`, `/proc`, cgroups), so the tests hold for a
+// pool of independently started interpreters and for jails forked from a template alike.
+
+/// `NO_STATIC` under another name, with more tables after its `[actions]`.
+fn no_static_variant(name: &str, more: &str) -> String {
+    let renamed = NO_STATIC.replacen("name = \"nostatic\"", &format!("name = \"{name}\""), 1);
+    format!("{renamed}{more}")
+}
+
+/// The static rules and the runtime layer off, processes allowed: only the jail keeps runs apart
+/// (what `warden run --no-policy --no-hooks` proves of a cold run), so a program can fork, exec,
+/// bind sockets and call the C library through ctypes.
+fn permissive_policy() -> String {
+    no_static_variant(
+        "permissive",
+        "[processes]\nallow = true\n[runtime]\nhooks = \"off\"\n",
+    )
+}
+
+/// `NO_STATIC` with `tempfile` importable (the runtime layer on, as in production).
+fn uniqueness_policy() -> String {
+    no_static_variant(
+        "unique",
+        "[imports]\nallow = [\"tempfile\"]\n[remove.imports]\ndeny = [\"tempfile\"]\n",
+    )
+}
+
+/// A pooled server with more policies (name, rules text) and `runs` run slots.
+fn pooled_server_with(
+    pool: &str,
+    runs: usize,
+    policies: &[(&str, String)],
+) -> (Server, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut extra = Vec::new();
+    for (name, text) in policies {
+        let path = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&path, text).expect("write");
+        extra.push(((*name).to_owned(), path));
+    }
+    let server = Server::start(Options {
+        pool: Some(pool.to_owned()),
+        max_concurrent_runs: runs,
+        extra_policies: extra,
+        ..Options::default()
+    });
+    (server, dir)
+}
+
+/// Waits until a jail of `policy` is waiting, then briefly for `want` of them; returns how many
+/// of the next requests can go warm at once (at most `want`).
+fn await_ready_for(server: &Server, policy: &str, want: usize) -> usize {
+    await_ready(server, policy);
+    wait_until(Duration::from_secs(3), || {
+        ready(server, policy) >= want as f64
+    });
+    (ready(server, policy) as usize).clamp(1, want)
+}
+
+/// The programs through the pool at the same time, one client thread each; the records in order.
+fn concurrently(server: &Server, policy: &str, codes: &[String]) -> Vec<Value> {
+    std::thread::scope(|scope| {
+        let clients: Vec<_> = codes
+            .iter()
+            .map(|code| scope.spawn(move || run(server, &json!({"policy": policy, "code": code}))))
+            .collect();
+        clients
+            .into_iter()
+            .map(|client| client.join().expect("client thread"))
+            .collect()
+    })
+}
+
+/// A marker a program can give its process as its name (`comm`: 15 bytes at most) and put in
+/// the command lines of what it starts, for the host to find them.
+fn process_marker() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mixed = nanos
+        ^ (u64::from(std::process::id()) << 24)
+        ^ COUNTER
+            .fetch_add(1, Ordering::SeqCst)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    format!("wp-{:012x}", mixed & 0xffff_ffff_ffff)
+}
+
+/// One host process, as the host sees it.
+#[derive(Debug, Clone)]
+struct Seen {
+    pid: u32,
+    /// Field 22 of `/proc/<pid>/stat` (to tell a reused pid apart).
+    start: String,
+    comm: String,
+    cmdline: String,
+    /// `/proc/<pid>/status`.
+    status: String,
+    /// `/proc/<pid>/cgroup`.
+    cgroup: String,
+    /// `mnt`, `pid`, `ipc`, `uts`, `net`, `cgroup`, `user` → the link's target.
+    ns: std::collections::BTreeMap<String, String>,
+}
+
+const NAMESPACES: [&str; 7] = ["mnt", "pid", "ipc", "uts", "net", "cgroup", "user"];
+/// The namespaces every pooled run must have of its own.
+const OWN_NAMESPACES: [&str; 5] = ["mnt", "pid", "ipc", "uts", "net"];
+
+fn seen(pid: u32) -> Option<Seen> {
+    let proc = format!("/proc/{pid}");
+    let stat = std::fs::read_to_string(format!("{proc}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 2..];
+    let start = (*after.split(' ').collect::<Vec<_>>().get(19)?).to_owned();
+    let cmdline = std::fs::read(format!("{proc}/cmdline")).ok()?;
+    Some(Seen {
+        pid,
+        start,
+        comm: std::fs::read_to_string(format!("{proc}/comm"))
+            .ok()?
+            .trim_end()
+            .to_owned(),
+        cmdline: String::from_utf8_lossy(&cmdline).replace('\0', " "),
+        status: std::fs::read_to_string(format!("{proc}/status")).ok()?,
+        cgroup: std::fs::read_to_string(format!("{proc}/cgroup")).ok()?,
+        ns: NAMESPACES
+            .iter()
+            .filter_map(|n| {
+                let link = std::fs::read_link(format!("{proc}/ns/{n}")).ok()?;
+                Some(((*n).to_owned(), link.to_string_lossy().into_owned()))
+            })
+            .collect(),
+    })
+}
+
+/// Every host process whose name starts with `prefix` or whose command line contains it.
+fn scan(prefix: &str) -> Vec<Seen> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let comm = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if comm.starts_with(prefix) || String::from_utf8_lossy(&cmdline).contains(prefix) {
+            found.extend(seen(pid));
+        }
+    }
+    found
+}
+
+/// Runs `work` while a host thread scans `/proc` for `prefix` every few milliseconds; returns
+/// what `work` returned and every scan.
+fn watching<T>(prefix: &str, work: impl FnOnce() -> T) -> (T, Vec<Vec<Seen>>) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let watcher = scope.spawn(|| {
+            let mut scans = Vec::new();
+            while !done.load(Ordering::SeqCst) {
+                scans.push(scan(prefix));
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            scans
+        });
+        let value = work();
+        done.store(true, Ordering::SeqCst);
+        (value, watcher.join().expect("watcher thread"))
+    })
+}
+
+/// Whether the process seen then is still there (a zombie counts as gone).
+fn still_alive(process: &Seen) -> bool {
+    seen(process.pid).is_some_and(|now| {
+        now.start == process.start
+            && !now
+                .status
+                .lines()
+                .any(|l| l.starts_with("State:") && l.contains('Z'))
+    })
+}
+
+/// A line of `/proc/<pid>/status` (`Uid`, `Seccomp`…), its value trimmed.
+fn status_field<'a>(status: &'a str, key: &str) -> &'a str {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))
+        .map_or("", str::trim)
+}
+
+/// The host directories of the cgroups in `cgroup` (a `/proc/<pid>/cgroup`) that are not the
+/// server's own in the same hierarchy: the cgroups made for the run.
+fn own_cgroup_dirs(cgroup: &str, server: &str) -> Vec<std::path::PathBuf> {
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let mut dirs = Vec::new();
+    for line in cgroup.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (Some(id), Some(controllers), Some(path)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        let prefix = format!("{id}:{controllers}:");
+        let theirs = server
+            .lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .unwrap_or("/");
+        if path == theirs || path == "/" {
+            continue;
+        }
+        for mount in mountinfo.lines() {
+            let Some((left, right)) = mount.split_once(" - ") else {
+                continue;
+            };
+            let left: Vec<&str> = left.split(' ').collect();
+            let right: Vec<&str> = right.split(' ').collect();
+            let (Some(root), Some(point)) = (left.get(3), left.get(4)) else {
+                continue;
+            };
+            let matches = match (right.first(), right.get(2)) {
+                (Some(&"cgroup2"), _) => controllers.is_empty(),
+                (Some(&"cgroup"), Some(options)) => {
+                    !controllers.is_empty()
+                        && controllers
+                            .split(',')
+                            .all(|c| options.split(',').any(|o| o == c))
+                }
+                _ => false,
+            };
+            if matches && *root == "/" {
+                dirs.push(std::path::Path::new(point).join(path.trim_start_matches('/')));
+            }
+        }
+    }
+    dirs
+}
+
+/// Files and directories below `dir` whose name contains `marker` (symbolic links not followed).
+fn names_containing(dir: &std::path::Path, marker: &str, depth: usize) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if entry.file_name().to_string_lossy().contains(marker) {
+            found.push(path.clone());
+        }
+        if depth > 0 && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            found.extend(names_containing(&path, marker, depth - 1));
+        }
+    }
+    found
+}
+
+/// Each run prints its draws as one JSON line; `hash` and `pid` are reported, not required to
+/// differ (the hash secret is the interpreter's: one per template generation by design).
+const DRAWS: &str = r#"import os, json, random, secrets, uuid, tempfile
+import numpy as np
+fd, path = tempfile.mkstemp()
+print(json.dumps({
+    "urandom": os.urandom(16).hex(),
+    "secrets": secrets.token_hex(16),
+    "uuid4": str(uuid.uuid4()),
+    "random": random.random(),
+    "getrandbits": random.getrandbits(64),
+    "numpy_global": float(np.random.rand()),
+    "numpy_global_int": int(np.random.randint(1 << 62)),
+    "numpy_default_rng": int(np.random.default_rng().integers(1 << 62)),
+    "mkstemp": path,
+    "mkdtemp": tempfile.mkdtemp(),
+    "hash": hash("x"),
+    "pid": os.getpid(),
+}))
+"#;
+
+/// The draws that must differ in every pooled run.
+const DRAWN: [&str; 10] = [
+    "urandom",
+    "secrets",
+    "uuid4",
+    "random",
+    "getrandbits",
+    "numpy_global",
+    "numpy_global_int",
+    "numpy_default_rng",
+    "mkstemp",
+    "mkdtemp",
+];
+
+#[test]
+fn every_draw_differs_across_a_thousand_pooled_runs() {
+    warden_test_support::require_root!();
+    let runs: usize = match std::env::var("WARDEN_POOL_UNIQUENESS_RUNS") {
+        Ok(text) => text
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("WARDEN_POOL_UNIQUENESS_RUNS is not a count: {text:?}")),
+        Err(_) => 1000,
+    };
+    assert!(runs >= 2, "WARDEN_POOL_UNIQUENESS_RUNS must be at least 2");
+    const CLIENTS: usize = 4;
+    let (server, _rules) = pooled_server_with(
+        "depth = 4\nmemory_mib = 4096\n",
+        CLIENTS,
+        &[("unique", uniqueness_policy())],
+    );
+    let started = Instant::now();
+    let mut records: Vec<Value> = Vec::with_capacity(runs);
+    // Bursts of concurrent clients, never more than jails are waiting, so each run can go warm.
+    while records.len() < runs {
+        let n = await_ready_for(&server, "unique", CLIENTS.min(runs - records.len()));
+        records.extend(concurrently(&server, "unique", &vec![DRAWS.to_owned(); n]));
+    }
+    let elapsed = started.elapsed();
+    let mut first: std::collections::HashMap<(&str, String), usize> =
+        std::collections::HashMap::new();
+    let mut hashes = std::collections::BTreeSet::new();
+    let mut pids = std::collections::BTreeSet::new();
+    let mut warm_runs = 0;
+    for (i, record) in records.iter().enumerate() {
+        assert_eq!(record["status"], "ok", "run {i}: {record}");
+        if record["warm"] == true {
+            warm_runs += 1;
+        }
+        let draws: Value = serde_json::from_str(record["stdout"].as_str().unwrap_or(""))
+            .unwrap_or_else(|err| panic!("run {i}: not one JSON line ({err}): {record}"));
+        for key in DRAWN {
+            let value = draws[key].to_string();
+            assert!(!draws[key].is_null(), "run {i}: no {key}: {record}");
+            if let Some(earlier) = first.insert((key, value.clone()), i) {
+                panic!(
+                    "`{key}` repeated across pooled runs {earlier} and {i} ({value}; warm: {} and {})",
+                    records[earlier]["warm"], record["warm"]
+                );
+            }
+        }
+        hashes.insert(draws["hash"].to_string());
+        pids.insert(draws["pid"].to_string());
+    }
+    // Bursts never ask for more jails than are waiting: nearly every run is warm.
+    assert!(
+        warm_runs * 100 >= runs * 95,
+        "only {warm_runs} of {runs} runs were pooled:\n{}",
+        metrics(&server)
+    );
+    eprintln!(
+        "{runs} runs ({warm_runs} pooled) in {elapsed:?}: every draw distinct; hash(\"x\") took {} \
+         values, the program's pid {} ({pids:?})",
+        hashes.len(),
+        pids.len()
+    );
+}
+
+/// Modules the preload loaded (pandas, numpy and matplotlib import them) that the nostatic policy
+/// does not let a program import: a pooled program that never imported them must not hold them.
+const HIDDEN_TARGETS: &str =
+    "{'subprocess', '_posixsubprocess', 'pickle', 'ctypes', 'socket', 'multiprocessing', 'gc', 'inspect', 'shutil'}";
+
+/// Walks everything reachable from the import system's state and every loaded module without a
+/// frame or the gc (attributes, `__dict__`s, closures, `__self__`, `__func__`, `__wrapped__`,
+/// `__globals__`, defaults, specs, loaders and their state) and prints the hidden targets it met.
+const WALK: &str = r#"import sys
+TARGETS = __TARGETS__
+Module = type(sys)
+proxy = type(type.__dict__)
+seen, keep, found = set(), [], {}
+todo = [("sys.meta_path", sys.meta_path), ("sys.path_hooks", sys.path_hooks),
+        ("sys.path_importer_cache", sys.path_importer_cache), ("sys.modules", dict(sys.modules))]
+steps = 0
+while todo and steps < 300000:
+    path, obj = todo.pop()
+    steps += 1
+    if id(obj) in seen:
+        continue
+    seen.add(id(obj))
+    keep.append(obj)
+    if isinstance(obj, Module):
+        name = obj.__dict__.get("__name__")
+        if name in TARGETS and sys.modules.get(name) is not obj:
+            found.setdefault(name, path)
+    if type(obj) is dict or type(obj) is proxy:
+        kids = [(f"{path}[{k!r}]", v) for k, v in list(obj.items()) if isinstance(k, str)]
+    elif type(obj) in (list, tuple, set, frozenset):
+        kids = [(f"{path}[{i}]", v) for i, v in enumerate(list(obj))]
+    else:
+        kids = []
+        for attr in ("__dict__", "__closure__", "cell_contents", "__self__", "__func__", "__wrapped__",
+                     "__globals__", "__defaults__", "__kwdefaults__", "__spec__", "loader",
+                     "loader_state", "__class__", "__mro__"):
+            try:
+                if isinstance(obj, type):
+                    if attr not in ("__dict__", "__mro__"):
+                        continue
+                    value = type.__getattribute__(obj, attr)
+                else:
+                    value = object.__getattribute__(obj, attr)
+            except Exception:
+                continue
+            kids.append((f"{path}.{attr}", value))
+    todo.extend(k for k in kids if not isinstance(k[1], (str, int, float, bytes)) and id(k[1]) not in seen)
+for name, path in sorted(found.items()):
+    print("GOT", name, "via", path[:400])
+print("walked", steps > 1000)
+"#;
+
+#[test]
+fn a_pooled_program_cannot_reach_the_hidden_modules() {
+    warden_test_support::require_root!();
+    let (server, _rules) = pooled_server("depth = 1\n");
+    let program = |text: &str| text.replace("__TARGETS__", HIDDEN_TARGETS);
+    let walk = program(WALK);
+    let closure = program(
+        r#"import sys
+TARGETS = __TARGETS__
+got = set()
+for finder in sys.meta_path:
+    for name in ('find_spec', 'create_module', 'exec_module'):
+        function = getattr(finder, name, None)
+        function = getattr(function, '__func__', function)
+        for cell in getattr(function, '__closure__', None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                got |= {k for k, v in value.items() if k in TARGETS and isinstance(v, type(sys))}
+print('GOT', sorted(got))
+"#,
+    );
+    // Nothing reachable holds them: the program gets nothing and runs to its end.
+    for (what, code, expected) in [
+        ("the finder's closure", closure.as_str(), "GOT []\n"),
+        (
+            "a walk of the import state and the modules",
+            walk.as_str(),
+            "walked True\n",
+        ),
+    ] {
+        let pooled = warm(&server, "nostatic", code);
+        assert_eq!(pooled["status"], "ok", "{what}: {pooled}");
+        assert_eq!(pooled["stdout"], expected, "{what}: {pooled}");
+        let started = cold(&server, "nostatic", code);
+        assert_same(&pooled, &started, what);
+    }
+    // Asking a finder on sys.meta_path for a hidden module directly (its spec, its loader's
+    // `create_module`) is an import: judged as the program's, denied (IMP101) as `import` is.
+    let direct = r#"import sys
+for finder in list(sys.meta_path):
+    find = getattr(finder, 'find_spec', None)
+    spec = find('subprocess', None) if find else None
+    loader = getattr(spec, 'loader', None)
+    if loader is not None and hasattr(loader, 'create_module'):
+        module = loader.create_module(spec)
+        if module is not None:
+            print('GOT', module.__name__, hasattr(module, 'Popen'))
+print('done')
+"#;
+    let pooled = warm(&server, "nostatic", direct);
+    assert!(
+        !pooled["stdout"].as_str().unwrap_or("").contains("GOT"),
+        "{pooled}"
+    );
+    assert_eq!(pooled["status"], "error", "{pooled}");
+    assert_eq!(pooled["stopped_by"]["layer"], "runtime", "{pooled}");
+    assert_eq!(pooled["stopped_by"]["rule"], "IMP101", "{pooled}");
+    assert_eq!(pooled["error"]["name"], "PolicyViolation", "{pooled}");
+    // A loader's `exec_module` given a module it did not hand out brings nothing back (a real
+    // import of the preloaded `matplotlib` brings back `subprocess`, which it loaded).
+    let forged = program(
+        r#"import sys
+TARGETS = __TARGETS__
+for finder in list(sys.meta_path):
+    find = getattr(finder, 'find_spec', None)
+    spec = find('matplotlib', None) if find else None
+    loader = getattr(spec, 'loader', None)
+    if loader is not None and hasattr(loader, 'exec_module'):
+        fake = type(sys)('matplotlib')
+        fake.__spec__ = spec
+        try:
+            loader.exec_module(fake)
+        except Exception as err:
+            print('refused')
+print('GOT', sorted(m for m in TARGETS if m in sys.modules))
+"#,
+    );
+    let pooled = warm(&server, "nostatic", &forged);
+    assert_eq!(pooled["status"], "ok", "{pooled}");
+    assert!(
+        pooled["stdout"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with("GOT []\n"),
+        "{pooled}"
+    );
+    // The event raised by the program itself, and the gc, are judged as on a cold run.
+    for (what, code) in [
+        (
+            "a forged import event",
+            "import sys\nsys.audit('import', 'subprocess')\nprint(sys.modules.get('subprocess'))\n",
+        ),
+        (
+            "the gc",
+            "import gc\nprint([o for o in gc.get_objects() if getattr(o, '__name__', None) == 'subprocess'])\n",
+        ),
+    ] {
+        let pooled = warm(&server, "nostatic", code);
+        assert_eq!(pooled["stopped_by"]["rule"], "IMP101", "{what}: {pooled}");
+        let started = cold(&server, "nostatic", code);
+        assert_same(&pooled, &started, what);
+    }
+    // What the program may import still comes back whole: the preloaded module, its own spec.
+    let allowed = "import sys\nimport matplotlib.pyplot as plt\nimport pandas\n\
+print(plt.__spec__.name, type(plt.__spec__.loader).__name__, pandas.DataFrame({'a': [1]}).shape)\n";
+    let pooled = warm(&server, "nostatic", allowed);
+    let started = cold(&server, "nostatic", allowed);
+    assert_same(&pooled, &started, "allowed imports");
+}
+
+/// A run that leaves everything it can behind (`{mark}`: the run's marker; `{key}`: its System V
+/// IPC key): it names its process after the marker and puts the marker in the command lines of
+/// the processes it leaves, so the host can find them while it sleeps at the end.
+const DIRTY: &str = r#"import os, sys, json, time, signal, socket, ctypes, subprocess, threading, builtins
+import pandas as pd
+from multiprocessing import shared_memory, resource_tracker
+MARK = '{mark}'
+KEY = {key}
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl(15, MARK.encode(), 0, 0, 0)
+def call(f, *args):
+    ctypes.set_errno(0)
+    return [f(*args), ctypes.get_errno()]
+left = {}
+pd.DataFrame.sum = lambda self, *a, **k: 'patched'
+os.environ['WARDEN_LEFT'] = MARK
+builtins.warden_left = MARK
+sys.modules['warden_left_module'] = type(sys)('warden_left_module')
+sys.setrecursionlimit(4321)
+sys.path.insert(0, '/tmp/' + MARK)
+os.umask(0o077)
+open(f'/tmp/left-{MARK}.txt', 'w').write(MARK)
+open(f'left-{MARK}.txt', 'w').write(MARK)
+os.mkdir(f'/tmp/dir-{MARK}')
+memory = shared_memory.SharedMemory(create=True, size=4096, name='shm-' + MARK)
+memory.buf[:4] = b'LEFT'
+resource_tracker.unregister(memory._name, 'shared_memory')
+left['posix_shm'] = sorted(os.listdir('/dev/shm'))
+IPC_CREAT = 0o1000
+left['sem'] = call(libc.semget, KEY, 1, IPC_CREAT | 0o666)
+left['shm'] = call(libc.shmget, KEY, 4096, IPC_CREAT | 0o666)
+left['msg'] = call(libc.msgget, KEY, IPC_CREAT | 0o666)
+server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+server.bind('\0sock-' + MARK)
+server.listen()
+kept = os.open(f'/tmp/left-{MARK}.txt', os.O_RDONLY)
+os.dup2(kept, 100, inheritable=True)
+pipe = os.pipe()
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+SLEEPER = ['-c', 'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)', MARK]
+child = os.fork()
+if child == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execv(sys.executable, [sys.executable] + SLEEPER)
+    os._exit(0)
+os.waitpid(child, 0)
+subprocess.Popen([sys.executable] + SLEEPER, start_new_session=True)
+os.chdir(f'/tmp/dir-{MARK}')
+time.sleep(1.5)
+print(json.dumps(left))
+print(pd.DataFrame({'a': [1, 2]}).sum())
+"#;
+
+/// What a run finds of the state before it (`{mark}`, `{key}`: those of the dirty run before).
+const CHECK: &str = r#"import os, sys, json, signal, socket, ctypes, threading, builtins
+import pandas as pd
+MARK = '{mark}'
+KEY = {key}
+libc = ctypes.CDLL(None, use_errno=True)
+def call(f, *args):
+    ctypes.set_errno(0)
+    return [f(*args), ctypes.get_errno()]
+def connect(name):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(name)
+        return 'connected'
+    except OSError as err:
+        return type(err).__name__
+umask = os.umask(0o022)
+os.umask(umask)
+seen = {
+    'sum': int(pd.DataFrame({'a': [1, 2]}).sum()['a']),
+    'env': os.environ.get('WARDEN_LEFT'),
+    'env_keys': sorted(os.environ),
+    'raw_environ_has_mark': MARK.encode() in open('/proc/self/environ', 'rb').read(),
+    'builtin': hasattr(builtins, 'warden_left'),
+    'module': 'warden_left_module' in sys.modules,
+    'modules_with_mark': [m for m in sys.modules if 'left' in m],
+    'recursion_limit': sys.getrecursionlimit(),
+    'sys_path': sys.path,
+    'umask': umask,
+    'cwd': os.getcwd(),
+    'tmp': sorted(n for n in os.listdir('/tmp') if not n.startswith('matplotlib')),
+    'dev_shm': sorted(n for n in os.listdir('/dev/shm') if not n.startswith('matplotlib')),
+    'work': sorted(os.listdir('/work')),
+    'left_files': [os.path.exists(p) for p in (f'/tmp/left-{MARK}.txt', f'/work/left-{MARK}.txt', f'/dev/shm/shm-{MARK}')],
+    'fds': sorted(int(fd) for fd in os.listdir('/proc/self/fd')),
+    'processes': sorted(int(p) for p in os.listdir('/proc') if p.isdigit()),
+    'me': os.getpid(),
+    'threads': threading.active_count(),
+    'sigterm': str(signal.getsignal(signal.SIGTERM)),
+    'sigusr1': str(signal.getsignal(signal.SIGUSR1)),
+    'sem': call(libc.semget, KEY, 0, 0),
+    'shm': call(libc.shmget, KEY, 0, 0),
+    'socket': connect('\0sock-' + MARK),
+}
+print(json.dumps(seen))
+"#;
+
+fn fill(template: &str, mark: &str, key: u32) -> String {
+    template
+        .replace("{mark}", mark)
+        .replace("{key}", &key.to_string())
+}
+
+/// The System V IPC key of a marker (a positive `key_t`).
+fn ipc_key(mark: &str) -> u32 {
+    u32::from_str_radix(&mark[mark.len() - 7..], 16).expect("hex marker") | 0x1000_0000
+}
+
+#[test]
+fn nothing_a_pooled_run_leaves_reaches_the_next_one() {
+    warden_test_support::require_root!();
+    let (server, _rules) =
+        pooled_server_with("depth = 2\n", 2, &[("permissive", permissive_policy())]);
+    let server_cgroup =
+        std::fs::read_to_string(format!("/proc/{}/cgroup", server.pid())).expect("cgroup");
+    let marks: Vec<String> = (0..3).map(|_| process_marker()).collect();
+    let check = |mark: &str| -> Value {
+        let record = warm(&server, "permissive", &fill(CHECK, mark, ipc_key(mark)));
+        assert_eq!(record["status"], "ok", "{record}");
+        serde_json::from_str(record["stdout"].as_str().unwrap_or("")).expect("one JSON line")
+    };
+    // What a pooled run finds when no run went before it in its jail (the dirty run's marker is
+    // not used yet): the baseline every later run must find too.
+    let baseline = check(&marks[0]);
+    assert_eq!(baseline["sum"], 3, "{baseline}");
+    assert_eq!(baseline["processes"], json!([baseline["me"]]), "{baseline}");
+    for mark in &marks {
+        let key = ipc_key(mark);
+        await_ready(&server, "permissive");
+        let (record, scans) = watching(mark, || {
+            warm(&server, "permissive", &fill(DIRTY, mark, key))
+        });
+        assert_eq!(record["status"], "ok", "{record}");
+        let stdout = record["stdout"].as_str().unwrap_or("");
+        assert!(stdout.contains("patched"), "{record}");
+        eprintln!("the dirty run left: {}", stdout.lines().next().unwrap_or(""));
+        // Host side: the run's processes (its interpreter and both sleepers) were seen, in
+        // cgroups of their own. Every sighting is kept: a process seen before its exec is seen
+        // again after it.
+        let processes: Vec<Seen> = scans.into_iter().flatten().collect();
+        assert!(
+            processes.iter().any(|p| p.comm == *mark),
+            "the dirty run's interpreter was not seen: {processes:?}"
+        );
+        let sleepers = processes
+            .iter()
+            .filter(|p| p.cmdline.contains(mark.as_str()) && p.cmdline.contains("time.sleep"))
+            .map(|p| (p.pid, p.start.clone()))
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        assert!(sleepers >= 2, "the sleepers were not seen: {processes:?}");
+        let cgroups: std::collections::BTreeSet<std::path::PathBuf> = processes
+            .iter()
+            .flat_map(|p| own_cgroup_dirs(&p.cgroup, &server_cgroup))
+            .collect();
+        assert!(
+            !cgroups.is_empty(),
+            "the dirty run's processes were in the server's cgroups: {processes:?}"
+        );
+        // After the record: none of them is left, nor their cgroups.
+        assert!(
+            wait_until(Duration::from_secs(10), || {
+                !processes.iter().any(still_alive)
+                    && scan(mark).is_empty()
+                    && cgroups.iter().all(|dir| !dir.exists())
+            }),
+            "the dirty run left processes {:?} or cgroups {:?}",
+            scan(mark),
+            cgroups.iter().filter(|d| d.exists()).collect::<Vec<_>>()
+        );
+        // Nothing it wrote is outside: not in the server's directories, the host's /tmp or
+        // /dev/shm, nor in the host's System V IPC.
+        let mut outside = names_containing(server.dir.path(), mark, 6);
+        outside.extend(names_containing(std::path::Path::new("/tmp"), mark, 0));
+        outside.extend(names_containing(std::path::Path::new("/dev/shm"), mark, 0));
+        assert!(outside.is_empty(), "the dirty run left {outside:?}");
+        for table in ["sem", "shm", "msg"] {
+            let text =
+                std::fs::read_to_string(format!("/proc/sysvipc/{table}")).unwrap_or_default();
+            assert!(
+                !text
+                    .lines()
+                    .filter_map(|l| l.split_whitespace().next())
+                    .any(|k| k == key.to_string()),
+                "a System V {table} of the jail is on the host: {text}"
+            );
+        }
+        // In the jail: the next pooled run of the same policy finds what the first one found.
+        let after = check(mark);
+        for (field, value) in baseline.as_object().expect("object") {
+            if field == "me" || field == "processes" {
+                continue;
+            }
+            assert_eq!(
+                &after[field], value,
+                "`{field}` crossed from the dirty run\nbefore: {baseline}\nafter: {after}"
+            );
+        }
+        assert_eq!(after["processes"], json!([after["me"]]), "{after}");
+        assert_eq!(after["sum"], 3, "{after}");
+        assert_eq!(after["env"], Value::Null, "{after}");
+        assert_eq!(after["module"], false, "{after}");
+        assert_eq!(after["builtin"], false, "{after}");
+        assert_eq!(after["left_files"], json!([false, false, false]), "{after}");
+        assert_eq!(after["tmp"], json!([]), "{after}");
+        assert_eq!(after["work"], json!([]), "{after}");
+        assert_eq!(after["cwd"], "/work", "{after}");
+        assert_ne!(after["recursion_limit"], 4321, "{after}");
+        assert_ne!(after["umask"], 0o077, "{after}");
+        assert!(!after["fds"].as_array().expect("fds").contains(&json!(100)), "{after}");
+        assert_eq!(after["threads"], 1, "{after}");
+        assert_eq!(after["sigterm"], "Handlers.SIG_DFL", "{after}");
+        assert_eq!(after["sem"][0], -1, "{after}");
+        assert_eq!(after["shm"][0], -1, "{after}");
+        assert_ne!(after["socket"], "connected", "{after}");
+    }
+}
