@@ -1,6 +1,7 @@
 """warden's bootstrap: the first Python code that runs in the jail.
 
-Run as `python -I /run/warden/bootstrap.py [--hook] [--ban-exec]`. Trusted: it runs before any of the
+Run as `python -I /run/warden/bootstrap.py [--hook] [--ban-exec]` (a one-shot run: this file's code
+above the session driver, compiled ahead by the same interpreter, `/run/warden/bootstrap.pyc`). Trusted: it runs before any of the
 program's code, from a read-only file the runtime layer counts as library code. In order, it
   1. reads and compiles the program (/run/warden/main.py, UTF-8 text warden decoded: coding
      declarations cannot change what runs), under the program's own name so tracebacks show its lines;
@@ -62,7 +63,10 @@ def _run():
                     settings = f.read()
                 roots = [path for path in sys.path if path.startswith("/")]
                 prefixes = sorted({sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix})
-                _warden_hook.install(settings, roots, prefixes, __file__)
+                # The file name in this code's frames: a one-shot run executes this file compiled
+                # ahead (/run/warden/bootstrap.pyc, plan.rs), whose `__file__` names the .pyc.
+                bootstrap = _run.__code__.co_filename
+                _warden_hook.install(settings, roots, prefixes, bootstrap)
             except BaseException as err:
                 fail("cannot install the runtime layer's audit hook", err)
         if "--ban-exec" in flags:

@@ -21,7 +21,8 @@
 //!   program's own processes only);
 //! - `/run/warden/main.py`: the program text, read-only; `/run/warden/bootstrap.py` (warden's
 //!   bootstrap), `/run/warden/hook.json` (the audit hook's settings) and
-//!   `/run/warden/lib/_warden_hook.abi3.so` (warden's native module), read-only.
+//!   `/run/warden/lib/_warden_hook.abi3.so` (warden's native module), read-only; for a one-shot run,
+//!   `/run/warden/bootstrap.pyc`, the bootstrap compiled by the interpreter (`interpreter.rs`).
 //!
 //! The root is a mount point of its own (pivot_root requires it), and is made read-only last.
 
@@ -89,6 +90,14 @@ pub enum Mount {
         path: PathBuf,
         mode: u32,
         contents: String,
+        why: String,
+    },
+    /// A small binary file warden writes (read-only): the compiled bootstrap, whose bytes come
+    /// from the interpreter (`interpreter::compiled`) and are not part of a plan's report.
+    Compiled {
+        path: PathBuf,
+        #[serde(skip)]
+        contents: Vec<u8>,
         why: String,
     },
     /// The program text (filled in at spawn).
@@ -508,6 +517,16 @@ pub fn prepare(
                     path: cstring(&staged(stage, path))?,
                     mode: *mode,
                     contents: contents.as_bytes().to_vec(),
+                });
+            }
+            Mount::Compiled { path, contents, .. } => {
+                if let Some(parent) = path.parent() {
+                    mkdirs(stage, parent, &mut ops)?;
+                }
+                ops.push(Op::WriteFile {
+                    path: cstring(&staged(stage, path))?,
+                    mode: 0o444,
+                    contents: contents.clone(),
                 });
             }
             Mount::Program { path } => {

@@ -74,6 +74,20 @@ impl Drop for Stage {
     }
 }
 
+/// The directory beside the stage dir that holds warden's cache (the compiled bootstrap,
+/// `interpreter.rs`), opened and checked as the stage dir's own parent is: every component walked
+/// without following symlinks, the last one the caller's, with the stage dir's mode. `None` when
+/// it is not safe: the cache is then not used (never a reason to refuse a run).
+pub fn cache_dir(planned: &Path, mode: Mode) -> Option<(PathBuf, OwnedFd)> {
+    let me = nix::unistd::geteuid().as_raw();
+    let dir_mode = if mode == Mode::Root { 0o755 } else { 0o700 };
+    let dir = planned.parent()?;
+    check(dir, me, OWN - 1, dir_mode).ok()?;
+    let fd = nix::fcntl::open(dir, flags(), FileMode::empty()).ok()?;
+    let stat = fstat(&fd).ok()?;
+    (stat.st_uid == me && stat.st_mode & 0o7777 == dir_mode).then(|| (dir.to_path_buf(), fd))
+}
+
 fn refused(path: &Path, why: &str) -> JailError {
     JailError::Config(format!(
         "the stage dir {} is not safe to use: {why} (another user could swap directories under it \
