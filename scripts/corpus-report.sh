@@ -6,6 +6,10 @@
 #   scripts/corpus-report.sh --ci            # corpus/ only → target/corpus-junit.xml, target/corpus-report.md
 #   scripts/corpus-report.sh --no-ds1000     # skip DS-1000 (about 6 minutes on 2 cores)
 #   scripts/corpus-report.sh --rules FILE    # another policy (default: the built-in rules/default.toml)
+#   scripts/corpus-report.sh --pool          # also the attacks through warden serve's warm pool
+#                                            # (--passes pool): all of them into REPORT.md; with
+#                                            # --ci a subset (runtime2, sessions, every JAIL case,
+#                                            # every 8th other attack), failing like the rest
 #
 # DS-1000's reference solutions expect pandas 1.5 and numpy 1.24. When a runtime named `ds1000` is
 # installed (warden runtime install --name ds1000 --requirements rules/runtime/ds1000.txt), DS-1000 runs
@@ -16,6 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ci=0
+pool=0
 ds1000=1
 external=1
 rules=""
@@ -25,9 +30,10 @@ while [ $# -gt 0 ]; do
         --ci) ci=1; external=0 ;;
         --no-ds1000) ds1000=0 ;;
         --no-external) external=0 ;;
+        --pool) pool=1 ;;
         --rules) rules="$2"; shift ;;
         --jobs) jobs="$2"; shift ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
         *) echo "corpus-report: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -76,16 +82,39 @@ run() { # name, rules file or "", dirs...
     return "$status"
 }
 
+# The pool pass (a warden serve with its warm pool, one pooled request at a time: about 10 minutes
+# for every attack on 2 cores, so CI takes a subset): the whole attack corpus, or with --ci every
+# runtime2 and session case, every JAIL case and every 8th other attack (by file name).
+pool_args() {
+    if [ "$ci" = 0 ]; then
+        return
+    fi
+    local id
+    printf -- '--only=%s\n' -rt2- -session- jail-
+    for id in $(ls corpus/attacks/*.py | grep -v '/jail_' | sort | awk 'NR % 8 == 1'); do
+        id="$(basename "$id" .py)"
+        printf -- '--only=%s\n' "${id//_/-}"
+    done
+}
+
 status=0
 run corpus "$rules" corpus/ || status=$?
 cp "$work/corpus-junit.xml" target/corpus-junit.xml
 cp "$work/corpus.md" target/corpus-report.md
+if [ "$pool" = 1 ]; then
+    mapfile -t subset < <(pool_args)
+    run pool "$rules" --passes pool "${subset[@]}" corpus/attacks || status=$?
+    cp "$work/pool-junit.xml" target/corpus-pool-junit.xml
+    cp "$work/pool.md" target/corpus-pool-report.md
+fi
 if [ "$ci" = 1 ]; then
     echo "corpus-report: JUnit in target/corpus-junit.xml, matrix in target/corpus-report.md" >&2
+    [ "$pool" = 1 ] && echo "corpus-report: the pool pass in target/corpus-pool-junit.xml, target/corpus-pool-report.md" >&2
     exit "$status"
 fi
 
 sections=(corpus)
+[ "$pool" = 1 ] && sections+=(pool)
 if [ "$external" = 1 ] && [ -d "$shared" ]; then
     for corpus in redcode_exec smolagents_escapes humaneval ds1000; do
         [ "$corpus" = ds1000 ] && [ "$ds1000" = 0 ] && continue

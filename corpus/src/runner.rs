@@ -525,7 +525,7 @@ fn attack(
                     fixtures,
                     warden,
                 };
-                pool_pass(case, &run, server, &mut env, result);
+                pool_pass(case, spec, &run, server, &mut env, result);
             }
         }
     }
@@ -536,9 +536,11 @@ fn attack(
 /// effect that happened is an escape — with the server's environment secret as the case's. The
 /// record must say `"warm": true`; a cold run fails the case unless the record says why (the
 /// static layer's source rules refused the program: nothing ran). A `no-persist` case runs twice,
-/// both warm, and the second must print what the first did.
+/// both warm, and the second must print what the first did. A case's `expect-runtime` holds here
+/// too: the runtime layer judges a pooled program as a cold one.
 fn pool_pass(
     case: &Case,
+    spec: &AttackSpec,
     run: &Run<'_>,
     server: &PoolServer,
     env: &mut CaseEnv,
@@ -636,6 +638,18 @@ fn pool_pass(
     }
     let mut pass = PassResult::new(&first.finished, first.record.as_ref(), checks);
     pass.warm = Some(warm.iter().all(|(w, _)| *w == Some(true)));
+    if let Some(expected) = &spec.expect_runtime {
+        if pass.runtime_rule() != Some(expected.as_str()) {
+            result.mismatch(
+                MismatchKind::Runtime,
+                "pool",
+                format!(
+                    "expected the runtime layer to stop it with {expected} in a pooled jail, {}",
+                    runtime_outcome(first.record.as_ref())
+                ),
+            );
+        }
+    }
     result.pool = Some(pass);
 }
 
