@@ -1537,6 +1537,8 @@ mod tests {
             contained: Some(true),
             full: None,
             stopped: Some(true),
+            pool: None,
+            contained_in_pool: None,
             outcome: CaseStatus::Pass,
             mismatches: Vec::new(),
             cause: None,
@@ -1615,8 +1617,70 @@ mod tests {
                 errno: None,
             }),
             same_run_as: None,
+            warm: None,
             checks: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_pool_pass_counts_contained_and_warm_runs_and_fails_cold_ones() {
+        let pooled = |warm: bool| PassResult {
+            warm: Some(warm),
+            ..runtime_run("error", Some("PROC801"))
+        };
+        let mut warm = result("j-os-system", "attack", "J");
+        warm.pool = Some(pooled(true));
+        warm.contained_in_pool = Some(true);
+        let mut cold = result("j-os-popen", "attack", "J");
+        cold.pool = Some(pooled(false));
+        cold.contained_in_pool = Some(true);
+        cold.mismatch(MismatchKind::Cold, "pool", "ran cold".to_owned());
+        let mut not_sent = result("l-latin1", "attack", "L");
+        not_sent.notes.push("not sent through the pool".to_owned());
+        for c in [&mut warm, &mut cold, &mut not_sent] {
+            c.finish();
+        }
+        let mut report = report(vec![warm, cold, not_sent]);
+        report.passes = vec![Pass::Pool];
+        let s = &report.summary;
+        assert_eq!(
+            (
+                s.attacks_through_pool,
+                s.attacks_contained_in_pool,
+                s.attacks_warm_in_pool,
+                s.attacks_cold_in_pool
+            ),
+            (2, 2, 1, 1)
+        );
+        assert!(!report.passed());
+        let md = markdown(&report);
+        assert!(
+            md.contains("| corpus | group | cases | pool | warm | escapes |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| corpus | J | 2 | 2 (100%) | 1/2 | 0 |"),
+            "{md}"
+        );
+        assert!(md.contains("| corpus | L | 1 | 0 (–) | 0/0 | 0 |"), "{md}");
+        assert!(
+            headline(&report)
+                .contains("through the warm pool 2 contained of 2 (1 warm, 1 cold), escapes 0"),
+            "{}",
+            headline(&report)
+        );
+        let human = human(&report);
+        assert!(human.contains("pool:PROC801/warm"), "{human}");
+        assert!(human.contains("pool:PROC801/cold"), "{human}");
+        assert!(human.contains("[pool] Cold: ran cold"), "{human}");
+        // What the server left behind fails the run, whatever the cases say.
+        let mut clean = report.clone();
+        clean.cases.retain(|c| c.outcome == CaseStatus::Pass);
+        clean.summary = Report::summarise(&clean.cases);
+        assert!(clean.passed());
+        clean.summary.pool_left_behind = vec!["python3 (pid 7) outlived the server".to_owned()];
+        assert!(!clean.passed());
+        assert!(markdown(&clean).contains("**Left behind by the pool pass's server**"));
     }
 
     #[test]
