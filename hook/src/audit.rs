@@ -110,9 +110,19 @@ pub unsafe extern "C" fn hook(
         ffi::PyErr_Restore(kind, value, traceback);
         denial
     };
-    let Some(denial) = denial else { return 0 };
+    let Some(denial) = denial else {
+        if name == "import" {
+            // SAFETY: GIL held; `args` is the event's tuple.
+            unsafe { crate::hidden::grant(args) };
+        }
+        return 0;
+    };
     match settings.policy.mode {
         Mode::Log => {
+            if name == "import" {
+                // SAFETY: GIL held; `args` is the event's tuple.
+                unsafe { crate::hidden::grant(args) };
+            }
             let line = serde_json::json!({
                 "warden_hook": "would-deny", "rule": denial.rule.id(), "event": name,
                 "what": denial.what,

@@ -20,6 +20,7 @@
 //! policy's intent with a message a model can act on; the jail holds when the hook is bypassed).
 
 mod audit;
+mod hidden;
 mod kernel;
 mod python;
 mod rules;
@@ -245,6 +246,11 @@ fn install(
     if unsafe { python::PySys_AddAuditHook(audit::hook, std::ptr::null_mut()) } != 0 {
         return Err(PyErr::fetch(py));
     }
+    // The warm pool's hidden modules come back only through an import the hook allowed
+    // (`hidden.rs`); its finder holds nothing and is empty until a pooled jail's bootstrap hides.
+    py.import("sys")?
+        .getattr("meta_path")?
+        .call_method1("insert", (0, hidden::HiddenModules::new()))?;
     // Not importable again by name: the bootstrap drops its own reference next.
     let _ = py
         .import("sys")?

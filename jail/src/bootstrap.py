@@ -284,9 +284,18 @@ def _preload(names):
     interpreter that has to load it (the module itself is not run again). Importing a preloaded
     name (or a submodule of it) brings back what a cold import of it loads: the modules its own
     preload loaded, with those of the earlier preloaded names it refers to. Returns (the names that
-    failed to import, the hider)."""
+    failed to import, the hider).
+
+    With the runtime layer installed, the hidden modules are kept by its native module, out of
+    Python's reach (`hook/src/hidden.rs`: its finder, first on `sys.meta_path`, gives a module back
+    only through an import whose audit event the hook allowed). Without it (no import rule to keep)
+    the finder below, in Python, keeps them."""
     import sys
 
+    native = next(
+        (f for f in sys.meta_path if type(f).__name__ == "HiddenModules" and type(f).__module__ == "warden"),
+        None,
+    )
     # Taken now: importing anything from the revealer could recurse into it.
     ModuleSpec = type(sys.__spec__)
     ModuleType = type(sys)
@@ -311,6 +320,14 @@ def _preload(names):
             if refers:
                 closure |= loaded
         closures.append((name, closure))
+
+    if native is not None:
+        groups = [(name, sorted(closure)) for name, closure in closures]
+
+        def hide_natively(keep):
+            native.hide(keep, groups)
+
+        return failed, hide_natively
 
     hidden = {}
     specs = {}

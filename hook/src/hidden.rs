@@ -1,0 +1,390 @@
+//! The warm pool's hidden modules, held out of Python's reach.
+//!
+//! A pooled interpreter imported the policy's preload (pandas, numpy, matplotlib) before any program
+//! existed; a module already in `sys.modules` raises no `import` audit event, so before the program
+//! starts, the bootstrap (`_preload` in `jail/src/bootstrap.py`) has every module a cold program would
+//! not find there taken out of `sys.modules` and kept here, in a Rust static that no Python object
+//! refers to. A module comes back only through an import the interpreter raised the `import` event
+//! for and the audit hook allowed: the event is judged as on a cold run that has to load the module.
+//!
+//! How: [`HiddenModules`], a finder and loader with no state of its own, sits first on
+//! `sys.meta_path` (put there by `install`). When the hook allows an `import` event for a hidden name
+//! it records a grant ([`grant`]); the loader's `create_module` hands the module out against that
+//! grant, or — called any other way (`find_spec` and `create_module` called by the program) — raises
+//! the `import` event itself first, so the call is judged as the import it is. `exec_module` only
+//! acts on the module object `create_module` just handed out: it gives the module its own spec back
+//! and brings back what a cold import of it would have loaded (the preload group's modules and the
+//! hidden modules the revealed ones bind by name, transitively).
+//!
+//! Attributes of the modules left in `sys.modules` that bind a hidden module (`mpl_toolkits.mplot3d`,
+//! `collections.abc`, set when the preload imported those submodules) are taken out too, and put back
+//! when that module comes back; a cold interpreter has neither the module nor the attribute.
+//!
+//! Does not own: what is hidden (the bootstrap decides: everything a cold program would not find),
+//! nor the judgement (the audit hook, `audit.rs`). Every function needs the GIL.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use pyo3::exceptions::{PyImportError, PyRuntimeError, PyTypeError};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::sync::GILProtected;
+use pyo3::types::{PyDict, PyString};
+
+/// One hidden module: the object, its own `__spec__` (the import machinery replaces it with the
+/// finder's while loading), and whether it is a package.
+struct Entry {
+    module: Py<PyAny>,
+    spec: Py<PyAny>,
+    package: bool,
+}
+
+/// An attribute of a module left in `sys.modules`: the module, the attribute's name.
+type Binding = (Py<PyAny>, Py<PyString>);
+
+#[derive(Default)]
+struct Store {
+    /// Name → the hidden module.
+    modules: HashMap<String, Entry>,
+    /// A hidden module's address → its name (identity, for the bindings of revealed modules).
+    names: HashMap<usize, String>,
+    /// Hidden names whose `import` event the hook allowed, not handed out yet.
+    granted: HashSet<String>,
+    /// Each preloaded name and what its own import loaded (brought back with it).
+    groups: Vec<(String, Vec<String>)>,
+    /// Hidden name → the attributes of modules left in `sys.modules` that bound it.
+    bindings: HashMap<String, Vec<Binding>>,
+    /// A module left in `sys.modules` (address) → the hidden names taken out of its namespace.
+    stripped: HashMap<usize, Vec<String>>,
+    /// Handed out by `create_module`, waiting for `exec_module`: name, module, its own spec.
+    pending: Vec<(String, Py<PyAny>, Py<PyAny>)>,
+    /// `importlib.machinery.ModuleSpec`.
+    module_spec: Option<Py<PyAny>>,
+}
+
+/// Set once the store holds something (the hook's grants skip the store until then).
+static FILLED: AtomicBool = AtomicBool::new(false);
+
+static STORE: GILProtected<RefCell<Option<Store>>> = GILProtected::new(RefCell::new(None));
+
+/// Runs `f` on the store. Never calls into Python while the store is borrowed (no Python object is
+/// released inside `f`): a re-entrant call (a finaliser importing) gets an error, never a panic.
+fn with_store<R>(py: Python<'_>, f: impl FnOnce(&mut Store) -> R) -> PyResult<R> {
+    let cell = STORE.get(py);
+    let mut guard = cell
+        .try_borrow_mut()
+        .map_err(|_| PyRuntimeError::new_err("warden's hidden modules are busy"))?;
+    Ok(f(guard.get_or_insert_with(Store::default)))
+}
+
+/// Records that the hook allowed the `import` event for `args[0]` (a hidden module's name).
+///
+/// # Safety
+/// GIL held; `args` the event's argument tuple.
+pub unsafe fn grant(args: *mut ffi::PyObject) {
+    if !FILLED.load(Ordering::Acquire) {
+        return;
+    }
+    // SAFETY: GIL held (caller); the argument is read through the checked helpers.
+    let Some(name) = (unsafe { crate::python::text_of(crate::python::arg(args, 0)) }) else {
+        return;
+    };
+    // SAFETY: audit hooks are called with the GIL held (caller).
+    let py = unsafe { Python::assume_gil_acquired() };
+    let _ = with_store(py, |store| {
+        if store.modules.contains_key(&name) {
+            store.granted.insert(name);
+        }
+    });
+}
+
+/// The `__dict__` of `object` when it is a module (read without running its `__getattr__`).
+fn namespace<'py>(object: &Bound<'py, PyAny>) -> Option<Bound<'py, PyDict>> {
+    // SAFETY: GIL held (we hold a bound reference); a type check on a valid object.
+    if unsafe { ffi::PyModule_Check(object.as_ptr()) } == 0 {
+        return None;
+    }
+    object.getattr("__dict__").ok()?.downcast_into::<PyDict>().ok()
+}
+
+/// The finder and loader of the hidden modules: first on `sys.meta_path`. It holds nothing; the
+/// modules are in a Rust static.
+#[pyclass(name = "HiddenModules", module = "warden", frozen)]
+pub struct HiddenModules {}
+
+impl HiddenModules {
+    pub fn new() -> Self {
+        Self {}
+    }
+}
+
+#[pymethods]
+impl HiddenModules {
+    /// A spec whose loader is this object, for a hidden module; `None` for anything else. Gives no
+    /// module: `create_module` decides.
+    #[pyo3(signature = (name, path = None, target = None))]
+    fn find_spec(
+        slf: &Bound<'_, Self>,
+        name: &Bound<'_, PyAny>,
+        path: Option<&Bound<'_, PyAny>>,
+        target: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyObject> {
+        let _ = (path, target);
+        let py = slf.py();
+        let Ok(name) = name.extract::<String>() else {
+            return Ok(py.None());
+        };
+        let found = with_store(py, |store| {
+            let package = store.modules.get(&name).map(|entry| entry.package)?;
+            Some((package, store.module_spec.as_ref()?.clone_ref(py)))
+        })?;
+        let Some((package, module_spec)) = found else {
+            return Ok(py.None());
+        };
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("is_package", package)?;
+        Ok(module_spec
+            .bind(py)
+            .call((name, slf), Some(&kwargs))?
+            .unbind())
+    }
+
+    /// The hidden module `spec` names, once the interpreter raised its `import` event and the hook
+    /// allowed it; called without that (by the program), it raises the event itself first.
+    fn create_module(slf: &Bound<'_, Self>, spec: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        let py = slf.py();
+        let name: String = spec
+            .getattr("name")?
+            .extract()
+            .map_err(|_| PyTypeError::new_err("the spec's name must be a str"))?;
+        let (held, granted) = with_store(py, |store| {
+            (
+                store.modules.contains_key(&name),
+                store.granted.contains(&name),
+            )
+        })?;
+        if !held {
+            return Err(PyImportError::new_err(format!(
+                "warden's pool holds no hidden module {name:?}"
+            )));
+        }
+        if !granted {
+            let text = PyString::new(py, &name);
+            // SAFETY: GIL held; "(O)" takes one borrowed object, alive for the call.
+            let denied = unsafe {
+                crate::python::PySys_Audit(c"import".as_ptr(), c"(O)".as_ptr(), text.as_ptr())
+            } < 0;
+            if denied {
+                return Err(PyErr::fetch(py));
+            }
+        }
+        let entry = with_store(py, |store| {
+            store.granted.remove(&name);
+            let entry = store.modules.remove(&name)?;
+            store.names.remove(&(entry.module.as_ptr() as usize));
+            let module = entry.module.clone_ref(py);
+            store
+                .pending
+                .push((name.clone(), entry.module, entry.spec));
+            Some(module)
+        })?;
+        entry.ok_or_else(|| PyImportError::new_err(format!("{name:?} was imported meanwhile")))
+    }
+
+    /// Finishes the import of a module `create_module` handed out: its own spec back, and what a
+    /// cold import of it would have loaded brought back. Any other module: an error.
+    fn exec_module(slf: &Bound<'_, Self>, module: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = slf.py();
+        let address = module.as_ptr() as usize;
+        let found = with_store(py, |store| {
+            let index = store
+                .pending
+                .iter()
+                .position(|(_, held, _)| held.as_ptr() as usize == address)?;
+            Some(store.pending.remove(index))
+        })?;
+        let Some((name, _module, spec)) = found else {
+            return Err(PyImportError::new_err(
+                "not a module warden's pool handed out",
+            ));
+        };
+        module.setattr("__spec__", spec)?;
+        reveal(py, &name, module)
+    }
+
+    /// Takes every module not in `keep` (a set of names) out of `sys.modules` into the store, and
+    /// out of the namespaces of the modules left there; `groups`: each preloaded name with what its
+    /// import loaded. Once per process.
+    fn hide(
+        slf: &Bound<'_, Self>,
+        keep: &Bound<'_, PyAny>,
+        groups: Vec<(String, Vec<String>)>,
+    ) -> PyResult<()> {
+        let py = slf.py();
+        if FILLED.swap(true, Ordering::AcqRel) {
+            return Err(PyRuntimeError::new_err(
+                "the preloaded modules are hidden already",
+            ));
+        }
+        let module_spec = py.import("_frozen_importlib")?.getattr("ModuleSpec")?;
+        let modules = sys_modules(py)?;
+        let mut store = Store {
+            groups,
+            module_spec: Some(module_spec.unbind()),
+            ..Store::default()
+        };
+        for (name, module) in modules.items().extract::<Vec<(PyObject, PyObject)>>()? {
+            let (name, module) = (name.bind(py), module.bind(py));
+            let Ok(text) = name.extract::<String>() else {
+                continue;
+            };
+            if module.is_none() || keep.contains(name)? {
+                continue;
+            }
+            let own = namespace(module);
+            let spec = own
+                .as_ref()
+                .and_then(|d| d.get_item("__spec__").ok().flatten())
+                .map_or_else(|| py.None(), Bound::unbind);
+            let package = own
+                .as_ref()
+                .is_some_and(|d| d.contains("__path__").unwrap_or(false));
+            modules.del_item(name)?;
+            store.names.insert(module.as_ptr() as usize, text.clone());
+            store.modules.insert(
+                text,
+                Entry {
+                    module: module.clone().unbind(),
+                    spec,
+                    package,
+                },
+            );
+        }
+        // What stays in sys.modules must not bind what is hidden.
+        for module in modules.values().iter() {
+            let Some(own) = namespace(&module) else {
+                continue;
+            };
+            for (key, value) in own.items().extract::<Vec<(PyObject, PyObject)>>()? {
+                let Some(hidden) = store.names.get(&(value.as_ptr() as usize)).cloned() else {
+                    continue;
+                };
+                let Ok(key) = key.bind(py).downcast::<PyString>().cloned() else {
+                    continue;
+                };
+                own.del_item(&key)?;
+                store
+                    .bindings
+                    .entry(hidden.clone())
+                    .or_default()
+                    .push((module.clone().unbind(), key.unbind()));
+                store
+                    .stripped
+                    .entry(module.as_ptr() as usize)
+                    .or_default()
+                    .push(hidden);
+            }
+        }
+        let previous = STORE.get(py).try_borrow_mut().map(|mut cell| cell.replace(store));
+        match previous {
+            Ok(previous) => drop(previous),
+            Err(_) => return Err(PyRuntimeError::new_err("warden's hidden modules are busy")),
+        }
+        Ok(())
+    }
+
+    fn __repr__(&self) -> &'static str {
+        "<warden's hidden modules>"
+    }
+}
+
+fn sys_modules(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    Ok(py
+        .import("sys")?
+        .getattr("modules")?
+        .downcast_into::<PyDict>()?)
+}
+
+/// Brings back what a cold import of `name` (whose module is `module`, being imported) would have
+/// loaded: its preload group's modules when it is a preloaded name or below one, and every hidden
+/// module the revealed ones bind by name (directly, or through a module left in `sys.modules` whose
+/// bindings were taken out), transitively.
+fn reveal(py: Python<'_>, name: &str, module: &Bound<'_, PyAny>) -> PyResult<()> {
+    let modules = sys_modules(py)?;
+    let mut names: Vec<String> = with_store(py, |store| {
+        let mut names: Vec<String> = store
+            .groups
+            .iter()
+            .filter(|(preloaded, _)| {
+                name == preloaded || name.starts_with(&format!("{preloaded}."))
+            })
+            .flat_map(|(_, group)| group.iter().cloned())
+            .collect();
+        // Its own bindings in the modules left in sys.modules.
+        names.push(name.to_owned());
+        names
+    })?;
+    let mut scanned: Vec<Py<PyAny>> = vec![module.clone().unbind()];
+    let mut restored_own = false;
+    loop {
+        while let Some(current) = scanned.pop() {
+            let current = current.bind(py);
+            let Some(own) = namespace(current) else {
+                continue;
+            };
+            let values = own.values();
+            let found = with_store(py, |store| {
+                let mut found = Vec::new();
+                for value in values.iter() {
+                    let address = value.as_ptr() as usize;
+                    if let Some(hidden) = store.names.get(&address) {
+                        found.push(hidden.clone());
+                    }
+                    if let Some(stripped) = store.stripped.remove(&address) {
+                        found.extend(stripped);
+                    }
+                }
+                found
+            })?;
+            names.extend(found);
+        }
+        let Some(next) = names.pop() else {
+            return Ok(());
+        };
+        // The module being imported is in the import machinery's hands: only its bindings.
+        let own = next == name && !restored_own;
+        if own {
+            restored_own = true;
+        }
+        if !own && modules.contains(&next)? {
+            // Imported meanwhile by another way (a copy loaded from its file): left as it is.
+            continue;
+        }
+        let taken = with_store(py, |store| {
+            let bindings = store.bindings.remove(&next).unwrap_or_default();
+            if own {
+                return Some((None, bindings));
+            }
+            let entry = store.modules.remove(&next)?;
+            store.names.remove(&(entry.module.as_ptr() as usize));
+            store.granted.remove(&next);
+            Some((Some((entry.module, entry.spec)), bindings))
+        })?;
+        let Some((revealed, bindings)) = taken else {
+            continue;
+        };
+        let target = match revealed {
+            Some((revealed, _spec)) => {
+                modules.set_item(&next, revealed.bind(py))?;
+                scanned.push(revealed.clone_ref(py));
+                revealed
+            }
+            None => module.clone().unbind(),
+        };
+        for (holder, key) in bindings {
+            holder.bind(py).setattr(key.bind(py), target.bind(py))?;
+        }
+    }
+}
