@@ -1189,6 +1189,10 @@ def connect(name):
         return 'connected'
     except OSError as err:
         return type(err).__name__
+def preload_aside(d):
+    # The preload's caches (docs/pool.md): matplotlib's, and fontconfig's when the policy lets
+    # matplotlib run fc-list.
+    return sorted(n for n in os.listdir(d) if not (n.startswith('matplotlib') or (n == '.cache' and os.listdir(d + '/.cache') == ['fontconfig'])))
 umask = os.umask(0o022)
 os.umask(umask)
 seen = {
@@ -1203,8 +1207,8 @@ seen = {
     'sys_path': sys.path,
     'umask': umask,
     'cwd': os.getcwd(),
-    'tmp': sorted(n for n in os.listdir('/tmp') if not n.startswith('matplotlib')),
-    'dev_shm': sorted(n for n in os.listdir('/dev/shm') if not n.startswith('matplotlib')),
+    'tmp': preload_aside('/tmp'),
+    'dev_shm': preload_aside('/dev/shm'),
     'work': sorted(os.listdir('/work')),
     'left_files': [os.path.exists(p) for p in (f'/tmp/left-{MARK}.txt', f'/work/left-{MARK}.txt', f'/dev/shm/shm-{MARK}')],
     'fds': sorted(int(fd) for fd in os.listdir('/proc/self/fd')),
@@ -1339,4 +1343,227 @@ fn nothing_a_pooled_run_leaves_reaches_the_next_one() {
         assert_eq!(after["shm"][0], -1, "{after}");
         assert_ne!(after["socket"], "connected", "{after}");
     }
+}
+
+/// What a run finds of its jail from its first statement on (`{mark}`: the run's marker): the
+/// kernel's view of its ids, capabilities and seccomp mode, its namespaces and cgroup, its
+/// `/tmp` and work dir; then Landlock and seccomp put to the test; then it names its process
+/// after the marker and sleeps, for the host to look at it.
+const CONFINED: &str = r#"status = open('/proc/self/status').read()
+import os, json, time, ctypes
+def attempt(f):
+    try:
+        f()
+        return 'ok'
+    except OSError as err:
+        return f'{type(err).__name__}:{err.errno}'
+libc = ctypes.CDLL(None, use_errno=True)
+def call(f, *args):
+    ctypes.set_errno(0)
+    return [f(*args), ctypes.get_errno()]
+def preload_aside(d):
+    # The preload's caches (docs/pool.md): matplotlib's, and fontconfig's when the policy lets
+    # matplotlib run fc-list.
+    return sorted(n for n in os.listdir(d) if not (n.startswith('matplotlib') or (n == '.cache' and os.listdir(d + '/.cache') == ['fontconfig'])))
+FIELDS = ('Uid', 'Gid', 'Groups', 'CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb', 'NoNewPrivs', 'Seccomp')
+out = {
+    'status': {k: v.strip() for k, v in (l.split(':', 1) for l in status.splitlines()) if k in FIELDS},
+    'ids': [os.getuid(), os.geteuid(), os.getgid(), os.getegid()],
+    'pid': os.getpid(),
+    'ns': {n: os.readlink('/proc/self/ns/' + n) for n in ('mnt', 'pid', 'ipc', 'uts', 'net', 'cgroup', 'user')},
+    'cgroup': open('/proc/self/cgroup').read(),
+    'tmp': preload_aside('/tmp'),
+    'work': sorted(os.listdir('/work')),
+    'cwd': os.getcwd(),
+    'read_shadow': attempt(lambda: open('/etc/shadow').read()),
+    # /proc/self/comm is the process's own to write (mode 0644, the same uid) on a read-write
+    # proc: only Landlock (proc is read-only in the program's domain) refuses it.
+    'write_proc': attempt(lambda: open('/proc/self/comm', 'w').write('x')),
+    'write_usr': attempt(lambda: open('/usr/warden-left', 'w')),
+    'write_root': attempt(lambda: open('/warden-left', 'w')),
+    'write_etc': attempt(lambda: open('/etc/passwd', 'a')),
+    'write_tmp': attempt(lambda: open('/tmp/allowed', 'w').close()),
+    'write_work': attempt(lambda: open('/work/allowed', 'w').close()),
+    'syscalls': {
+        'unshare': call(libc.unshare, 0x00020000),
+        'mount': call(libc.mount, b'none', b'/tmp', b'tmpfs', 0, None),
+        'setns': call(libc.setns, 0, 0),
+        'chroot': call(libc.chroot, b'/tmp'),
+        'ptrace': call(libc.ptrace, 16, 1, 0, 0),
+    },
+}
+libc.prctl(15, b'{mark}', 0, 0, 0)
+time.sleep(2)
+print(json.dumps(out))
+"#;
+
+#[test]
+fn every_pooled_run_has_its_own_namespaces_cgroup_and_confinement() {
+    warden_test_support::require_root!();
+    const RUNS: usize = 20;
+    const CLIENTS: usize = 4;
+    let (server, _rules) = pooled_server_with(
+        "depth = 4\nmemory_mib = 4096\n",
+        CLIENTS,
+        &[("permissive", permissive_policy())],
+    );
+    let server_pid = server.pid();
+    let server_cgroup =
+        std::fs::read_to_string(format!("/proc/{server_pid}/cgroup")).expect("cgroup");
+    let server_ns: std::collections::BTreeMap<String, String> = seen(server_pid)
+        .expect("the server")
+        .ns;
+    // Every run's record and marker, and the host's sightings of it (by its marker).
+    let mut runs: Vec<(String, Value, Vec<Seen>)> = Vec::new();
+    // Pairs of runs (indices) the host saw alive at the same moment.
+    let mut together = std::collections::BTreeSet::new();
+    let prefix = "wp-";
+    while runs.len() < RUNS {
+        let n = await_ready_for(&server, "permissive", CLIENTS.min(RUNS - runs.len()));
+        let marks: Vec<String> = (0..n).map(|_| process_marker()).collect();
+        let codes: Vec<String> = marks.iter().map(|m| CONFINED.replace("{mark}", m)).collect();
+        let (records, scans) = watching(prefix, || concurrently(&server, "permissive", &codes));
+        let base = runs.len();
+        for scan in &scans {
+            let alive: Vec<usize> = (0..n)
+                .filter(|i| scan.iter().any(|p| p.comm == marks[*i]))
+                .collect();
+            for a in &alive {
+                for b in &alive {
+                    if a < b {
+                        together.insert((base + a, base + b));
+                    }
+                }
+            }
+        }
+        for (mark, record) in marks.into_iter().zip(records) {
+            let sightings: Vec<Seen> = scans
+                .iter()
+                .flatten()
+                .filter(|p| p.comm == mark)
+                .cloned()
+                .collect();
+            runs.push((mark, record, sightings));
+        }
+    }
+    let mut cgroups: Vec<std::path::PathBuf> = Vec::new();
+    let mut users = std::collections::BTreeSet::new();
+    let mut cgroup_namespaces = std::collections::BTreeSet::new();
+    for (i, (mark, record, sightings)) in runs.iter().enumerate() {
+        assert_eq!(record["status"], "ok", "run {i}: {record}");
+        assert_eq!(record["warm"], true, "run {i} was not pooled: {record}");
+        let out: Value = serde_json::from_str(record["stdout"].as_str().unwrap_or(""))
+            .unwrap_or_else(|err| panic!("run {i}: not one JSON line ({err}): {record}"));
+        // In the jail, from the program's first statement: the unprivileged id, no capability,
+        // no_new_privs, seccomp filtering.
+        assert_eq!(out["ids"], json!([65534, 65534, 65534, 65534]), "run {i}: {out}");
+        let status = &out["status"];
+        for cap in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"] {
+            assert_eq!(status[cap], "0000000000000000", "run {i}: {cap}: {out}");
+        }
+        assert_eq!(status["NoNewPrivs"], "1", "run {i}: {out}");
+        assert_eq!(status["Seccomp"], "2", "run {i}: {out}");
+        // A fresh /tmp and work dir (the preload's matplotlib cache aside: docs/pool.md).
+        assert_eq!(out["tmp"], json!([]), "run {i}: {out}");
+        assert_eq!(out["work"], json!([]), "run {i}: {out}");
+        assert_eq!(out["cwd"], "/work", "run {i}: {out}");
+        // Landlock and the read-only tree: nothing written outside /work and /tmp.
+        assert_ne!(out["read_shadow"], "ok", "run {i}: {out}");
+        assert_eq!(out["write_proc"], "PermissionError:13", "run {i}: {out}");
+        for path in ["write_usr", "write_root", "write_etc"] {
+            assert_ne!(out[path], "ok", "run {i}: {path}: {out}");
+        }
+        assert_eq!(out["write_tmp"], "ok", "run {i}: {out}");
+        assert_eq!(out["write_work"], "ok", "run {i}: {out}");
+        // seccomp: no new namespace, mount, setns, chroot or ptrace (EPERM).
+        for (call, result) in out["syscalls"].as_object().expect("syscalls") {
+            assert_eq!(result, &json!([-1, 1]), "run {i}: {call}: {out}");
+        }
+        // Host side: the program's process, found by its marker, is the one that reported.
+        let process = sightings
+            .last()
+            .unwrap_or_else(|| panic!("run {i} ({mark}) was never seen on the host: {out}"));
+        for ns in NAMESPACES {
+            assert_eq!(
+                process.ns.get(ns).map(String::as_str),
+                out["ns"][ns].as_str(),
+                "run {i}: the host sees another {ns} namespace than the program reported"
+            );
+        }
+        for ns in OWN_NAMESPACES {
+            assert_ne!(
+                process.ns.get(ns),
+                server_ns.get(ns),
+                "run {i} shares the server's {ns} namespace"
+            );
+        }
+        let host_uid = status_field(&process.status, "Uid");
+        assert!(
+            !host_uid.split_whitespace().any(|id| id == "0"),
+            "run {i}: the program runs as host root: {host_uid}"
+        );
+        assert_eq!(status_field(&process.status, "Seccomp"), "2", "run {i}");
+        assert_eq!(status_field(&process.status, "NoNewPrivs"), "1", "run {i}");
+        assert_eq!(
+            status_field(&process.status, "NSpid")
+                .split_whitespace()
+                .last()
+                .and_then(|p| p.parse::<i64>().ok()),
+            out["pid"].as_i64(),
+            "run {i}: {}",
+            process.status
+        );
+        // Its own cgroup, made for it: not the server's, and no other run's.
+        let own = own_cgroup_dirs(&process.cgroup, &server_cgroup);
+        assert!(
+            !own.is_empty(),
+            "run {i} is in the server's cgroups: {}",
+            process.cgroup
+        );
+        for dir in &own {
+            assert!(
+                !cgroups.contains(dir),
+                "run {i} shares the cgroup {} with an earlier run",
+                dir.display()
+            );
+        }
+        cgroups.extend(own);
+        users.insert(out["ns"]["user"].to_string());
+        cgroup_namespaces.insert(out["ns"]["cgroup"].to_string());
+    }
+    // Namespace ids are reused once a namespace is gone: two runs must differ in each of them
+    // when the host saw both alive at once.
+    assert!(
+        together.len() >= RUNS / CLIENTS,
+        "too few runs overlapped to compare their namespaces: {together:?}"
+    );
+    for (a, b) in &together {
+        let ns = |i: usize| -> Value {
+            serde_json::from_str::<Value>(runs[i].1["stdout"].as_str().unwrap_or(""))
+                .map(|out| out["ns"].clone())
+                .unwrap_or(Value::Null)
+        };
+        let (first, second) = (ns(*a), ns(*b));
+        for kind in OWN_NAMESPACES {
+            assert_ne!(
+                first[kind], second[kind],
+                "runs {a} and {b}, alive together, share their {kind} namespace"
+            );
+        }
+    }
+    // Nothing of them is left: their cgroups went with them.
+    assert!(
+        wait_until(Duration::from_secs(10), || cgroups
+            .iter()
+            .all(|dir| !dir.exists())),
+        "cgroups left: {:?}",
+        cgroups.iter().filter(|d| d.exists()).collect::<Vec<_>>()
+    );
+    eprintln!(
+        "{RUNS} pooled runs, {} pairs alive together, each in namespaces and cgroups of its own; \
+         user namespaces: {} distinct, cgroup namespaces: {} distinct",
+        together.len(),
+        users.len(),
+        cgroup_namespaces.len()
+    );
 }
