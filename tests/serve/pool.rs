@@ -1064,7 +1064,10 @@ print('done')
     assert_eq!(pooled["status"], "error", "{pooled}");
     assert_eq!(pooled["stopped_by"]["layer"], "runtime", "{pooled}");
     assert_eq!(pooled["stopped_by"]["rule"], "IMP101", "{pooled}");
-    assert_eq!(pooled["error"]["name"], "PolicyViolation", "{pooled}");
+    assert_eq!(
+        pooled["error"]["name"], "warden.PolicyViolation",
+        "{pooled}"
+    );
     // A loader's `exec_module` given a module it did not hand out brings nothing back (a real
     // import of the preloaded `matplotlib` brings back `subprocess`, which it loaded).
     let forged = program(
@@ -1074,25 +1077,22 @@ for finder in list(sys.meta_path):
     find = getattr(finder, 'find_spec', None)
     spec = find('matplotlib', None) if find else None
     loader = getattr(spec, 'loader', None)
-    if loader is not None and hasattr(loader, 'exec_module'):
+    # A spec of a hidden module (no file: the others would run matplotlib's file again).
+    if loader is not None and spec.origin is None and hasattr(loader, 'exec_module'):
         fake = type(sys)('matplotlib')
         fake.__spec__ = spec
         try:
             loader.exec_module(fake)
         except Exception as err:
             print('refused')
-print('GOT', sorted(m for m in TARGETS if m in sys.modules))
+# (`_posixsubprocess` is loaded on every run: the runtime layer stubs its `fork_exec`.)
+print('GOT', sorted(m for m in TARGETS - {'_posixsubprocess'} if m in sys.modules))
 "#,
     );
     let pooled = warm(&server, "nostatic", &forged);
     assert_eq!(pooled["status"], "ok", "{pooled}");
-    assert!(
-        pooled["stdout"]
-            .as_str()
-            .unwrap_or("")
-            .ends_with("GOT []\n"),
-        "{pooled}"
-    );
+    assert_eq!(pooled["stdout"], "refused\nGOT []\n", "{pooled}");
+    assert_eq!(pooled["stopped_by"], Value::Null, "{pooled}");
     // The event raised by the program itself, and the gc, are judged as on a cold run.
     for (what, code) in [
         (
@@ -1215,8 +1215,8 @@ seen = {
     'processes': sorted(int(p) for p in os.listdir('/proc') if p.isdigit()),
     'me': os.getpid(),
     'threads': threading.active_count(),
-    'sigterm': str(signal.getsignal(signal.SIGTERM)),
-    'sigusr1': str(signal.getsignal(signal.SIGUSR1)),
+    'sigterm_default': signal.getsignal(signal.SIGTERM) is signal.SIG_DFL,
+    'sigusr1_default': signal.getsignal(signal.SIGUSR1) is signal.SIG_DFL,
     'sem': call(libc.semget, KEY, 0, 0),
     'shm': call(libc.shmget, KEY, 0, 0),
     'socket': connect('\0sock-' + MARK),
@@ -1262,7 +1262,10 @@ fn nothing_a_pooled_run_leaves_reaches_the_next_one() {
         assert_eq!(record["status"], "ok", "{record}");
         let stdout = record["stdout"].as_str().unwrap_or("");
         assert!(stdout.contains("patched"), "{record}");
-        eprintln!("the dirty run left: {}", stdout.lines().next().unwrap_or(""));
+        eprintln!(
+            "the dirty run left: {}",
+            stdout.lines().next().unwrap_or("")
+        );
         // Host side: the run's processes (its interpreter and both sleepers) were seen, in
         // cgroups of their own. Every sighting is kept: a process seen before its exec is seen
         // again after it.
@@ -1336,9 +1339,13 @@ fn nothing_a_pooled_run_leaves_reaches_the_next_one() {
         assert_eq!(after["cwd"], "/work", "{after}");
         assert_ne!(after["recursion_limit"], 4321, "{after}");
         assert_ne!(after["umask"], 0o077, "{after}");
-        assert!(!after["fds"].as_array().expect("fds").contains(&json!(100)), "{after}");
+        assert!(
+            !after["fds"].as_array().expect("fds").contains(&json!(100)),
+            "{after}"
+        );
         assert_eq!(after["threads"], 1, "{after}");
-        assert_eq!(after["sigterm"], "Handlers.SIG_DFL", "{after}");
+        assert_eq!(after["sigterm_default"], true, "{after}");
+        assert_eq!(after["sigusr1_default"], true, "{after}");
         assert_eq!(after["sem"][0], -1, "{after}");
         assert_eq!(after["shm"][0], -1, "{after}");
         assert_ne!(after["socket"], "connected", "{after}");
@@ -1410,9 +1417,8 @@ fn every_pooled_run_has_its_own_namespaces_cgroup_and_confinement() {
     let server_pid = server.pid();
     let server_cgroup =
         std::fs::read_to_string(format!("/proc/{server_pid}/cgroup")).expect("cgroup");
-    let server_ns: std::collections::BTreeMap<String, String> = seen(server_pid)
-        .expect("the server")
-        .ns;
+    let server_ns: std::collections::BTreeMap<String, String> =
+        seen(server_pid).expect("the server").ns;
     // Every run's record and marker, and the host's sightings of it (by its marker).
     let mut runs: Vec<(String, Value, Vec<Seen>)> = Vec::new();
     // Pairs of runs (indices) the host saw alive at the same moment.
@@ -1421,7 +1427,10 @@ fn every_pooled_run_has_its_own_namespaces_cgroup_and_confinement() {
     while runs.len() < RUNS {
         let n = await_ready_for(&server, "permissive", CLIENTS.min(RUNS - runs.len()));
         let marks: Vec<String> = (0..n).map(|_| process_marker()).collect();
-        let codes: Vec<String> = marks.iter().map(|m| CONFINED.replace("{mark}", m)).collect();
+        let codes: Vec<String> = marks
+            .iter()
+            .map(|m| CONFINED.replace("{mark}", m))
+            .collect();
         let (records, scans) = watching(prefix, || concurrently(&server, "permissive", &codes));
         let base = runs.len();
         for scan in &scans {
@@ -1456,7 +1465,11 @@ fn every_pooled_run_has_its_own_namespaces_cgroup_and_confinement() {
             .unwrap_or_else(|err| panic!("run {i}: not one JSON line ({err}): {record}"));
         // In the jail, from the program's first statement: the unprivileged id, no capability,
         // no_new_privs, seccomp filtering.
-        assert_eq!(out["ids"], json!([65534, 65534, 65534, 65534]), "run {i}: {out}");
+        assert_eq!(
+            out["ids"],
+            json!([65534, 65534, 65534, 65534]),
+            "run {i}: {out}"
+        );
         let status = &out["status"];
         for cap in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"] {
             assert_eq!(status[cap], "0000000000000000", "run {i}: {cap}: {out}");
@@ -1480,8 +1493,10 @@ fn every_pooled_run_has_its_own_namespaces_cgroup_and_confinement() {
             assert_eq!(result, &json!([-1, 1]), "run {i}: {call}: {out}");
         }
         // Host side: the program's process, found by its marker, is the one that reported.
+        // (A sighting as it exits can miss its namespaces and memory: the last whole one.)
         let process = sightings
-            .last()
+            .iter()
+            .rfind(|p| p.ns.len() == NAMESPACES.len() && p.status.contains("VmSize:"))
             .unwrap_or_else(|| panic!("run {i} ({mark}) was never seen on the host: {out}"));
         for ns in NAMESPACES {
             assert_eq!(
