@@ -83,6 +83,7 @@ pub fn bootstrap(layer: Option<crate::hook_config::RuntimeLayer>) -> Bootstrap {
             hook_settings: layer.hook_settings,
             ban_exec: layer.ban_exec,
             session: false,
+            template: false,
             program_name: None,
         },
         None => Bootstrap::default(),

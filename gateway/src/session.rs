@@ -122,6 +122,17 @@ pub enum Ended {
     OutputFlood,
 }
 
+/// Where a session's jail comes from.
+#[derive(Debug, Clone, Copy)]
+pub enum Origin<'a> {
+    /// Started for it: a new interpreter.
+    Cold,
+    /// Started as a warm pool's template: it preloads, then forks runs (`warm.rs`).
+    Template,
+    /// Forked from the template whose channel (a Unix socket) is at this path.
+    Fork(&'a std::path::Path),
+}
+
 /// A live session.
 pub struct Session {
     policy: Policy,
@@ -162,7 +173,23 @@ enum Answer {
 impl Session {
     /// Starts a session for `policy`. `Err`: it could not be set up (the message says why).
     pub fn start(policy: &Policy, options: &SessionOptions) -> anyhow::Result<Session> {
+        Session::start_from(policy, options, Origin::Cold)
+    }
+
+    /// Starts a session for `policy` whose jail comes from `origin` (a cold start, a warm pool's
+    /// template, or a fork of one: `warm.rs`).
+    pub fn start_from(
+        policy: &Policy,
+        options: &SessionOptions,
+        origin: Origin<'_>,
+    ) -> anyhow::Result<Session> {
         files::check_inputs(&options.inputs)?;
+        if matches!(origin, Origin::Fork(_)) {
+            anyhow::ensure!(
+                options.inputs.is_empty(),
+                "a jail forked from a template starts with an empty work dir (inputs are uploaded)"
+            );
+        }
         let lifetime_ms = u64::try_from(options.lifetime.as_millis()).unwrap_or(u64::MAX);
         let mut limits = policy.limits.clone();
         limits.wall_time_ms = lifetime_ms;
@@ -172,12 +199,25 @@ impl Session {
             .map_err(anyhow::Error::msg)?;
         config.bootstrap = crate::jail_config::bootstrap(layer);
         config.bootstrap.session = true;
+        config.bootstrap.template = matches!(origin, Origin::Template);
+        anyhow::ensure!(
+            !config.bootstrap.template || config.bootstrap.native_module.is_some(),
+            "a template forks through warden's native module, which this policy's jail does not load \
+             (its runtime layer is off)"
+        );
         let plan = warden_jail::Plan::new(&config)?;
         let layers = warden_jail::layers(&plan);
         let workdir = WorkDir::create()?;
         let placed =
             files::place_inputs(&options.inputs, &workdir.path, policy.files.inputs_writable)?;
-        let jail = warden_jail::Session::start(&plan, Some(&workdir.path))?;
+        let jail = match origin {
+            Origin::Cold | Origin::Template => {
+                warden_jail::Session::start(&plan, Some(&workdir.path))?
+            }
+            Origin::Fork(channel) => {
+                warden_jail::Session::fork(&plan, Some(&workdir.path), channel)?
+            }
+        };
         let mut session = Session {
             policy: policy.clone(),
             jail: Some(jail),

@@ -25,6 +25,7 @@ mod kernel;
 mod python;
 mod rules;
 mod settings;
+mod template;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -280,5 +281,6 @@ fn ban_exec() -> PyResult<Vec<&'static str>> {
 fn warden_hook_module(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(install, module)?)?;
     module.add_function(wrap_pyfunction!(ban_exec, module)?)?;
+    module.add_function(wrap_pyfunction!(template::template_serve, module)?)?;
     Ok(())
 }

@@ -27,7 +27,18 @@ def _run():
     program = "/run/warden/main.py"
     lib = "/run/warden/lib"
     flags = [flag for flag in sys.argv[1:] if not flag.startswith("--name=")]
-    layer_flags = [flag for flag in flags if flag != "--session"]
+    layer_flags = [flag for flag in flags if flag not in ("--session", "--template")]
+    template = None
+    if "--template" in flags:
+        # A warm pool's template (jail/src/template.rs): the data stack it preloads must leave
+        # it single-threaded, or it cannot fork. Each run forked from it gets the environment
+        # back without these.
+        import os
+
+        saved = {name: os.environ.get(name) for name in _ONE_THREAD}
+        os.environ.update(_ONE_THREAD)
+        template = {"saved": saved}
+        del os
     # The name tracebacks and warnings show (`analysis.py`, `<stdin>`): a file name, never one the
     # runtime layer would take for library code (a path under its roots, `<frozen …`).
     name = next((flag[7:] for flag in sys.argv[1:] if flag.startswith("--name=")), "")
@@ -69,7 +80,12 @@ def _run():
                 _warden_hook.install(settings, roots, prefixes, bootstrap)
             except BaseException as err:
                 fail("cannot install the runtime layer's audit hook", err)
-        if "--ban-exec" in flags:
+        if template is not None:
+            # The template forks each run's jail: the exec ban is installed in each run's
+            # process, after the fork, with the rest of the run's confinement.
+            template["serve"] = _warden_hook.template_serve
+            template["ban_exec"] = _warden_hook.ban_exec if "--ban-exec" in flags else None
+        elif "--ban-exec" in flags:
             try:
                 _warden_hook.ban_exec()
             except BaseException as err:
@@ -83,7 +99,7 @@ def _run():
         del main.__dict__["__file__"]
         # What a program finds in sys.modules when it starts (a pooled jail hides the rest).
         baseline = set(sys.modules)
-        run = _session(main, baseline)
+        run = _session(main, baseline, template)
         if run is None:
             return
         # A pooled one-shot run: the program arrived after the interpreter started; from here on it
@@ -386,7 +402,34 @@ def _preload(names):
     return failed, hide
 
 
-def _session(main, baseline=frozenset()):
+# What keeps a template's libraries single-threaded: the thread pools of OpenBLAS, OpenMP, MKL,
+# numexpr and Accelerate, and the background thread of pyarrow's jemalloc (pandas imports pyarrow).
+_ONE_THREAD = {
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMEXPR_NUM_THREADS": "1",
+    "VECLIB_MAXIMUM_THREADS": "1",
+    "JE_ARROW_MALLOC_CONF": "background_thread:false",
+}
+
+
+def _reseed_after_fork():
+    """What a fork copied that must differ in every run: `random` was reseeded by its own fork
+    handler; numpy's global generator and tempfile's name sequence were not (tempfile checks
+    the pid, which a forked run's process can share with the template: both are pid 2 of their
+    own namespaces)."""
+    import sys
+
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:
+        numpy_random.seed()
+    tempfile = sys.modules.get("tempfile")
+    if tempfile is not None:
+        tempfile._name_sequence = None
+
+
+def _session(main, baseline=frozenset(), template=None):
     """warden's session driver: runs cells in `main`'s namespace until standard input ends. A
     pooled jail is a session that first gets `preload` (modules imported before any program) and
     then either cells (a session) or one `run` (a program run as a cold run would run it: this
@@ -1281,6 +1324,35 @@ def _session(main, baseline=frozenset()):
             request = json.loads(line)
             ident = int(request["id"])
             operation = request.get("op", "execute")
+            if operation == "template":
+                if template is None or "serve" not in template or pool["cells"]:
+                    send({"id": ident, "status": "error", "message": "not a template"})
+                    continue
+                send({"id": ident, "status": "ok"})
+                sys.stdout.flush()
+                sys.stderr.flush()
+                serve, ban_exec, saved = template.pop("serve"), template.pop("ban_exec"), template["saved"]
+                template = None
+                if not serve(0):
+                    # The template's channel closed and every run forked from it has ended.
+                    os._exit(0)
+                del serve
+                # A run's jail, forked from the template and confined (jail/src/template.rs): its
+                # streams are the run's. The answers go to its standard output as in any session.
+                os.dup2(1, answers.fileno())
+                os.dup2(2, 1)
+                if ban_exec is not None:
+                    ban_exec()
+                del ban_exec
+                # The environment a cold run has (the libraries stay single-threaded).
+                for name, value in saved.items():
+                    if value is None:
+                        os.environ.pop(name, None)
+                    else:
+                        os.environ[name] = value
+                _reseed_after_fork()
+                send({"ready": True, "pid": os.getpid()})
+                continue
             if operation == "run":
                 try:
                     answer = begin_run(request)

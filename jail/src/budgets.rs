@@ -165,6 +165,19 @@ const SYSCTLS: &[(&str, &str, Writer, &str)] = &[
     ),
 ];
 
+/// The namespace budgets a template needs above zero: one of each per run it forked that runs.
+const TEMPLATE_NAMESPACES: [&str; 6] = [
+    "user/max_mnt_namespaces",
+    "user/max_pid_namespaces",
+    "user/max_net_namespaces",
+    "user/max_ipc_namespaces",
+    "user/max_uts_namespaces",
+    "user/max_cgroup_namespaces",
+];
+
+/// How many runs forked from one template may exist at once (each holds one namespace of each).
+const TEMPLATE_NAMESPACE_BUDGET: &str = "1024";
+
 /// The sysctls the init of a jail in `mode` writes; `exists` says whether this kernel has a sysctl
 /// (a kernel without one gets no entry, and the refusals in seccomp cover what matters).
 pub fn sysctls(mode: Mode, exists: impl Fn(&str) -> bool) -> Vec<Sysctl> {
@@ -333,7 +346,17 @@ pub fn plan(
             })
         }
     };
-    let sysctls = sysctls(mode, |name| kernel.sysctls.contains(&name));
+    let mut sysctls = sysctls(mode, |name| kernel.sysctls.contains(&name));
+    if config.bootstrap.session && config.bootstrap.template {
+        // A template creates the namespaces of each run it forks (`template.rs`); the programs
+        // it forks cannot (no capabilities, and seccomp), and no user namespace is allowed.
+        for sysctl in &mut sysctls {
+            if TEMPLATE_NAMESPACES.contains(&sysctl.name) {
+                sysctl.value = TEMPLATE_NAMESPACE_BUDGET.to_owned();
+                sysctl.why = "a template creates the namespaces of each run it forks";
+            }
+        }
+    }
     let mut refused = Vec::new();
     if memory == Memory::BestEffort {
         refused.push(Refused {

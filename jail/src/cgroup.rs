@@ -689,6 +689,29 @@ impl Cgroup {
         .map_err(|errno| JailError::syscall("open", dir.display(), errno))
     }
 
+    /// The files a process moves itself into this cgroup by writing `0` to, opened for writing
+    /// (the kernel checks the opener's credentials, i.e. warden's): v1's `tasks` of each
+    /// hierarchy, v2's `cgroup.procs`. A forked run's init uses them (`template.rs`).
+    pub fn attach_files(&self) -> Result<Vec<OwnedFd>, JailError> {
+        match self.version {
+            Version::V1 => self.v1_tasks_files(),
+            Version::V2 => self
+                .dirs
+                .first()
+                .map(|(_, dir)| {
+                    let path = dir.join("cgroup.procs");
+                    nix::fcntl::open(
+                        path.as_path(),
+                        OFlag::O_WRONLY | OFlag::O_CLOEXEC,
+                        nix::sys::stat::Mode::empty(),
+                    )
+                    .map_err(|errno| JailError::syscall("open", path.display(), errno))
+                })
+                .into_iter()
+                .collect(),
+        }
+    }
+
     /// cgroup v1: the `tasks` file of each hierarchy, opened for writing. The jail's init writes `0`
     /// to them to move itself (a single thread moving itself needs no global lock, so no RCU grace
     /// period); the kernel checks the opener's credentials, i.e. warden's.

@@ -57,6 +57,8 @@ pub struct Prepared {
     pub sysctls: Vec<budgets::Prepared>,
     /// warden's argument and environment strings (which the init shares until it overwrites them).
     pub arg_env: Option<[(usize, usize); 2]>,
+    /// Template mode: the interpreter keeps the init's privileges (`template.rs`).
+    pub template: bool,
     /// Stay alive after the program ended until warden says `Finish` (it reads the work dir through
     /// our root); otherwise exit right away.
     pub linger: bool,
@@ -250,7 +252,7 @@ fn open_null() -> Result<OwnedFd, Errno> {
 }
 
 /// Waits for the program; kills the rest of the namespace when it ends; returns its wait status.
-fn reap(program: Pid) -> i32 {
+pub(crate) fn reap(program: Pid) -> i32 {
     let mut status = None;
     loop {
         match sys::wait4(Pid::from_raw(-1), false) {
@@ -282,6 +284,51 @@ fn program_main(p: &Prepared, control: &OwnedFd, pipes: Pipes) -> ! {
 
 /// The program's confinement, in order. Ends in `execve` or an error.
 fn confine_and_exec(p: &Prepared, side: Pipes) -> Result<Infallible, StageError> {
+    let confinement = Confinement {
+        rlimits: &p.rlimits,
+        last_cap: p.last_cap,
+        clear_groups: p.clear_groups,
+        run_as: p.run_as,
+        landlock: &p.landlock,
+        seccomp: p.seccomp.as_deref(),
+        reset_dispositions: true,
+        keep: None,
+        template: p.template,
+    };
+    confine(&confinement, side)?;
+    crate::trace("program: exec");
+    // 13. The interpreter, with the absolute path it was configured as in argv[0].
+    let Err(errno) = nix::unistd::execve(&p.exec_path, &p.argv, &p.envp);
+    Err(StageError {
+        stage: Stage::Exec,
+        error: SysError::new("execve", p.exec_path.to_string_lossy(), errno),
+    })
+}
+
+/// The program process's confinement, shared by a cold jail (before `execve`) and a forked run
+/// (`template.rs`, before it returns into the interpreter).
+pub(crate) struct Confinement<'a> {
+    pub rlimits: &'a [Rlimit],
+    pub last_cap: u32,
+    pub clear_groups: bool,
+    pub run_as: u32,
+    pub landlock: &'a LandlockPlan,
+    pub seccomp: Option<&'a [BpfProgram]>,
+    /// Reset every signal disposition (a process about to exec from warden's) or only empty the
+    /// mask (an interpreter that keeps its own handlers).
+    pub reset_dispositions: bool,
+    /// `None`: mark every descriptor above 2 close-on-exec. `Some(fd)`: close every one but `fd`.
+    pub keep: Option<std::os::fd::RawFd>,
+    /// A warm pool's template (`template.rs`): it keeps the init's ids and capabilities, for
+    /// creating each run's namespaces, and gets none of the program's limits or filters — every
+    /// run forked from it takes them before it returns into the interpreter. It runs no untrusted
+    /// code.
+    pub template: bool,
+}
+
+/// The confinement steps, in order: session, streams, signals, rlimits, capabilities, ids,
+/// no_new_privs, descriptors, work dir, Landlock, seccomp.
+pub(crate) fn confine(c: &Confinement<'_>, side: Pipes) -> Result<(), StageError> {
     // 1. A session of its own: no controlling terminal, so nothing can push keystrokes into one
     //    (TIOCSTI) or receive its signals.
     nix::unistd::setsid().map_err(at(Stage::Session, "setsid", ""))?;
@@ -301,17 +348,24 @@ fn confine_and_exec(p: &Prepared, side: Pipes) -> Result<Infallible, StageError>
     sys::dup_onto(side.stderr.as_fd(), 2).map_err(at(Stage::Stdio, "dup2", "stderr"))?;
     // 3. Default signal dispositions and an empty mask: warden ignores SIGPIPE and blocks SIGINT/TERM,
     //    and both would otherwise be inherited across execve.
-    sys::reset_signals().map_err(at(Stage::Signals, "sigprocmask", ""))?;
+    if c.reset_dispositions {
+        sys::reset_signals().map_err(at(Stage::Signals, "sigprocmask", ""))?;
+    } else {
+        sys::unblock_signals().map_err(at(Stage::Signals, "sigprocmask", ""))?;
+    }
+    if c.template {
+        return confine_template(c);
+    }
     // 4. rlimits, while nothing has been dropped yet (lowering needs no privilege, but the fallback
     //    NPROC must be in place before the uid changes so it counts the program's processes).
-    rlimits::apply(&p.rlimits).map_err(in_stage(Stage::Rlimits))?;
+    rlimits::apply(c.rlimits).map_err(in_stage(Stage::Rlimits))?;
     // 5. Empty the capability bounding and ambient sets now: it takes CAP_SETPCAP, which the uid change
     //    below takes away.
-    caps::drop_bounding_and_ambient(p.last_cap).map_err(in_stage(Stage::Capabilities))?;
+    caps::drop_bounding_and_ambient(c.last_cap).map_err(in_stage(Stage::Capabilities))?;
     // 6. The program's ids: no supplementary groups (when setgroups is not denied), then gid before
     //    uid (after setuid we could no longer change the gid).
-    let id = p.run_as;
-    if p.clear_groups {
+    let id = c.run_as;
+    if c.clear_groups {
         nix::unistd::setgroups(&[]).map_err(at(Stage::Ids, "setgroups", "[]"))?;
     }
     nix::unistd::setresgid(Gid::from_raw(id), Gid::from_raw(id), Gid::from_raw(id)).map_err(at(
@@ -336,21 +390,36 @@ fn confine_and_exec(p: &Prepared, side: Pipes) -> Result<Infallible, StageError>
     ))?;
     // 9. No inherited descriptors: everything above 2 closes on execve. Our control socket stays usable
     //    until then for reporting a failure.
-    sys::cloexec_from(3).map_err(at(Stage::Stdio, "close_range(CLOSE_RANGE_CLOEXEC)", "3.."))?;
+    //    A forked program never execs: everything but its streams (and `keep`, closed by the
+    //    caller last) is closed now instead. Our pipe ends are on 0-2 now.
+    drop(side);
+    no_inherited_descriptors(c.keep)?;
     // 10. Start in the work dir.
     nix::unistd::chdir(c"/work").map_err(at(Stage::Workdir, "chdir", "/work"))?;
     // 11. Landlock, now that the mounts are final (a Landlock-restricted process can no longer change
     //     them) and before seccomp (which does not admit the Landlock calls).
-    landlock::apply(&p.landlock).map_err(in_stage(Stage::Landlock))?;
+    landlock::apply(c.landlock).map_err(in_stage(Stage::Landlock))?;
     // 12. seccomp last: from here on the only call we make is execve.
-    if let Some(filters) = &p.seccomp {
+    if let Some(filters) = c.seccomp {
         seccomp::apply(filters).map_err(in_stage(Stage::Seccomp))?;
     }
-    crate::trace("program: exec");
-    // 13. The interpreter, with the absolute path it was configured as in argv[0].
-    let Err(errno) = nix::unistd::execve(&p.exec_path, &p.argv, &p.envp);
-    Err(StageError {
-        stage: Stage::Exec,
-        error: SysError::new("execve", p.exec_path.to_string_lossy(), errno),
-    })
+    Ok(())
+}
+
+/// A template's remaining steps: no inherited descriptors, the work dir — and nothing of the
+/// program's limits, ids or filters, which each run forked from it takes itself (`template.rs`).
+fn confine_template(c: &Confinement<'_>) -> Result<(), StageError> {
+    no_inherited_descriptors(c.keep)?;
+    nix::unistd::chdir(c"/work").map_err(at(Stage::Workdir, "chdir", "/work"))
+}
+
+/// Marks every descriptor above 2 close-on-exec (`keep: None`), or closes every one but `keep`.
+fn no_inherited_descriptors(keep: Option<std::os::fd::RawFd>) -> Result<(), StageError> {
+    match keep {
+        None => sys::cloexec_from(3)
+            .map_err(at(Stage::Stdio, "close_range(CLOSE_RANGE_CLOEXEC)", "3..")),
+        Some(keep) => {
+            sys::close_all_from(3, keep).map_err(at(Stage::Stdio, "close_range", "3.."))
+        }
+    }
 }

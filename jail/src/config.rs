@@ -42,6 +42,13 @@ pub struct Bootstrap {
     /// Session mode: the bootstrap does not run a program; it reads cells from its standard input
     /// and answers each with one line on its standard output (see [`crate::Session`]).
     pub session: bool,
+    /// Template mode (with `session`): the interpreter becomes a warm pool's template after its
+    /// preload (`template.rs`). It keeps the init's capabilities in the jail's user namespace and
+    /// gets no Landlock, seccomp filter or rlimits of its own — each run forked from it is confined
+    /// before it returns into the interpreter — and it runs no untrusted code. Its standard input is
+    /// a socket (fork requests carry descriptors).
+    #[serde(default)]
+    pub template: bool,
     /// The program's name as its author knows it (`analysis.py`, `<stdin>`): the bootstrap compiles
     /// the program under it, so tracebacks and warnings show it instead of [`PROGRAM_PATH`]. A name
     /// the runtime layer would take for library code (absolute, `<frozen …`) is not used.

@@ -25,7 +25,7 @@ use crate::error::SysError;
 const TARGET_ABI: ABI = ABI::V6;
 
 /// A kind of access granted beneath a path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Grant {
     /// Read files and list directories.
@@ -70,7 +70,7 @@ impl Grant {
 }
 
 /// One rule: `grant` beneath `path` (jail view).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Rule {
     pub path: PathBuf,
     pub grant: Grant,
@@ -78,7 +78,7 @@ pub struct Rule {
 }
 
 /// The Landlock part of a plan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct LandlockPlan {
     /// The kernel's ABI at plan time; `None`: Landlock is unavailable and the layer is off.
     pub abi: Option<u32>,

@@ -45,6 +45,7 @@ mod session;
 mod stage;
 mod supervise;
 mod sys;
+pub mod template;
 mod userns;
 
 use std::os::fd::AsFd;
@@ -69,7 +70,7 @@ pub use outcome::{Layers, LimitHit, Outcome, Status, Usage};
 pub use plan::{Availability, Host, Plan, BOOTSTRAP, NAMESPACES};
 pub use seccomp::SeccompPlan;
 pub use session::{Event, Session};
-pub use supervise::Stream;
+pub use supervise::{defer_teardown, finish_teardown, Stream};
 pub use userns::Mode;
 
 static SEQUENCE: AtomicU64 = AtomicU64::new(0);

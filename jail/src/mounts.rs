@@ -55,7 +55,7 @@ pub const DEVICES: [(&str, &str); 4] = [
 ];
 
 /// One step of building the jail's file system, in the jail's view.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Mount {
     /// Stop propagation, so nothing mounted below reaches the host.

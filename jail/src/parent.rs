@@ -58,6 +58,40 @@ pub struct Running {
 }
 
 impl Running {
+    /// A run's init that is not our child (forked by a template, `template.rs`): supervised
+    /// through its pidfd; the template reaps it.
+    pub(crate) fn adopted(
+        init: Pid,
+        pidfd: OwnedFd,
+        control: OwnedFd,
+        stdin: Option<OwnedFd>,
+        stdout: OwnedFd,
+        stderr: OwnedFd,
+        cgroup: Option<Cgroup>,
+    ) -> Running {
+        Running {
+            init,
+            pidfd,
+            control,
+            stdin,
+            stdout,
+            stderr,
+            cgroup,
+            started: Instant::now(),
+            guard: InitGuard {
+                pid: init,
+                armed: true,
+                adopted: true,
+            },
+            _ids: None,
+        }
+    }
+
+    /// Whether the init is another process's child (it is not reaped here).
+    pub fn adopted_init(&self) -> bool {
+        self.guard.adopted
+    }
+
     /// The init has been reaped by the supervisor: nothing left to kill on drop.
     pub fn disarm(&mut self) {
         self.guard.armed = false;
@@ -68,13 +102,17 @@ impl Running {
 struct InitGuard {
     pid: Pid,
     armed: bool,
+    /// Not our child: killed, but reaped by its parent (the template).
+    adopted: bool,
 }
 
 impl Drop for InitGuard {
     fn drop(&mut self) {
         if self.armed {
             let _ = kill(self.pid, Signal::SIGKILL);
-            let _ = sys::wait4(self.pid, false);
+            if !self.adopted {
+                let _ = sys::wait4(self.pid, false);
+            }
         }
     }
 }
@@ -138,6 +176,7 @@ fn prepare(
         time_namespace: plan.kernel.time_namespace,
         sysctls: budgets::prepare(&plan.kernel.sysctls)?,
         arg_env: sys::arg_env_areas(),
+        template: plan.template,
     })
 }
 
@@ -190,7 +229,18 @@ pub fn spawn(
     .map_err(|errno| JailError::syscall("socketpair", "AF_UNIX, SOCK_SEQPACKET", errno))?;
     let (stdout, stdout_child) = pipe()?;
     let (stderr, stderr_child) = pipe()?;
-    let (stdin, stdin_child) = if plan.session {
+    let (stdin, stdin_child) = if plan.template {
+        // A template's channel: fork requests carry descriptors, which a pipe cannot, and each is
+        // one record (the driver reads its first requests as lines: each is one record too).
+        let (ours, child_end) = socketpair(
+            AddressFamily::Unix,
+            SockType::SeqPacket,
+            None,
+            SockFlag::SOCK_CLOEXEC,
+        )
+        .map_err(|errno| JailError::syscall("socketpair", "AF_UNIX, SOCK_SEQPACKET", errno))?;
+        (Some(ours), Some(high(child_end)?))
+    } else if plan.session {
         let (child_end, ours) = pipe()?;
         (Some(ours), Some(high(child_end)?))
     } else {
@@ -246,7 +296,11 @@ pub fn spawn(
             pidfd: Some(pidfd),
         }) => (pid, pidfd),
         Ok(Forked::Parent { pid, pidfd: None }) => {
-            drop(InitGuard { pid, armed: true });
+            drop(InitGuard {
+                pid,
+                armed: true,
+                adopted: false,
+            });
             return Err(JailError::syscall("clone3", "CLONE_PIDFD", Errno::EINVAL));
         }
         Err(Errno::EDEADLK) => {
@@ -263,6 +317,7 @@ pub fn spawn(
     let guard = InitGuard {
         pid: init,
         armed: true,
+        adopted: false,
     };
     drop((control_child, pipes, cgroup_fd, prepared));
     // Back into warden's own network namespace (on an error path above, `Entered`'s drop did it).

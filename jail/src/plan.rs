@@ -241,6 +241,8 @@ pub struct Plan {
     pub limits: Limits,
     /// Session mode ([`crate::Session`]): the program's stdin is warden's command pipe.
     pub session: bool,
+    /// Template mode ([`crate::Bootstrap::template`]).
+    pub template: bool,
 }
 
 impl Plan {
@@ -395,6 +397,7 @@ impl Plan {
             kernel,
             limits: config.limits.clone(),
             session: config.bootstrap.session,
+            template: config.bootstrap.session && config.bootstrap.template,
         })
     }
 }
@@ -415,6 +418,9 @@ fn argv(config: &Config, interpreter: &Interpreter) -> Vec<String> {
     }
     if config.bootstrap.session {
         argv.push("--session".into());
+        if config.bootstrap.template {
+            argv.push("--template".into());
+        }
     }
     if let Some(name) = &config.bootstrap.program_name {
         // One argument, so no name can read as another flag.

@@ -95,6 +95,29 @@ pub fn plan(limits: &Limits, cgroup_memory: bool, cgroup_pids: bool) -> Vec<Rlim
     list
 }
 
+/// The limit `name` (an `RLIMIT_*` name of [`plan`]) with these values: how a forked run's
+/// request carries its limits (`template.rs`).
+pub fn named(name: &str, soft: u64, hard: u64) -> Option<Rlimit> {
+    let (name, resource): (&'static str, Resource) = match name {
+        "RLIMIT_CORE" => ("RLIMIT_CORE", Resource::RLIMIT_CORE),
+        "RLIMIT_FSIZE" => ("RLIMIT_FSIZE", Resource::RLIMIT_FSIZE),
+        "RLIMIT_NOFILE" => ("RLIMIT_NOFILE", Resource::RLIMIT_NOFILE),
+        "RLIMIT_CPU" => ("RLIMIT_CPU", Resource::RLIMIT_CPU),
+        "RLIMIT_SIGPENDING" => ("RLIMIT_SIGPENDING", Resource::RLIMIT_SIGPENDING),
+        "RLIMIT_MSGQUEUE" => ("RLIMIT_MSGQUEUE", Resource::RLIMIT_MSGQUEUE),
+        "RLIMIT_NPROC" => ("RLIMIT_NPROC", Resource::RLIMIT_NPROC),
+        "RLIMIT_AS" => ("RLIMIT_AS", Resource::RLIMIT_AS),
+        _ => return None,
+    };
+    Some(Rlimit {
+        name,
+        resource,
+        soft,
+        hard,
+        why: "as the run's plan says",
+    })
+}
+
 /// Sets every limit on the calling process; a failure names the limit.
 pub fn apply(list: &[Rlimit]) -> Result<(), SysError> {
     for limit in list {

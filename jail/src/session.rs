@@ -25,7 +25,7 @@ use crate::error::JailError;
 use crate::outcome::Outcome;
 use crate::plan::Plan;
 use crate::supervise::{SessionIo, Stream};
-use crate::{mirror, parent, stage, supervise, SEQUENCE};
+use crate::{mirror, parent, stage, supervise, template, SEQUENCE};
 
 /// What a session produced, in arrival order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +61,34 @@ impl Session {
         let sequence = SEQUENCE.fetch_add(1, Ordering::Relaxed);
         let manifest = workdir.map(mirror::manifest).transpose()?;
         let stage = stage::Stage::prepare(&plan.stage_dir, plan.mode)?;
-        let mut running = parent::spawn(plan, stage.path(), b"", sequence, workdir)?;
+        let running = parent::spawn(plan, stage.path(), b"", sequence, workdir)?;
+        Session::supervised(plan, running, workdir, manifest, Some(stage))
+    }
+
+    /// Starts a session's jail by asking the template listening on `channel` to fork one
+    /// (`template.rs`): the interpreter is the template's, with what it imported, confined as
+    /// [`Session::start`]'s would be. `workdir`: copied back when the session ends (a forked jail
+    /// starts with an empty `/work`; its inputs are uploaded).
+    pub fn fork(plan: &Plan, workdir: Option<&Path>, channel: &Path) -> Result<Session, JailError> {
+        if !plan.session {
+            return Err(JailError::Config(
+                "a session needs a plan in session mode (Bootstrap::session)".into(),
+            ));
+        }
+        let sequence = SEQUENCE.fetch_add(1, Ordering::Relaxed);
+        let manifest = workdir.map(mirror::manifest).transpose()?;
+        let running = template::spawn(plan, channel, sequence)?;
+        Session::supervised(plan, running, workdir, manifest, None)
+    }
+
+    /// The session around a jail that runs: its command pipe, and its supervisor on a thread.
+    fn supervised(
+        plan: &Plan,
+        mut running: parent::Running,
+        workdir: Option<&Path>,
+        manifest: Option<mirror::Manifest>,
+        stage: Option<stage::Stage>,
+    ) -> Result<Session, JailError> {
         let commands = running
             .stdin
             .take()
@@ -102,6 +129,11 @@ impl Session {
     /// When the session started.
     pub fn started(&self) -> Instant {
         self.started
+    }
+
+    /// The command channel's descriptor (a template's: fork requests go through it natively).
+    pub fn commands(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        self.commands.as_ref().map(AsFd::as_fd)
     }
 
     /// Whether the jail has ended.

@@ -13,6 +13,8 @@
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
@@ -22,7 +24,7 @@ use nix::sys::signalfd::SignalFd;
 use nix::sys::wait::WaitStatus;
 use nix::unistd::Pid;
 
-use crate::cgroup::Stats;
+use crate::cgroup::{Cgroup, Stats};
 use crate::error::JailError;
 use crate::message::{self, ToChild, ToParent};
 use crate::mirror::{self, CopyBack, CopyCaps, Manifest};
@@ -117,6 +119,48 @@ impl Capture {
     fn flooded(&self) -> bool {
         self.total > self.cap.saturating_add(DRAIN_BYTES)
     }
+}
+
+/// Whether a run's outcome may be returned before its init has exited ([`defer_teardown`]).
+static DEFER: AtomicBool = AtomicBool::new(false);
+
+/// The jails whose outcome was returned while their init was still exiting.
+static PENDING: Mutex<Vec<Left>> = Mutex::new(Vec::new());
+
+/// A jail left to finish: its init (killed and reaped when `run` is dropped) and its cgroup.
+struct Left {
+    run: Running,
+    cgroup: Option<Cgroup>,
+}
+
+/// Lets [`crate::run`] return a run's outcome as soon as it is complete — the program ended, every
+/// other process of the jail is gone, both pipes are closed, the work dir is copied back and the
+/// cgroup's counters are read — instead of after the init's exit (the kernel's teardown of the
+/// jail's namespaces) and the cgroup's removal. The caller must then call [`finish_teardown`]
+/// before it exits (`warden run` does, after printing the record). Off unless asked for.
+pub fn defer_teardown(on: bool) {
+    DEFER.store(on, Ordering::Relaxed);
+}
+
+/// Waits for the init of every run whose outcome was returned early ([`defer_teardown`]) and
+/// removes its cgroup. Returns the first removal that failed (the rest are still attempted).
+pub fn finish_teardown() -> Result<(), JailError> {
+    let left = std::mem::take(&mut *PENDING.lock().unwrap_or_else(|p| p.into_inner()));
+    let mut result = Ok(());
+    for Left { run, cgroup } in left {
+        // Kills (it is exiting already) and reaps the init: its namespaces are gone after this.
+        drop(run);
+        crate::trace("init reaped");
+        if let Some(cgroup) = cgroup {
+            if let Err(err) = cgroup.remove() {
+                if result.is_ok() {
+                    result = Err(err);
+                }
+            }
+            crate::trace("cgroup removed");
+        }
+    }
+    result
 }
 
 /// Why warden ended the run itself.
@@ -246,7 +290,27 @@ impl Watch<'_> {
     }
 
     fn done(&self) -> bool {
-        self.init_exit.is_some() && self.stdout.fd.is_none() && self.stderr.fd.is_none()
+        (self.init_exit.is_some() || self.may_leave_init())
+            && self.stdout.fd.is_none()
+            && self.stderr.fd.is_none()
+    }
+
+    /// Whether the outcome may be built before the init has exited (only when the caller asked,
+    /// [`defer_teardown`]): the program reported its end, the init reaped every other process of
+    /// the jail before saying so (`child.rs`), the work dir is copied back and the init told to
+    /// go, and the cgroup's counters — final, since nothing but the exiting init is left — have
+    /// been read. The init's exit (the namespaces' teardown) and the cgroup's removal then wait
+    /// for [`finish_teardown`].
+    fn may_leave_init(&self) -> bool {
+        DEFER.load(Ordering::Relaxed)
+            && self.finish_sent
+            && self.program_status.is_some()
+            && self.killed.is_none()
+            && self.stage_error.is_none()
+            && self
+                .stats
+                .as_ref()
+                .is_some_and(|stats| stats.cpu_us.is_some() && stats.memory_peak_bytes.is_some())
     }
 
     fn run_loop(&mut self) -> Result<(), JailError> {
@@ -457,6 +521,18 @@ impl Watch<'_> {
     }
 
     fn reap_init(&mut self) -> Result<(), JailError> {
+        if self.run.adopted_init() {
+            // A forked run's init is the template's child: its pidfd being readable is its end
+            // (the template reaps it). Its usage is the cgroup's.
+            crate::trace("init ended");
+            self.init_exit = Some(ChildUsage::default());
+            self.run.disarm();
+            while self.control_open && self.read_control() {}
+            if self.program_ended.is_none() {
+                self.program_ended = Some(Instant::now());
+            }
+            return Ok(());
+        }
         match sys::wait4(self.run.init, true) {
             Ok(Some((_, status, usage))) => {
                 crate::trace("init reaped");
@@ -490,9 +566,15 @@ impl Watch<'_> {
                 .map(|c| c.stats())
                 .unwrap_or_default(),
         };
-        if let Some(cgroup) = self.run.cgroup.take() {
-            cgroup.remove()?;
-            crate::trace("cgroup removed");
+        // The init still exiting: the outcome is complete (`may_leave_init`); the init and the
+        // cgroup wait for `finish_teardown`.
+        let left = self.init_exit.is_none();
+        let mut cgroup = self.run.cgroup.take();
+        if !left {
+            if let Some(cgroup) = cgroup.take() {
+                cgroup.remove()?;
+                crate::trace("cgroup removed");
+            }
         }
         if let Some(err) = self.stage_error.take() {
             return Err(err);
@@ -569,7 +651,7 @@ impl Watch<'_> {
         } else {
             Status::Error
         };
-        Ok(Outcome {
+        let outcome = Outcome {
             status,
             exit_code,
             signal,
@@ -585,7 +667,18 @@ impl Watch<'_> {
             },
             layers: layers(self.plan),
             copy_back: self.copy_back.take(),
-        })
+        };
+        if left {
+            crate::trace("outcome built, the init still exiting");
+            PENDING
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .push(Left {
+                    run: self.run,
+                    cgroup,
+                });
+        }
+        Ok(outcome)
     }
 }
 

@@ -360,6 +360,36 @@ pub fn reset_signals() -> Result<(), Errno> {
     )
 }
 
+/// Empties the signal mask, leaving the dispositions as they are (a forked interpreter keeps its
+/// own handlers).
+pub fn unblock_signals() -> Result<(), Errno> {
+    nix::sys::signal::sigprocmask(
+        nix::sys::signal::SigmaskHow::SIG_SETMASK,
+        Some(&nix::sys::signal::SigSet::empty()),
+        None,
+    )
+}
+
+/// Closes every descriptor from `first` upwards except `keep` (`close_range` on both sides of it).
+pub fn close_all_from(first: RawFd, keep: RawFd) -> Result<(), Errno> {
+    let close = |low: RawFd, high: libc::c_uint| {
+        // SAFETY: close_range takes integers only; the descriptors closed belong to this process,
+        // which owns its table (a forked child about to run no code that refers to them).
+        let ret = unsafe {
+            libc::syscall(libc::SYS_close_range, low as libc::c_uint, high, 0 as libc::c_uint)
+        };
+        if ret == -1 {
+            Err(Errno::last())
+        } else {
+            Ok(())
+        }
+    };
+    if keep > first {
+        close(first, (keep - 1) as libc::c_uint)?;
+    }
+    close(keep.max(first - 1) + 1, libc::c_uint::MAX)
+}
+
 /// The address ranges of the calling process's argument and environment strings
 /// (`[arg_start, arg_end)`, `[env_start, env_end)`, fields 48–51 of `/proc/self/stat`): what
 /// `/proc/<pid>/cmdline` and `environ` show.

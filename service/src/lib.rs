@@ -610,6 +610,8 @@ impl Service {
         self.pool.close().await;
         self.sessions.close();
         self.sessions.end_all(reason, Duration::from_secs(20)).await;
+        // Last the templates: the sessions forked from them have ended.
+        self.pool.close_templates(Duration::from_secs(10)).await;
         if self.sessions.count() == 0 {
             self.executor.sweep_session_dirs();
         }

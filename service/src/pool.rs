@@ -30,6 +30,7 @@ use super::executor::{ExecError, JobDir};
 use super::job::{Job, WorkerReply};
 use super::Service;
 
+pub mod template;
 pub mod worker;
 
 /// Default `pool.depth`: jails kept waiting per policy.
@@ -39,6 +40,10 @@ pub const DEFAULT_DEPTH: usize = 2;
 pub const DEFAULT_MEMORY_MIB: u64 = 1024;
 /// Default `pool.max_idle_ms`: a jail waiting longer is discarded and replaced (10 minutes).
 pub const DEFAULT_MAX_IDLE_MS: u64 = 600_000;
+/// Default `pool.template_forks`: jails one template forks before a fresh one replaces it.
+pub const DEFAULT_TEMPLATE_FORKS: u64 = 1000;
+/// Default `pool.template_max_age_ms`: a template older than this is replaced (10 minutes).
+pub const DEFAULT_TEMPLATE_MAX_AGE_MS: u64 = 600_000;
 /// How long a pooled jail may take to start and import its preload list.
 const START_TIMEOUT: Duration = Duration::from_secs(120);
 /// How often the pool looks at itself when nothing wakes it.
@@ -58,6 +63,9 @@ pub(crate) struct RawPool {
     depth: Option<usize>,
     memory_mib: Option<u64>,
     max_idle_ms: Option<u64>,
+    template: Option<bool>,
+    template_forks: Option<u64>,
+    template_max_age_ms: Option<u64>,
 }
 
 /// `[pool]`, validated.
@@ -71,6 +79,14 @@ pub struct PoolConfig {
     pub memory_bytes: u64,
     /// A jail waiting longer is discarded and replaced.
     pub max_idle: Duration,
+    /// Fork the pooled jails from a per-policy template that imported the preload once (default
+    /// true); off: every pooled jail starts its own interpreter and imports the preload itself.
+    pub template: bool,
+    /// A template forks at most this many jails, then a fresh one (a new process: its own ASLR
+    /// layout, stack canary and hash secret) takes over.
+    pub template_forks: u64,
+    /// ... and is replaced when it is older than this.
+    pub template_max_age: Duration,
 }
 
 impl Default for PoolConfig {
@@ -80,6 +96,9 @@ impl Default for PoolConfig {
             depth: DEFAULT_DEPTH,
             memory_bytes: DEFAULT_MEMORY_MIB << 20,
             max_idle: Duration::from_millis(DEFAULT_MAX_IDLE_MS),
+            template: true,
+            template_forks: DEFAULT_TEMPLATE_FORKS,
+            template_max_age: Duration::from_millis(DEFAULT_TEMPLATE_MAX_AGE_MS),
         }
     }
 }
@@ -98,11 +117,26 @@ impl PoolConfig {
             max_idle_ms >= 1000,
             "pool.max_idle_ms must be at least 1000"
         );
+        let template_forks = raw.template_forks.unwrap_or(DEFAULT_TEMPLATE_FORKS);
+        anyhow::ensure!(
+            template_forks >= 1,
+            "pool.template_forks must be at least 1"
+        );
+        let template_max_age_ms = raw
+            .template_max_age_ms
+            .unwrap_or(DEFAULT_TEMPLATE_MAX_AGE_MS);
+        anyhow::ensure!(
+            template_max_age_ms >= 1000,
+            "pool.template_max_age_ms must be at least 1000"
+        );
         Ok(Self {
             enabled: raw.enabled.unwrap_or(true),
             depth,
             memory_bytes: memory_mib.saturating_mul(1 << 20),
             max_idle: Duration::from_millis(max_idle_ms),
+            template: raw.template.unwrap_or(true),
+            template_forks,
+            template_max_age: Duration::from_millis(template_max_age_ms),
         })
     }
 }
@@ -301,10 +335,31 @@ struct State {
     busy: BTreeSet<u32>,
 }
 
+/// A policy's template: the worker relaying fork requests to it, and its socket.
+struct Template {
+    child: Child,
+    stdin: ChildStdin,
+    dir: JobDir,
+    socket: std::path::PathBuf,
+    born: Instant,
+    forks: u64,
+}
+
+/// A policy's template, as the pool knows it.
+enum TemplateSlot {
+    Ready(Template),
+    /// It could not start: pooled jails start on their own until then.
+    Failed { retry_at: Instant },
+}
+
 /// The server's pool.
 pub struct Pool {
     pub config: PoolConfig,
     state: Mutex<State>,
+    /// Per policy, the template its pooled jails are forked from (`template.rs`).
+    templates: tokio::sync::Mutex<BTreeMap<String, TemplateSlot>>,
+    /// Templates retired (too many forks, too old, or at shutdown) whose workers have not exited.
+    retiring: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     wake: tokio::sync::Notify,
     closed: AtomicBool,
 }
@@ -330,6 +385,8 @@ impl Pool {
         Self {
             config,
             state: Mutex::new(State::default()),
+            templates: tokio::sync::Mutex::new(BTreeMap::new()),
+            retiring: Mutex::new(Vec::new()),
             wake: tokio::sync::Notify::new(),
             closed: AtomicBool::new(false),
         }
@@ -637,7 +694,7 @@ pub async fn maintain(service: Arc<Service>) {
                 let registered = registered.clone();
                 tokio::spawn(async move {
                     let started = Instant::now();
-                    let result = start(&service, &registered, lifetime).await;
+                    let result = start(&service, &name, &registered, lifetime).await;
                     pool.finish_start(&name, result, started).await;
                 });
             }
@@ -747,12 +804,207 @@ impl Pool {
     }
 }
 
-/// Starts one pooled jail for `registered`: a session worker, its jail, the preload.
-async fn start(
+impl Pool {
+    /// The socket of `policy`'s template, starting one (or a fresh one, when the current one has
+    /// forked `template_forks` runs or is older than `template_max_age`) when needed. `None`: no
+    /// template (off, or it could not start lately): the jail starts on its own.
+    async fn template_for(
+        &self,
+        service: &Service,
+        policy: &str,
+        registered: &RegisteredPolicy,
+        lifetime: Duration,
+    ) -> Option<std::path::PathBuf> {
+        if !self.config.template || self.closed.load(Ordering::SeqCst) {
+            return None;
+        }
+        let mut templates = self.templates.lock().await;
+        match templates.get_mut(policy) {
+            Some(TemplateSlot::Ready(template))
+                if template.forks < self.config.template_forks
+                    && template.born.elapsed() < self.config.template_max_age =>
+            {
+                template.forks += 1;
+                return Some(template.socket.clone());
+            }
+            Some(TemplateSlot::Failed { retry_at }) if Instant::now() < *retry_at => return None,
+            _ => {}
+        }
+        if let Some(TemplateSlot::Ready(old)) = templates.remove(policy) {
+            self.retire(old, lifetime);
+        }
+        let bound = lifetime + self.config.template_max_age;
+        match start_template(service, registered, bound).await {
+            Ok(mut template) => {
+                template.forks = 1;
+                let socket = template.socket.clone();
+                templates.insert(policy.to_owned(), TemplateSlot::Ready(template));
+                Some(socket)
+            }
+            Err(err) => {
+                eprintln!("warden: the template of policy {policy} could not start: {err:#}");
+                templates.insert(
+                    policy.to_owned(),
+                    TemplateSlot::Failed {
+                        retry_at: Instant::now() + BACKOFF * 6,
+                    },
+                );
+                None
+            }
+        }
+    }
+
+    /// Ends a template's relay; its worker exits once every run forked from it has ended (at
+    /// most `within` later, then it is killed).
+    fn retire(&self, template: Template, within: Duration) {
+        let Template {
+            mut child,
+            stdin,
+            dir,
+            ..
+        } = template;
+        drop(stdin);
+        let task = tokio::spawn(async move {
+            if tokio::time::timeout(within, child.wait()).await.is_err() {
+                let _ = child.kill().await;
+            }
+            drop(dir);
+        });
+        if let Ok(mut retiring) = self.retiring.lock() {
+            retiring.retain(|task| !task.is_finished());
+            retiring.push(task);
+        }
+    }
+
+    /// Ends every template (shutdown, after the sessions): waits for their workers for up to
+    /// `within`, then kills them (their jails, and anything forked from them, die with them).
+    pub async fn close_templates(&self, within: Duration) {
+        let templates: Vec<Template> = std::mem::take(&mut *self.templates.lock().await)
+            .into_values()
+            .filter_map(|slot| match slot {
+                TemplateSlot::Ready(template) => Some(template),
+                TemplateSlot::Failed { .. } => None,
+            })
+            .collect();
+        for template in templates {
+            self.retire(template, within);
+        }
+        let tasks: Vec<_> = self
+            .retiring
+            .lock()
+            .map(|mut r| std::mem::take(&mut *r))
+            .unwrap_or_default();
+        for task in tasks {
+            let _ = task.await;
+        }
+    }
+}
+
+/// Starts `registered`'s template: a session worker in template mode, its jail, the preload.
+async fn start_template(
     service: &Service,
     registered: &RegisteredPolicy,
     lifetime: Duration,
+) -> anyhow::Result<Template> {
+    let (mut child, dir) = service
+        .executor()
+        .spawn_session_worker()
+        .map_err(|err| anyhow::anyhow!("{err}"))?;
+    let (Some(mut stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        anyhow::bail!("the template worker's pipes are missing");
+    };
+    let stderr = tokio::spawn(super::executor::read_capped(stderr, 64 * 1024));
+    let mut stdout = BufReader::new(stdout);
+    let job = template::TemplateJob {
+        template: worker::PoolStart {
+            policy_text: registered.text.clone(),
+            policy_base_dir: registered.base_dir.clone(),
+            policy_sha256: registered.policy.sha256.clone(),
+            lifetime_ms: u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX),
+            template: None,
+        },
+    };
+    let answer = match first_answer(&mut stdin, &mut stdout, &job).await {
+        Ok(answer) => answer,
+        Err(err) => {
+            let _ = child.kill().await;
+            return Err(err);
+        }
+    };
+    match serde_json::from_str::<template::TemplateAnswer>(&answer) {
+        Ok(template::TemplateAnswer::Ready {
+            socket,
+            preload_failed,
+        }) => {
+            if !preload_failed.is_empty() {
+                eprintln!(
+                    "warden: a template could not preload: {}",
+                    preload_failed.join("; ")
+                );
+            }
+            // Its standard error is read to the end (and dropped) so that it never blocks.
+            drop(stderr);
+            Ok(Template {
+                child,
+                stdin,
+                dir,
+                socket,
+                born: Instant::now(),
+                forks: 0,
+            })
+        }
+        Ok(template::TemplateAnswer::Failed { message }) => {
+            let _ = child.kill().await;
+            anyhow::bail!("{message}");
+        }
+        Err(_) => {
+            let _ = child.kill().await;
+            let stderr = match stderr.await {
+                Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).trim().to_owned(),
+                _ => String::new(),
+            };
+            anyhow::bail!("the template worker answered out of turn: {stderr}");
+        }
+    }
+}
+
+/// Sends a worker its first line and reads its first answer (within [`START_TIMEOUT`]).
+async fn first_answer(
+    stdin: &mut ChildStdin,
+    stdout: &mut BufReader<ChildStdout>,
+    job: &impl serde::Serialize,
+) -> anyhow::Result<String> {
+    let mut line = serde_json::to_vec(job)?;
+    line.push(b'\n');
+    let ready = async {
+        stdin.write_all(&line).await?;
+        stdin.flush().await?;
+        let mut answer = String::new();
+        stdout.take(1 << 20).read_line(&mut answer).await?;
+        anyhow::Ok(answer)
+    };
+    match tokio::time::timeout(START_TIMEOUT, ready).await {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(err)) => anyhow::bail!("the worker failed: {err}"),
+        Err(_) => anyhow::bail!("the worker did not start within {START_TIMEOUT:?}"),
+    }
+}
+
+/// Starts one pooled jail for `registered`: a session worker, its jail (forked from the policy's
+/// template when it has one, else started on its own with the preload imported).
+async fn start(
+    service: &Service,
+    policy: &str,
+    registered: &RegisteredPolicy,
+    lifetime: Duration,
 ) -> anyhow::Result<Warm> {
+    let template = service
+        .pool()
+        .template_for(service, policy, registered, lifetime)
+        .await;
+    let template_given = template.is_some();
     let (mut child, dir) = service
         .executor()
         .spawn_session_worker()
@@ -770,30 +1022,26 @@ async fn start(
             policy_base_dir: registered.base_dir.clone(),
             policy_sha256: registered.policy.sha256.clone(),
             lifetime_ms: u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX),
+            template,
         },
     };
-    let mut line = serde_json::to_vec(&job)?;
-    line.push(b'\n');
-    let ready = async {
-        stdin.write_all(&line).await?;
-        stdin.flush().await?;
-        let mut answer = String::new();
-        (&mut stdout).take(1 << 20).read_line(&mut answer).await?;
-        anyhow::Ok(answer)
-    };
-    let answer = match tokio::time::timeout(START_TIMEOUT, ready).await {
-        Ok(Ok(answer)) => answer,
-        Ok(Err(err)) => {
+    let answer = match first_answer(&mut stdin, &mut stdout, &job).await {
+        Ok(answer) => answer,
+        Err(err) => {
             let _ = child.kill().await;
-            anyhow::bail!("the pooled worker failed: {err}");
-        }
-        Err(_) => {
-            let _ = child.kill().await;
-            anyhow::bail!("the pooled jail did not start within {START_TIMEOUT:?}");
+            return Err(err);
         }
     };
     match serde_json::from_str::<worker::PoolAnswer>(&answer) {
-        Ok(worker::PoolAnswer::Ready { preload_failed, .. }) => {
+        Ok(worker::PoolAnswer::Ready {
+            preload_failed,
+            forked,
+            template_error,
+            ..
+        }) => {
+            if let (false, Some(why)) = (forked, template_error.filter(|_| template_given)) {
+                eprintln!("warden: a pooled jail was not forked from its template: {why}");
+            }
             if !preload_failed.is_empty() {
                 eprintln!(
                     "warden: a pooled jail could not preload: {}",

@@ -139,6 +139,9 @@ pub fn serve_session(dir: &Path) -> anyhow::Result<()> {
     if input.read_line(&mut line)? == 0 {
         return Ok(());
     }
+    if crate::pool::template::is_template_job(&line) {
+        return crate::pool::template::serve_template(&line, dir, &mut input, &mut out);
+    }
     if crate::pool::worker::is_pool_job(&line) {
         return crate::pool::worker::serve_pooled(&line, dir, &mut input, &mut out);
     }

@@ -46,6 +46,27 @@ impl Session {
             .unwrap_or_default())
     }
 
+    /// Makes this (preloaded, unused) jail a template: from now on its interpreter forks each
+    /// run's jail on request (`warden_jail::template`), through [`Session::template_channel`].
+    pub fn become_template(&mut self) -> anyhow::Result<()> {
+        self.operation_within(serde_json::json!({"op": "template"}), DELIVER_TIMEOUT)?;
+        Ok(())
+    }
+
+    /// A template's channel: fork requests go to it, with their descriptors.
+    pub fn template_channel(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        self.jail.as_ref()?.commands()
+    }
+
+    /// Ends a template: its channel closes, so it forks no more, waits for the runs it made (their
+    /// namespaces are below its own) and exits; after `within` it is killed, and its runs with it.
+    pub fn close_template(mut self, within: Duration) {
+        self.ended = Some(Ended::Closed);
+        if let Some(jail) = self.jail.take() {
+            self.outcome = jail.finish(within).ok();
+        }
+    }
+
     /// The limits of this session's cells from now on (a pooled jail claimed for a session):
     /// wall time, CPU time and output caps; the memory limit is the jail's since it started.
     pub fn set_limits(&mut self, limits: &PolicyLimits) {

@@ -18,7 +18,7 @@ use std::time::Duration;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 use warden_gateway::pipeline::{self, AppliedLimits};
-use warden_gateway::session::{Session, SessionOptions};
+use warden_gateway::session::{Origin, Session, SessionOptions};
 
 use crate::job::{self, Job, WorkerReply};
 use crate::session_worker::SessionJob;
@@ -44,6 +44,10 @@ pub struct PoolStart {
     pub policy_sha256: String,
     /// The jail's own bound on its life (wall clock and CPU): the longest it may wait, then serve.
     pub lifetime_ms: u64,
+    /// The policy's template to fork the jail from (its socket); without one, or when it cannot
+    /// fork, the jail is started and imports its preload itself.
+    #[serde(default)]
+    pub template: Option<PathBuf>,
 }
 
 /// The pooled worker's first answer.
@@ -54,6 +58,12 @@ pub enum PoolAnswer {
     Ready {
         layers: warden_jail::Layers,
         preload_failed: Vec<String>,
+        /// Forked from the policy's template (not started on its own).
+        #[serde(default)]
+        forked: bool,
+        /// Why the template was not used, when one was given.
+        #[serde(default)]
+        template_error: Option<String>,
     },
     /// The jail could not start.
     Failed { message: String },
@@ -81,7 +91,7 @@ pub fn serve_pooled(
 ) -> anyhow::Result<()> {
     let job: PoolJob = serde_json::from_str(first).context("the pool job is not valid")?;
     let start = job.pool;
-    let (policy, mut session, failed) = match begin(&start) {
+    let (policy, mut session, failed, origin) = match begin(&start) {
         Ok(started) => started,
         Err(err) => {
             return send(
@@ -97,6 +107,8 @@ pub fn serve_pooled(
         &PoolAnswer::Ready {
             layers: session.layers().clone(),
             preload_failed: failed,
+            forked: origin.is_ok(),
+            template_error: origin.err(),
         },
     )?;
     let mut line = String::new();
@@ -143,7 +155,33 @@ pub fn serve_pooled(
     }
 }
 
-fn begin(start: &PoolStart) -> anyhow::Result<(warden_policy::Policy, Session, Vec<String>)> {
+/// The started jail; `Ok(())` when it was forked from the template, else why not (or that no
+/// template was given).
+type Begun = (warden_policy::Policy, Session, Vec<String>, Result<(), String>);
+
+fn begin(start: &PoolStart) -> anyhow::Result<Begun> {
+    let policy = policy_of(start)?;
+    let options = SessionOptions {
+        lifetime: Duration::from_millis(start.lifetime_ms.max(1)),
+        ..SessionOptions::default()
+    };
+    let why_not = match &start.template {
+        Some(channel) => {
+            match Session::start_from(&policy, &options, Origin::Fork(channel)) {
+                // What the template preloaded is this jail's, hidden until imported.
+                Ok(session) => return Ok((policy, session, Vec::new(), Ok(()))),
+                Err(err) => format!("{err:#}"),
+            }
+        }
+        None => "no template".to_owned(),
+    };
+    let mut session = Session::start(&policy, &options)?;
+    let failed = session.preload(&policy.preload)?;
+    Ok((policy, session, failed, Err(why_not)))
+}
+
+/// The policy of `start`, checked against its digest, with its identity index.
+pub(crate) fn policy_of(start: &PoolStart) -> anyhow::Result<warden_policy::Policy> {
     let mut policy =
         warden_policy::Policy::from_toml(&start.policy_text, start.policy_base_dir.as_deref())
             .map_err(|err| anyhow::anyhow!("invalid policy: {err}"))?;
@@ -152,13 +190,7 @@ fn begin(start: &PoolStart) -> anyhow::Result<(warden_policy::Policy, Session, V
         "the policy text does not match its digest"
     );
     warden_gateway::runtime_check::attach_index(&mut policy)?;
-    let options = SessionOptions {
-        lifetime: Duration::from_millis(start.lifetime_ms.max(1)),
-        ..SessionOptions::default()
-    };
-    let mut session = Session::start(&policy, &options)?;
-    let failed = session.preload(&policy.preload)?;
-    Ok((policy, session, failed))
+    Ok(policy)
 }
 
 fn send(out: &mut impl Write, answer: &impl Serialize) -> anyhow::Result<()> {
@@ -181,6 +213,7 @@ mod tests {
                 policy_base_dir: None,
                 policy_sha256: String::new(),
                 lifetime_ms: 1,
+                template: None,
             },
         };
         assert!(is_pool_job(&serde_json::to_string(&job).unwrap()));
