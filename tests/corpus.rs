@@ -823,3 +823,222 @@ fn attack_sessions_run_cell_by_cell_in_every_pass() {
         "{out}"
     );
 }
+
+/// The pool pass through a real `warden serve`: a few attacks (network, host canary, a process,
+/// state left for the next run, a session) each run in a pooled jail (`"warm": true`), contained,
+/// and the server and its directory are gone once the run is over.
+#[test]
+fn the_pool_pass_runs_attacks_warm_through_warden_serve_and_leaves_nothing() {
+    require_root!();
+    let mut args: Vec<String> = ["--format", "json", "--passes", "pool"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    for id in [
+        "jail-tcp-loopback",
+        "jail-canary-read-dynamic",
+        "j-os-system",
+        "jail-tmp-state-persist",
+        "d-session-bind-module-then-use",
+    ] {
+        args.extend(["--only".to_owned(), id.to_owned()]);
+    }
+    args.push(repo().join("corpus/attacks").display().to_string());
+    let child = warden()
+        .args(["corpus", "run"])
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run warden corpus");
+    let pid = child.id();
+    let output = child.wait_with_output().expect("wait");
+    let report = json(&output);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output));
+    let summary = &report["summary"];
+    assert_eq!(report["passes"], serde_json::json!(["pool"]), "{report}");
+    assert_eq!(summary["attacks"], 5, "{report}");
+    assert_eq!(summary["attacks_through_pool"], 5, "{report}");
+    assert_eq!(summary["attacks_contained_in_pool"], 5, "{report}");
+    assert_eq!(summary["attacks_warm_in_pool"], 5, "{report}");
+    assert_eq!(summary["attacks_cold_in_pool"], 0, "{report}");
+    assert_eq!(summary["escapes"], 0, "{report}");
+    assert_eq!(
+        summary["pool_left_behind"],
+        serde_json::json!([]),
+        "{report}"
+    );
+    for case in report["cases"].as_array().expect("cases") {
+        let pool = &case["pool"];
+        assert_eq!(pool["warm"], true, "{case}");
+        // Judged from the host side: the baseline's checks are there, and they held.
+        let checks = pool["checks"].as_array().expect("checks");
+        for effect in [
+            "contained",
+            "canary-unread",
+            "env-secret-hidden",
+            "no-survivor",
+        ] {
+            assert!(
+                checks
+                    .iter()
+                    .any(|c| c["effect"] == effect && c["verdict"] == "held"),
+                "{effect} not held: {case}"
+            );
+        }
+        assert!(
+            case["runtime"].is_null() && case["jail"].is_null(),
+            "{case}"
+        );
+    }
+    // No server of this run, and no run directory, is left.
+    let prefix = format!("warden-corpus-{pid}-");
+    let left: Vec<String> = std::fs::read_dir("/var/tmp")
+        .expect("/var/tmp")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(&prefix))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    let servers: Vec<String> = std::fs::read_dir("/proc")
+        .expect("/proc")
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(&prefix) && c.contains("serve"))
+        .collect();
+    assert!(servers.is_empty(), "{servers:?}");
+}
+
+/// A stand-in for `warden serve` that runs programs unconfined over the same HTTP API, and
+/// answers `"warm": false` for a program with a `# fake-cold` line: the pool pass must report the
+/// escape from the host side and fail the cold run.
+const FAKE_SERVE_WARDEN: &str = r##"#!/usr/bin/env python3
+import http.server, json, os, re, socketserver, subprocess, sys, tempfile
+args = sys.argv[1:]
+if "--help" in args:
+    print("Usage: warden run [OPTIONS] <PROGRAM>\n  --no-policy\n  --no-hooks\n  --json\n  --output-dir")
+    sys.exit(0)
+if args[:2] == ["rules", "explain"]:
+    print("SYN001   syntax-error       source   high deny")
+    print("IMP101   import-not-allowed imports  high deny")
+    sys.exit(0)
+
+def unconfined(source):
+    scratch = tempfile.mkdtemp()
+    done = subprocess.run([sys.executable, "-c", source], capture_output=True, text=True, cwd=scratch)
+    subprocess.run(["rm", "-rf", scratch])
+    return {"status": "ok" if done.returncode == 0 else "error", "exit_code": done.returncode,
+            "stdout": done.stdout, "stderr": done.stderr, "files": [],
+            "check": {"decision": "allow", "findings": []}}
+
+if args[:1] == ["run"]:
+    path = args[-1]
+    print(json.dumps(unconfined(open(path).read())))
+    sys.exit(0)
+if args[:1] == ["serve"]:
+    config = open(args[args.index("--config") + 1]).read()
+    socket_path = json.loads(re.search(r"^socket = (.*)$", config, re.M).group(1))
+    hits = {"n": 0}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def answer(self, status, body):
+            data = body.encode()
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            self.answer(200, 'warden_pool_ready{policy="corpus-pool"} 1\nwarden_pool_busy 0\n'
+                        'warden_pool_hits_total{policy="corpus-pool",kind="run"} %d\n' % hits["n"])
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+            record = unconfined(body["code"])
+            record["warm"] = "# fake-cold" not in body["code"]
+            hits["n"] += record["warm"]
+            self.answer(200, json.dumps(record))
+
+        def log_message(self, *_):
+            pass
+
+    server = socketserver.UnixStreamServer(socket_path, Handler)
+    print("warden: serving on unix:%s (a stand-in)" % socket_path, file=sys.stderr, flush=True)
+    server.serve_forever()
+sys.exit(2)
+"##;
+
+#[test]
+fn the_pool_pass_reports_escapes_and_fails_cold_runs() {
+    require_root!();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fake = write(dir.path(), "fake-warden", FAKE_SERVE_WARDEN);
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let header = |id: &str, effects: &str| {
+        format!(
+            "# warden-case: {id}\n# group: JAIL\n# technique: test-only\n# variant: plain\n\
+             # expect-static: deny\n# expect-rules: none\n# expect-jail: {effects}\n"
+        )
+    };
+    write(
+        dir.path(),
+        "corpus/jail_fake_pool_escape.py",
+        &format!(
+            "{}import os\nprint(open('/root/warden-canary').read())\n\
+             print(os.environ.get('WARDEN_CORPUS_SECRET'))\n\
+             open('/tmp/warden-escape-pool-test', 'w').write('x')\n",
+            header(
+                "jail-fake-pool-escape",
+                "canary-unread; no-path /tmp/warden-escape*"
+            )
+        ),
+    );
+    write(
+        dir.path(),
+        "corpus/jail_fake_pool_cold.py",
+        &format!(
+            "{}# fake-cold\nprint(1)\n",
+            header("jail-fake-pool-cold", "contained")
+        ),
+    );
+    let corpus = dir.path().join("corpus").display().to_string();
+    let output = corpus_run(&[
+        "--warden",
+        &fake.display().to_string(),
+        "--passes",
+        "pool",
+        &corpus,
+    ]);
+    let out = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    for evidence in [
+        "[pool] Escape: canary-unread: the secret of /root/warden-canary appeared in the program's stdout",
+        "[pool] Escape: env-secret-hidden: the secret in warden's environment appeared in the program's stdout",
+        "[pool] Escape: no-path /tmp/warden-escape*: appeared on the host: /tmp/warden-escape-pool-test (removed)",
+        "[pool] Cold: the program did not run in a pooled jail (\"warm\": false, status ok)",
+    ] {
+        assert!(out.contains(evidence), "missing {evidence:?} in:\n{out}");
+    }
+    assert!(!Path::new("/tmp/warden-escape-pool-test").exists());
+    assert!(
+        !out.contains("warden-canary-"),
+        "the secret must not be printed: {out}"
+    );
+    let line = |id: &str| {
+        out.lines()
+            .find(|l| l.contains(id))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert!(
+        line("jail-fake-pool-escape").contains("pool:ok/warm"),
+        "{out}"
+    );
+    assert!(
+        line("jail-fake-pool-cold").contains("pool:ok/cold"),
+        "{out}"
+    );
+}

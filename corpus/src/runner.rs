@@ -337,15 +337,20 @@ fn run_case(
             passes,
             &mut result,
         ),
-        Kind::Benign(spec) => benign(
-            case,
-            spec,
-            verdict.as_ref(),
-            fixtures,
-            warden,
-            passes,
-            &mut result,
-        ),
+        Kind::Benign(spec) => {
+            benign(
+                case,
+                spec,
+                verdict.as_ref(),
+                fixtures,
+                warden,
+                passes,
+                &mut result,
+            );
+            if let (Some(server), true, false) = (pool, spec.run, result.denied_statically) {
+                benign_pool(case, spec, server, &mut result);
+            }
+        }
         Kind::Harmless => harmless(case, fixtures, warden, passes, &mut result),
     }
     result.time_ms = started.elapsed().as_millis() as u64;
@@ -1020,7 +1025,57 @@ fn benign_run(
         }
     };
     let record = Record::parse(&finished.stdout);
-    match &record {
+    judge_benign(spec, pass, &finished, record.as_ref(), result);
+    let ran = record
+        .as_ref()
+        .is_some_and(|r| r.status != "denied" && r.status != "review_required");
+    let pass_result = PassResult::new(&finished, record.as_ref(), Vec::new());
+    store(result, run, pass_result.clone());
+    ran.then_some(pass_result)
+}
+
+/// A benign program through the pool pass (after the policy allowed it, when that pass ran): it
+/// must run warm, end ok and print its `expect-output`, as in the other passes.
+fn benign_pool(case: &Case, spec: &BenignSpec, server: &PoolServer, result: &mut CaseResult) {
+    let Ok(text) = std::fs::read_to_string(&case.file) else {
+        result
+            .notes
+            .push("not sent through the pool: the file is not UTF-8".to_owned());
+        return;
+    };
+    let done = server.run(Program::Run(&text), None);
+    result
+        .notes
+        .extend(done.notes.iter().map(|n| format!("pool: {n}")));
+    judge_benign(spec, "pool", &done.finished, done.record.as_ref(), result);
+    if done.warm != Some(true) {
+        result.mismatch(
+            MismatchKind::Cold,
+            "pool",
+            format!(
+                "the program did not run in a pooled jail (status {})",
+                done.record
+                    .as_ref()
+                    .map_or("(no record)", |r| r.status.as_str())
+            ),
+        );
+    }
+    let mut pass = PassResult::new(&done.finished, done.record.as_ref(), Vec::new());
+    pass.warm = done.warm;
+    result.pool = Some(pass);
+}
+
+/// Judges how a benign program's run ended (`pass` names the pass in mismatches): a record with
+/// status ok, exit code 0 and the expected output, else a regression (or, when the runtime layer
+/// stopped it, a false positive of that layer).
+fn judge_benign(
+    spec: &BenignSpec,
+    pass: &'static str,
+    finished: &super::exec::Finished,
+    record: Option<&Record>,
+    result: &mut CaseResult,
+) {
+    match record {
         None => result.mismatch(
             MismatchKind::Regression,
             pass,
@@ -1034,7 +1089,7 @@ fn benign_run(
             match r.stopped_by.as_ref().filter(|s| s.is_runtime()) {
                 Some(stopped) => result.mismatch(
                     MismatchKind::FalsePositive,
-                    "runtime",
+                    if pass == "pool" { "pool" } else { "runtime" },
                     format!(
                         "benign code was stopped by the runtime layer ({stopped}) in the {pass} \
                          pass; stderr: {}",
@@ -1074,12 +1129,6 @@ fn benign_run(
             }
         }
     }
-    let ran = record
-        .as_ref()
-        .is_some_and(|r| r.status != "denied" && r.status != "review_required");
-    let pass_result = PassResult::new(&finished, record.as_ref(), Vec::new());
-    store(result, run, pass_result.clone());
-    ran.then_some(pass_result)
 }
 
 fn harmless(
