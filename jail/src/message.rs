@@ -120,6 +120,8 @@ pub enum ToParent {
     StageFailed(StageError),
     /// The program ended with this raw wait status; everything else in the jail was killed.
     Exited { status: i32 },
+    /// A forked run's init has its own file systems (`template.rs`): its root can be read.
+    Mounted,
 }
 
 /// From warden to the jail's init.
@@ -134,12 +136,17 @@ pub enum ToChild {
 const MAX: usize = 1024;
 const TAG_FAILED: u8 = 2;
 const TAG_EXITED: u8 = 3;
+const TAG_MOUNTED: u8 = 4;
 const TAG_GO: u8 = 10;
 const TAG_FINISH: u8 = 11;
 
 /// Encodes a message into `buf`; returns its length.
 fn encode(msg: &ToParent, buf: &mut [u8; MAX]) -> usize {
     match msg {
+        ToParent::Mounted => {
+            buf[0] = TAG_MOUNTED;
+            1
+        }
         ToParent::Exited { status } => {
             buf[0] = TAG_EXITED;
             buf[1..5].copy_from_slice(&status.to_le_bytes());
@@ -163,6 +170,7 @@ fn encode(msg: &ToParent, buf: &mut [u8; MAX]) -> usize {
 
 fn decode(buf: &[u8]) -> Option<ToParent> {
     match *buf.first()? {
+        TAG_MOUNTED => Some(ToParent::Mounted),
         TAG_EXITED => Some(ToParent::Exited {
             status: i32::from_le_bytes(buf.get(1..5)?.try_into().ok()?),
         }),

@@ -508,6 +508,8 @@ impl Watch<'_> {
                 self.stage_error = Some(failed.into());
                 true
             }
+            // Read by the fork's setup (`template.rs`) before supervision starts.
+            Ok(Some(ToParent::Mounted)) => true,
             Ok(None) => {
                 self.control_open = false;
                 false

@@ -229,10 +229,36 @@ pub fn spawn(plan: &Plan, channel: &Path, sequence: u64) -> Result<Running, Jail
     };
     let init = pid_of(pidfd.as_fd())?;
     crate::trace("template: forked");
+    // Its own file systems first: the supervisor reads the work dir through its root.
+    wait_mounted(control.as_fd())?;
     let running = Running::adopted(init, pidfd, control, stdin, stdout, stderr, cgroup);
     message::send_to_child(running.control.as_fd(), ToChild::Go)
         .map_err(|errno| JailError::syscall("send", "go", errno))?;
     Ok(running)
+}
+
+/// Waits for the run's init to say it has its own file systems (or why it could not).
+fn wait_mounted(control: BorrowedFd<'_>) -> Result<(), JailError> {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    let mut fds = [PollFd::new(control, PollFlags::POLLIN)];
+    let timeout = PollTimeout::try_from(ANSWER_TIME).unwrap_or(PollTimeout::MAX);
+    match poll(&mut fds, timeout) {
+        Ok(0) => {
+            return Err(JailError::Config(
+                "the forked run's init did not set up in time".into(),
+            ))
+        }
+        Ok(_) => {}
+        Err(errno) => return Err(JailError::syscall("poll", "control socket", errno)),
+    }
+    match message::recv_from_child(control) {
+        Ok(Some(ToParent::Mounted)) => Ok(()),
+        Ok(Some(ToParent::StageFailed(failed))) => Err(failed.into()),
+        Ok(_) => Err(JailError::Config(
+            "the forked run's init ended while setting up".into(),
+        )),
+        Err(errno) => Err(JailError::syscall("recv", "control socket", errno)),
+    }
 }
 
 /// The pid (in our pid namespace) of the process `pidfd` refers to, from its fdinfo.
@@ -544,6 +570,9 @@ fn init_steps(
     for op in &ops {
         op.run().map_err(in_stage(Stage::Mounts))?;
     }
+    // warden reads the work dir through our root from now on: it must be ours already.
+    message::send_to_parent(control, &ToParent::Mounted)
+        .map_err(at(Stage::Init, "send", "mounted"))?;
     // 5. Our own streams no longer are the template's.
     let null = nix::fcntl::open(c"/dev/null", OFlag::O_RDWR, FileMode::empty())
         .map_err(at(Stage::Stdio, "open", "/dev/null"))?;
