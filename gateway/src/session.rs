@@ -253,6 +253,11 @@ impl Session {
         self.ended.as_ref()
     }
 
+    /// The jail's init (its pid on the host), while the jail runs.
+    pub fn jail_pid(&self) -> Option<u32> {
+        self.jail.as_ref().map(warden_jail::Session::init_pid)
+    }
+
     /// The host directory the work dir comes back to when the session ends.
     pub fn workdir(&self) -> &std::path::Path {
         &self.workdir.path

@@ -45,6 +45,7 @@ pub struct Session {
     supervisor: Option<JoinHandle<Result<Outcome, JailError>>>,
     ended: bool,
     started: Instant,
+    init: u32,
 }
 
 impl Session {
@@ -89,6 +90,7 @@ impl Session {
         manifest: Option<mirror::Manifest>,
         stage: Option<stage::Stage>,
     ) -> Result<Session, JailError> {
+        let init = running.init.as_raw() as u32;
         let commands = running
             .stdin
             .take()
@@ -123,12 +125,18 @@ impl Session {
             supervisor: Some(supervisor),
             ended: false,
             started: Instant::now(),
+            init,
         })
     }
 
     /// When the session started.
     pub fn started(&self) -> Instant {
         self.started
+    }
+
+    /// The jail's init, as a pid of warden's pid namespace.
+    pub fn init_pid(&self) -> u32 {
+        self.init
     }
 
     /// The command channel's descriptor (a template's: fork requests go through it natively).

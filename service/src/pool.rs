@@ -151,6 +151,8 @@ pub struct Warm {
     born: Instant,
     /// Proportional memory (PSS) of the worker and its jail when it became ready.
     pss: u64,
+    /// Forked from the policy's template.
+    forked: bool,
 }
 
 /// The parts of a claimed jail a session's actor takes over.
@@ -322,6 +324,10 @@ struct Stats {
     refill_failures: u64,
     /// Discarded without use (too old, or found dead).
     discarded: u64,
+    /// Jails forked from the policy's template (the others started their own interpreter).
+    forked: u64,
+    /// Templates started (a fresh one replaces one that forked its share or grew old).
+    templates: u64,
     last_error: Option<String>,
     retry_at: Option<Instant>,
 }
@@ -607,7 +613,17 @@ impl Pool {
                 s.hits_sessions
             );
         }
-        let counters: [Counter; 4] = [
+        let counters: [Counter; 6] = [
+            (
+                "warden_pool_forked_total",
+                "Jails forked from the policy's template (which imported the preload once).",
+                |s| s.forked,
+            ),
+            (
+                "warden_pool_templates_started_total",
+                "Templates started (a fresh process replaces one that forked its share or aged).",
+                |s| s.templates,
+            ),
             (
                 "warden_pool_misses_total",
                 "Requests that found no jail waiting (or did not fit one) and started cold.",
@@ -754,6 +770,7 @@ impl Pool {
             match result {
                 Ok(warm) => {
                     stats.refills += 1;
+                    stats.forked += u64::from(warm.forked);
                     stats.refill_seconds += started.elapsed().as_secs_f64();
                     stats.retry_at = None;
                     if late {
@@ -836,6 +853,9 @@ impl Pool {
         let bound = lifetime + self.config.template_max_age;
         match start_template(service, registered, bound).await {
             Ok(mut template) => {
+                if let Ok(mut state) = self.state.lock() {
+                    state.stats.entry(policy.to_owned()).or_default().templates += 1;
+                }
                 template.forks = 1;
                 let socket = template.socket.clone();
                 templates.insert(policy.to_owned(), TemplateSlot::Ready(template));
@@ -1032,14 +1052,15 @@ async fn start(
             return Err(err);
         }
     };
-    match serde_json::from_str::<worker::PoolAnswer>(&answer) {
+    let (forked, jail) = match serde_json::from_str::<worker::PoolAnswer>(&answer) {
         Ok(worker::PoolAnswer::Ready {
             preload_failed,
-            forked,
+            forked: was_forked,
             template_error,
+            jail_pid,
             ..
         }) => {
-            if let (false, Some(why)) = (forked, template_error.filter(|_| template_given)) {
+            if let (false, Some(why)) = (was_forked, template_error.filter(|_| template_given)) {
                 eprintln!("warden: a pooled jail was not forked from its template: {why}");
             }
             if !preload_failed.is_empty() {
@@ -1048,6 +1069,8 @@ async fn start(
                     preload_failed.join("; ")
                 );
             }
+            // A forked jail is the template's child, not the worker's: measured on its own.
+            (was_forked, jail_pid.filter(|_| was_forked))
         }
         Ok(worker::PoolAnswer::Failed { message }) => {
             let _ = child.kill().await;
@@ -1061,8 +1084,8 @@ async fn start(
             };
             anyhow::bail!("the pooled worker answered out of turn: {stderr}");
         }
-    }
-    let pss = child.id().map_or(0, tree_pss);
+    };
+    let pss = child.id().map_or(0, tree_pss) + jail.map_or(0, tree_pss);
     Ok(Warm {
         child,
         stdin,
@@ -1071,6 +1094,7 @@ async fn start(
         stderr,
         born: Instant::now(),
         pss,
+        forked,
     })
 }
 

@@ -64,6 +64,9 @@ pub enum PoolAnswer {
         /// Why the template was not used, when one was given.
         #[serde(default)]
         template_error: Option<String>,
+        /// The jail's init (host pid), for measuring its memory.
+        #[serde(default)]
+        jail_pid: Option<u32>,
     },
     /// The jail could not start.
     Failed { message: String },
@@ -109,6 +112,7 @@ pub fn serve_pooled(
             preload_failed: failed,
             forked: origin.is_ok(),
             template_error: origin.err(),
+            jail_pid: session.jail_pid(),
         },
     )?;
     let mut line = String::new();
