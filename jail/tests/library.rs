@@ -291,6 +291,62 @@ fn a_multithreaded_caller_is_refused() {
     helper.join().unwrap();
 }
 
+/// The run cgroups of this process (`run-<pid>-…`), in every hierarchy.
+fn own_run_cgroups() -> Vec<std::path::PathBuf> {
+    let prefix = format!("run-{}-", std::process::id());
+    let mut found = Vec::new();
+    let mut dirs = vec![(std::path::PathBuf::from("/sys/fs/cgroup"), 0)];
+    while let Some((dir, depth)) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                found.push(entry.path());
+            } else if depth < 4 {
+                dirs.push((entry.path(), depth + 1));
+            }
+        }
+    }
+    found
+}
+
+/// With `defer_teardown` (what `warden run` asks for), the outcome comes back complete — output,
+/// files copied back, the cgroup's counters — while the init may still be exiting and the run's
+/// cgroup still exists; `finish_teardown` then reaps the init and removes the cgroup: no process
+/// and no cgroup is left. Without a cgroup (no counters to read early) nothing is deferred.
+fn an_outcome_returned_before_the_init_exits_leaves_nothing_after_the_teardown() {
+    let plan = plan();
+    warden_jail::defer_teardown(true);
+    let dir = tempfile::tempdir().unwrap();
+    for workdir in [None, Some(dir.path())] {
+        let program = "import os\nif os.path.isdir('/work'):\n    open('/work/out.txt', 'w').write('x')\nprint('hi')\n";
+        let outcome = warden_jail::run(&plan, program, workdir).unwrap();
+        assert_eq!(outcome.status, Status::Ok, "{}", outcome.stderr_text());
+        assert_eq!(outcome.stdout_text(), "hi\n");
+        assert!(outcome.usage.memory_peak_bytes > 0);
+        let left = own_run_cgroups();
+        if plan.cgroup.is_some() {
+            assert!(!left.is_empty(), "the teardown was not deferred");
+        } else {
+            assert!(left.is_empty(), "{left:?}");
+        }
+        warden_jail::finish_teardown().unwrap();
+        assert_eq!(own_run_cgroups(), Vec::<std::path::PathBuf>::new());
+        // No child of ours is left, not even a zombie.
+        let status = nix::sys::wait::waitpid(None, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
+        assert_eq!(status, Err(nix::errno::Errno::ECHILD));
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.txt")).unwrap(),
+        "x"
+    );
+    warden_jail::defer_teardown(false);
+}
+
 fn main() {
     let uid = std::fs::read_to_string("/proc/self/status")
         .unwrap_or_default()
@@ -302,7 +358,11 @@ fn main() {
         eprintln!("skipped: no /usr/bin/python3");
         return;
     }
-    let tests: [(&str, fn()); 10] = [
+    let tests: [(&str, fn()); 11] = [
+        (
+            "an_outcome_returned_before_the_init_exits_leaves_nothing_after_the_teardown",
+            an_outcome_returned_before_the_init_exits_leaves_nothing_after_the_teardown,
+        ),
         (
             "a_coding_declaration_cannot_change_what_runs",
             a_coding_declaration_cannot_change_what_runs,

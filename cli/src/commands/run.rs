@@ -69,8 +69,23 @@ pub struct RunArgs {
     pub program: PathBuf,
 }
 
+/// Finishes what [`warden_jail::defer_teardown`] left (the inits, the cgroups) when dropped.
+struct Teardown;
+
+impl Drop for Teardown {
+    fn drop(&mut self) {
+        if let Err(err) = warden_jail::finish_teardown() {
+            eprintln!("warden: after the run: {err}");
+        }
+    }
+}
+
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     warden_jail::trace("cli parsed");
+    // The record is printed as soon as it is complete; the jail's init finishes exiting and its
+    // cgroup is removed meanwhile, and waited for before warden exits (also on an error path).
+    warden_jail::defer_teardown(true);
+    let _teardown = Teardown;
     let policy = args.rules.load()?;
     warden_jail::trace("rules loaded");
     let source = read_program(&args.program, policy.source.max_bytes)?;
