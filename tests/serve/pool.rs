@@ -1358,6 +1358,7 @@ fn nothing_a_pooled_run_leaves_reaches_the_next_one() {
 /// after the marker and sleeps, for the host to look at it.
 const CONFINED: &str = r#"status, cgroup = open('/proc/self/status').read(), open('/proc/self/cgroup').read()
 import os, json, time, ctypes
+fds = sorted(int(fd) for fd in os.listdir('/proc/self/fd'))
 def attempt(f):
     try:
         f()
@@ -1377,6 +1378,9 @@ out = {
     'status': {k: v.strip() for k, v in (l.split(':', 1) for l in status.splitlines()) if k in FIELDS},
     'ids': [os.getuid(), os.geteuid(), os.getgid(), os.getegid()],
     'pid': os.getpid(),
+    'fds': fds,
+    'stdin': os.readlink('/proc/self/fd/0'),
+    'processes': sorted(int(p) for p in os.listdir('/proc') if p.isdigit()),
     'ns': {n: os.readlink('/proc/self/ns/' + n) for n in ('mnt', 'pid', 'ipc', 'uts', 'net', 'cgroup', 'user')},
     'cgroup': cgroup,
     'tmp': preload_aside('/tmp'),
@@ -1477,6 +1481,11 @@ fn every_pooled_run_has_its_own_namespaces_cgroup_and_confinement() {
         }
         assert_eq!(status["NoNewPrivs"], "1", "run {i}: {out}");
         assert_eq!(status["Seccomp"], "2", "run {i}: {out}");
+        // No descriptor but its standard streams (3: the listing's own), stdin `/dev/null`, and
+        // no other process in sight (not the template's, not an earlier run's).
+        assert_eq!(out["fds"], json!([0, 1, 2, 3]), "run {i}: {out}");
+        assert_eq!(out["stdin"], "/dev/null", "run {i}: {out}");
+        assert_eq!(out["processes"], json!([out["pid"]]), "run {i}: {out}");
         // A fresh /tmp and work dir (the preload's matplotlib cache aside: docs/pool.md).
         assert_eq!(out["tmp"], json!([]), "run {i}: {out}");
         assert_eq!(out["work"], json!([]), "run {i}: {out}");
