@@ -650,11 +650,12 @@ fn pooled_server_with(
     (server, dir)
 }
 
-/// Waits until a jail of `policy` is waiting, then briefly for `want` of them; returns how many
-/// of the next requests can go warm at once (at most `want`).
+/// Waits until a jail of `policy` is waiting, then a while for `want` of them (refilling takes
+/// seconds where each jail imports the preload itself); returns how many of the next requests
+/// can go warm at once (at most `want`).
 fn await_ready_for(server: &Server, policy: &str, want: usize) -> usize {
     await_ready(server, policy);
-    wait_until(Duration::from_secs(3), || {
+    wait_until(Duration::from_secs(30), || {
         ready(server, policy) >= want as f64
     });
     (ready(server, policy) as usize).clamp(1, want)
