@@ -900,12 +900,20 @@ fn every_draw_differs_across_a_thousand_pooled_runs() {
         Err(_) => 1000,
     };
     assert!(runs >= 2, "WARDEN_POOL_UNIQUENESS_RUNS must be at least 2");
+    draws_differ("depth = 4\nmemory_mib = 4096\n", runs);
+}
+
+/// The same with jails that each imported the preload themselves (`pool.template = false`: about
+/// a second of CPU per jail, so fewer runs).
+#[test]
+fn every_draw_differs_across_pooled_runs_without_a_template() {
+    warden_test_support::require_root!();
+    draws_differ("depth = 4\nmemory_mib = 4096\ntemplate = false\n", 24);
+}
+
+fn draws_differ(pool: &str, runs: usize) {
     const CLIENTS: usize = 4;
-    let (server, _rules) = pooled_server_with(
-        "depth = 4\nmemory_mib = 4096\n",
-        CLIENTS,
-        &[("unique", uniqueness_policy())],
-    );
+    let (server, _rules) = pooled_server_with(pool, CLIENTS, &[("unique", uniqueness_policy())]);
     let started = Instant::now();
     let mut records: Vec<Value> = Vec::with_capacity(runs);
     // Bursts of concurrent clients, never more than jails are waiting, so each run can go warm.
@@ -1239,8 +1247,18 @@ fn ipc_key(mark: &str) -> u32 {
 #[test]
 fn nothing_a_pooled_run_leaves_reaches_the_next_one() {
     warden_test_support::require_root!();
-    let (server, _rules) =
-        pooled_server_with("depth = 2\n", 2, &[("permissive", permissive_policy())]);
+    nothing_left_reaches_the_next_run("depth = 2\n");
+}
+
+/// The same with jails that each imported the preload themselves (`pool.template = false`).
+#[test]
+fn nothing_a_pooled_run_leaves_reaches_the_next_one_without_a_template() {
+    warden_test_support::require_root!();
+    nothing_left_reaches_the_next_run("depth = 2\ntemplate = false\n");
+}
+
+fn nothing_left_reaches_the_next_run(pool: &str) {
+    let (server, _rules) = pooled_server_with(pool, 2, &[("permissive", permissive_policy())]);
     let server_cgroup =
         std::fs::read_to_string(format!("/proc/{}/cgroup", server.pid())).expect("cgroup");
     let marks: Vec<String> = (0..3).map(|_| process_marker()).collect();
@@ -1413,13 +1431,21 @@ print(json.dumps(out))
 #[test]
 fn every_pooled_run_has_its_own_namespaces_cgroup_and_confinement() {
     warden_test_support::require_root!();
+    own_namespaces_cgroup_and_confinement("depth = 4\nmemory_mib = 4096\n");
+}
+
+/// The same with jails that each imported the preload themselves (`pool.template = false`).
+#[test]
+fn every_pooled_run_has_its_own_namespaces_cgroup_and_confinement_without_a_template() {
+    warden_test_support::require_root!();
+    own_namespaces_cgroup_and_confinement("depth = 4\nmemory_mib = 4096\ntemplate = false\n");
+}
+
+fn own_namespaces_cgroup_and_confinement(pool: &str) {
     const RUNS: usize = 20;
     const CLIENTS: usize = 4;
-    let (server, _rules) = pooled_server_with(
-        "depth = 4\nmemory_mib = 4096\n",
-        CLIENTS,
-        &[("permissive", permissive_policy())],
-    );
+    let (server, _rules) =
+        pooled_server_with(pool, CLIENTS, &[("permissive", permissive_policy())]);
     let server_pid = server.pid();
     let server_cgroup =
         std::fs::read_to_string(format!("/proc/{server_pid}/cgroup")).expect("cgroup");
