@@ -365,6 +365,10 @@ pub struct Summary {
     pub attacks_warm_in_pool: usize,
     /// Of those, run cold without the record saying why (each fails its case).
     pub attacks_cold_in_pool: usize,
+    /// Benign programs sent through the pool pass.
+    pub benign_through_pool: usize,
+    /// Of those, a pooled jail ran the program.
+    pub benign_warm_in_pool: usize,
     /// What the pool pass's server left behind after it stopped (processes, its directory): any
     /// fails the run.
     pub pool_left_behind: Vec<String>,
@@ -480,6 +484,9 @@ impl Report {
                     row.regressions += usize::from(c.has(MismatchKind::Regression));
                     s.benign += 1;
                     s.benign_passed += usize::from(c.outcome == CaseStatus::Pass);
+                    s.benign_through_pool += usize::from(c.pool.is_some());
+                    s.benign_warm_in_pool +=
+                        usize::from(c.pool.as_ref().is_some_and(|p| p.warm == Some(true)));
                     s.false_positives += usize::from(c.has(MismatchKind::FalsePositive));
                     s.runtime_false_positives += usize::from(runtime_fp);
                     s.regressions += usize::from(c.has(MismatchKind::Regression));
@@ -1219,6 +1226,12 @@ pub fn headline(report: &Report) -> String {
         if to_run > 0 {
             figures.push(format!("ran ok {ran}/{to_run} ({})", pct(ran, to_run)));
         }
+        if s.benign_through_pool > 0 {
+            figures.push(format!(
+                "through the warm pool {} ({} warm)",
+                s.benign_through_pool, s.benign_warm_in_pool
+            ));
+        }
         if s.skipped > 0 {
             figures.push(format!("skipped {}", s.skipped));
         }
@@ -1637,10 +1650,16 @@ mod tests {
         cold.mismatch(MismatchKind::Cold, "pool", "ran cold".to_owned());
         let mut not_sent = result("l-latin1", "attack", "L");
         not_sent.notes.push("not sent through the pool".to_owned());
-        for c in [&mut warm, &mut cold, &mut not_sent] {
+        let mut benign = result("pandas-groupby", "benign", "BENIGN");
+        benign.denied_statically = false;
+        benign.pool = Some(PassResult {
+            warm: Some(true),
+            ..runtime_run("ok", None)
+        });
+        for c in [&mut warm, &mut cold, &mut not_sent, &mut benign] {
             c.finish();
         }
-        let mut report = report(vec![warm, cold, not_sent]);
+        let mut report = report(vec![warm, cold, not_sent, benign]);
         report.passes = vec![Pass::Pool];
         let s = &report.summary;
         assert_eq!(
@@ -1666,6 +1685,11 @@ mod tests {
         assert!(
             headline(&report)
                 .contains("through the warm pool 2 contained of 2 (1 warm, 1 cold), escapes 0"),
+            "{}",
+            headline(&report)
+        );
+        assert!(
+            headline(&report).contains("through the warm pool 1 (1 warm)"),
             "{}",
             headline(&report)
         );
