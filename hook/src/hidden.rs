@@ -100,13 +100,23 @@ pub unsafe fn grant(args: *mut ffi::PyObject) {
     });
 }
 
+/// Whether `object` is a module (or a module subclass's instance).
+fn is_module(object: &Bound<'_, PyAny>) -> bool {
+    // SAFETY: GIL held (we hold a bound reference); a type check on a valid object.
+    unsafe { ffi::PyModule_Check(object.as_ptr()) != 0 }
+}
+
 /// The `__dict__` of `object` when it is a module (read without running its `__getattr__`).
 fn namespace<'py>(object: &Bound<'py, PyAny>) -> Option<Bound<'py, PyDict>> {
-    // SAFETY: GIL held (we hold a bound reference); a type check on a valid object.
-    if unsafe { ffi::PyModule_Check(object.as_ptr()) } == 0 {
+    if !is_module(object) {
         return None;
     }
-    object.getattr("__dict__").ok()?.downcast_into::<PyDict>().ok()
+    // SAFETY: GIL held; `object` is a module, whose dict is returned borrowed (never null for a
+    // module), and `from_borrowed_ptr_or_opt` takes a new reference.
+    let own = unsafe {
+        Bound::from_borrowed_ptr_or_opt(object.py(), ffi::PyModule_GetDict(object.as_ptr()))
+    }?;
+    own.downcast_into::<PyDict>().ok()
 }
 
 /// The finder and loader of the hidden modules: first on `sys.meta_path`. It holds nothing; the
@@ -185,9 +195,7 @@ impl HiddenModules {
             let entry = store.modules.remove(&name)?;
             store.names.remove(&(entry.module.as_ptr() as usize));
             let module = entry.module.clone_ref(py);
-            store
-                .pending
-                .push((name.clone(), entry.module, entry.spec));
+            store.pending.push((name.clone(), entry.module, entry.spec));
             Some(module)
         })?;
         entry.ok_or_else(|| PyImportError::new_err(format!("{name:?} was imported meanwhile")))
@@ -246,11 +254,11 @@ impl HiddenModules {
             let own = namespace(module);
             let spec = own
                 .as_ref()
-                .and_then(|d| d.get_item("__spec__").ok().flatten())
+                .and_then(|d| d.get_item(pyo3::intern!(py, "__spec__")).ok().flatten())
                 .map_or_else(|| py.None(), Bound::unbind);
             let package = own
                 .as_ref()
-                .is_some_and(|d| d.contains("__path__").unwrap_or(false));
+                .is_some_and(|d| d.contains(pyo3::intern!(py, "__path__")).unwrap_or(false));
             modules.del_item(name)?;
             store.names.insert(module.as_ptr() as usize, text.clone());
             store.modules.insert(
@@ -267,13 +275,19 @@ impl HiddenModules {
             let Some(own) = namespace(&module) else {
                 continue;
             };
-            for (key, value) in own.items().extract::<Vec<(PyObject, PyObject)>>()? {
-                let Some(hidden) = store.names.get(&(value.as_ptr() as usize)).cloned() else {
+            let mut found = Vec::new();
+            for (key, value) in own.iter() {
+                if !is_module(&value) {
+                    continue;
+                }
+                let Some(hidden) = store.names.get(&(value.as_ptr() as usize)) else {
                     continue;
                 };
-                let Ok(key) = key.bind(py).downcast::<PyString>().cloned() else {
-                    continue;
-                };
+                if let Ok(key) = key.downcast_into::<PyString>() {
+                    found.push((key, hidden.clone()));
+                }
+            }
+            for (key, hidden) in found {
                 own.del_item(&key)?;
                 store
                     .bindings
@@ -287,7 +301,10 @@ impl HiddenModules {
                     .push(hidden);
             }
         }
-        let previous = STORE.get(py).try_borrow_mut().map(|mut cell| cell.replace(store));
+        let previous = STORE
+            .get(py)
+            .try_borrow_mut()
+            .map(|mut cell| cell.replace(store));
         match previous {
             Ok(previous) => drop(previous),
             Err(_) => return Err(PyRuntimeError::new_err("warden's hidden modules are busy")),
@@ -338,6 +355,9 @@ fn reveal(py: Python<'_>, name: &str, module: &Bound<'_, PyAny>) -> PyResult<()>
             let found = with_store(py, |store| {
                 let mut found = Vec::new();
                 for value in values.iter() {
+                    if !is_module(&value) {
+                        continue;
+                    }
                     let address = value.as_ptr() as usize;
                     if let Some(hidden) = store.names.get(&address) {
                         found.push(hidden.clone());
