@@ -246,12 +246,18 @@ print(sorted(n for n in os.listdir('/tmp') if not n.startswith('matplotlib')), s
         let record = warm(&server, "nostatic", dirty);
         assert_eq!(record["status"], "ok", "{record}");
         assert!(record["stdout"].as_str().unwrap_or("").contains("patched"));
-        // Host side: the worker that ran it is gone, with every process and cgroup of its jail.
-        let used: Vec<u32> = before
-            .iter()
-            .copied()
-            .filter(|pid| !session_workers(&server.state_dir).contains(pid))
-            .collect();
+        // Host side: the worker that ran it is gone, with every process and cgroup of its jail
+        // (the record goes out before the worker has ended its jail: it goes soon after).
+        let gone = || -> Vec<u32> {
+            let now = session_workers(&server.state_dir);
+            before
+                .iter()
+                .copied()
+                .filter(|pid| !now.contains(pid))
+                .collect()
+        };
+        wait_until(Duration::from_secs(10), || !gone().is_empty());
+        let used = gone();
         assert_eq!(used.len(), 1, "one pooled worker was used: {before:?}");
         let pid = used[0];
         assert!(
