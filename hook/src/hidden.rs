@@ -231,6 +231,16 @@ impl HiddenModules {
         groups: Vec<(String, Vec<String>)>,
     ) -> PyResult<()> {
         let py = slf.py();
+        // Only warden's bootstrap hides (a program could only hide more, but has no reason to).
+        if let Some(settings) = crate::audit::SETTINGS.get() {
+            // SAFETY: GIL held (we hold `py`); the frame walk reads the running frames only.
+            let caller = unsafe { crate::python::asker(settings, &[]) };
+            if caller.is_none_or(|who| *who.filename != *settings.interpreter.bootstrap) {
+                return Err(PyRuntimeError::new_err(
+                    "only warden's bootstrap hides the preloaded modules",
+                ));
+            }
+        }
         if FILLED.swap(true, Ordering::AcqRel) {
             return Err(PyRuntimeError::new_err(
                 "the preloaded modules are hidden already",

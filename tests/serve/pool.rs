@@ -1108,6 +1108,22 @@ print('GOT', sorted(m for m in TARGETS - {'_posixsubprocess'} if m in sys.module
     assert_eq!(pooled["status"], "ok", "{pooled}");
     assert_eq!(pooled["stdout"], "refused\nGOT []\n", "{pooled}");
     assert_eq!(pooled["stopped_by"], Value::Null, "{pooled}");
+    // Only warden's bootstrap can hide modules (the finder is on sys.meta_path in a cold run too).
+    let hide = r#"import sys
+for finder in list(sys.meta_path):
+    hide = getattr(finder, 'hide', None)
+    if hide is not None:
+        try:
+            hide(set(), [])
+            print('hidden')
+        except RuntimeError:
+            print('refused')
+print('sys' in sys.modules)
+"#;
+    let pooled = warm(&server, "nostatic", hide);
+    assert_eq!(pooled["stdout"], "refused\nTrue\n", "{pooled}");
+    let started = cold(&server, "nostatic", hide);
+    assert_same(&pooled, &started, "hiding");
     // The event raised by the program itself is judged as on a cold run.
     let forged_event =
         "import sys\nsys.audit('import', 'subprocess')\nprint(sys.modules.get('subprocess'))\n";
