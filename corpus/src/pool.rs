@@ -196,6 +196,10 @@ impl PoolServer {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
+        if warden.run_as.is_some() && std::env::var_os("WARDEN_DATA_DIR").is_none() {
+            // The runtimes root installed, not the user's own (HOME is in the run directory).
+            command.env("WARDEN_DATA_DIR", "/var/lib/warden");
+        }
         let mut child = command
             .spawn()
             .map_err(|err| format!("cannot start warden serve: {err}"))?;
