@@ -2,15 +2,16 @@
 //! server's HTTP API on a Unix socket, judged from the host side as the jail pass judges
 //! `warden run`.
 //!
-//! The runner starts one server for the whole run (in the run directory: its configuration, its
-//! socket, its state directory) with one registered policy, `corpus-pool`: the policy under test
+//! The runner starts a server per parallel job, at most [`MAX_SERVERS`], for the whole run (in the
+//! run directory: its configuration, its socket, its state directory), each with one registered
+//! policy, `corpus-pool`: the policy under test
 //! with every rule of the static layer turned off (`[actions] RULE = "off"` for each rule
 //! `warden rules explain` lists outside the source rules, which cannot be turned off; the source
 //! limits and the target Python raised so that the checker refuses as little as it can), so that
 //! what a program meets is the runtime layer and the jail — the layers a pooled jail holds — as
 //! with `warden run --no-policy` in the runtime pass. `[pool] depth` is [`DEPTH`].
 //!
-//! One pooled request runs at a time: before it, the runner waits until a jail of the policy is
+//! A server takes one pooled request at a time: before it, the runner waits until a jail of the policy is
 //! waiting (`warden_pool_ready` in `/metrics`); it then posts the program (`POST /v1/run`, or a
 //! session's cells to `POST /v1/sessions` and `…/execute`), reads the record, and waits until the
 //! server has reaped the claimed worker (`warden_pool_busy` back to 0). Meanwhile a watcher
@@ -143,14 +144,14 @@ fn rules_to_turn_off(listing: &str) -> Vec<String> {
 }
 
 impl PoolServer {
-    /// Starts the server in `run_dir/pool` (owned by `owner` when warden runs as another user)
-    /// and waits until it listens.
-    pub fn start(
+    /// Starts the server in `dir` (owned by `owner` when warden runs as another user), with
+    /// `env_secret` in its environment, and waits until it listens.
+    fn start(
         warden: &Warden,
-        run_dir: &Path,
+        dir: PathBuf,
         owner: Option<Owner>,
+        env_secret: &str,
     ) -> Result<PoolServer, String> {
-        let dir = run_dir.join("pool");
         std::fs::create_dir(&dir).map_err(|err| format!("{}: {err}", dir.display()))?;
         let socket = dir.join("warden.sock");
         let state = dir.join("state");
@@ -176,7 +177,6 @@ impl PoolServer {
                     .map_err(|err| format!("cannot hand {} over: {err}", path.display()))?;
             }
         }
-        let env_secret = format!("warden-env-secret-{}", fixtures::random_hex(16));
         // The server dies with the runner (`setpriv --pdeathsig`, where there is one): a killed
         // run must not leave a pool of jails behind.
         let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
@@ -191,8 +191,8 @@ impl PoolServer {
         command
             .args(["serve", "--config"])
             .arg(&config)
-            .env("WARDEN_CORPUS_SECRET", &env_secret)
-            .env("AWS_SECRET_ACCESS_KEY", &env_secret)
+            .env("WARDEN_CORPUS_SECRET", env_secret)
+            .env("AWS_SECRET_ACCESS_KEY", env_secret)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
@@ -231,7 +231,7 @@ impl PoolServer {
             pid,
             dir,
             socket,
-            env_secret,
+            env_secret: env_secret.to_owned(),
             log,
             turn: Mutex::new(()),
             guard: warden.guard,
@@ -293,9 +293,8 @@ impl PoolServer {
     }
 
     /// Runs `code` (one program, or a session's cells) through a pooled jail, watched, and writes
-    /// the files the record returns into `output_dir`.
-    pub fn run(&self, program: Program<'_>, output_dir: Option<&Path>) -> PoolRun {
-        let _turn = self.turn.lock().unwrap_or_else(|p| p.into_inner());
+    /// the files the record returns into `output_dir`. The caller holds the server's turn.
+    fn run(&self, program: Program<'_>, output_dir: Option<&Path>) -> PoolRun {
         let mut notes = Vec::new();
         let ready_key = format!("warden_pool_ready{{policy=\"{POLICY}\"}}");
         if !self.wait_metrics(READY_PATIENCE, |m| {
@@ -490,6 +489,75 @@ impl PoolServer {
             }
         }
         left
+    }
+}
+
+/// The pool pass's servers: one per parallel job, at most [`MAX_SERVERS`], each taking one pooled
+/// request at a time (so that a slow case — a timeout, a copy-back flood — does not hold up every
+/// other). They share one environment secret.
+#[derive(Debug)]
+pub struct Pool {
+    servers: Vec<PoolServer>,
+    /// The secret in every server's environment (`env-secret-hidden`): every pooled run's.
+    pub env_secret: String,
+}
+
+/// The most servers a run starts.
+pub const MAX_SERVERS: usize = 2;
+
+impl Pool {
+    /// Starts `count` servers (1 to [`MAX_SERVERS`]) in `run_dir/pool-N`.
+    pub fn start(
+        warden: &Warden,
+        run_dir: &Path,
+        owner: Option<Owner>,
+        count: usize,
+    ) -> Result<Pool, String> {
+        let env_secret = format!("warden-env-secret-{}", fixtures::random_hex(16));
+        let mut servers = Vec::new();
+        for n in 0..count.clamp(1, MAX_SERVERS) {
+            let dir = run_dir.join(format!("pool-{n}"));
+            servers.push(PoolServer::start(warden, dir, owner, &env_secret)?);
+        }
+        Ok(Pool {
+            servers,
+            env_secret,
+        })
+    }
+
+    /// How many servers run.
+    pub fn len(&self) -> usize {
+        self.servers.len()
+    }
+
+    /// Whether there is no server (never, once started).
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+
+    /// Runs `program` on the first server free to take it (waiting for one).
+    pub fn run(&self, program: Program<'_>, output_dir: Option<&Path>) -> PoolRun {
+        loop {
+            for server in &self.servers {
+                if let Ok(_turn) = server.turn.try_lock() {
+                    return server.run(program, output_dir);
+                }
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Requests sent, and those that ran warm, over every server.
+    pub fn counts(&self) -> (usize, usize) {
+        self.servers.iter().fold((0, 0), |(sent, warm), server| {
+            let (s, w) = server.counts();
+            (sent + s, warm + w)
+        })
+    }
+
+    /// Stops every server; what they left behind.
+    pub fn stop(&mut self) -> Vec<String> {
+        self.servers.iter_mut().flat_map(PoolServer::stop).collect()
     }
 }
 

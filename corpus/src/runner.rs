@@ -22,7 +22,7 @@ use super::exec::{Record, StaticVerdict, Warden};
 use super::fixtures::{Fixtures, Needs, Owner, PROBE_OUTPUT};
 use super::header::ExpectStatic;
 use super::pass::{Pass, Passes, RunFlags};
-use super::pool::{PoolServer, Program};
+use super::pool::{Pool, Program};
 use super::report::{CaseResult, CaseStatus, MismatchKind, PassResult};
 use super::verify::{self, CaseEnv, Observation, Verdict};
 
@@ -80,7 +80,12 @@ pub fn run(cases: &[Case], settings: &Settings) -> Result<Outcome, String> {
     };
     // The pool pass's server, started once its policy's jails can be made (after the probe).
     let mut server = if passes.contains(Pass::Pool) {
-        Some(PoolServer::start(warden, &fixtures.run_dir, owner)?)
+        Some(Pool::start(
+            warden,
+            &fixtures.run_dir,
+            owner,
+            settings.jobs,
+        )?)
     } else {
         None
     };
@@ -163,8 +168,9 @@ pub fn run(cases: &[Case], settings: &Settings) -> Result<Outcome, String> {
     if let Some(server) = server.as_mut() {
         let (sent, warm) = server.counts();
         notes.push(format!(
-            "the pool pass sent {sent} request(s) through warden serve's warm pool \
-             (depth {}); {warm} ran in a pooled jail",
+            "the pool pass sent {sent} request(s) through the warm pool of {} warden serve \
+             process(es) (depth {}); {warm} ran in a pooled jail",
+            server.len(),
             super::pool::DEPTH
         ));
         left = server.stop();
@@ -319,7 +325,7 @@ fn run_case(
     fixtures: &Fixtures,
     warden: &Warden,
     passes: &Passes,
-    pool: Option<&PoolServer>,
+    pool: Option<&Pool>,
 ) -> CaseResult {
     let started = Instant::now();
     let mut result = CaseResult::new(case);
@@ -490,7 +496,7 @@ fn attack(
     case: &Case,
     spec: &AttackSpec,
     verdict: Option<&StaticVerdict>,
-    (fixtures, warden, pool): (&Fixtures, &Warden, Option<&PoolServer>),
+    (fixtures, warden, pool): (&Fixtures, &Warden, Option<&Pool>),
     passes: &Passes,
     result: &mut CaseResult,
 ) {
@@ -547,7 +553,7 @@ fn pool_pass(
     case: &Case,
     spec: &AttackSpec,
     run: &Run<'_>,
-    server: &PoolServer,
+    server: &Pool,
     env: &mut CaseEnv,
     result: &mut CaseResult,
 ) {
@@ -1036,7 +1042,7 @@ fn benign_run(
 
 /// A benign program through the pool pass (after the policy allowed it, when that pass ran): it
 /// must run warm, end ok and print its `expect-output`, as in the other passes.
-fn benign_pool(case: &Case, spec: &BenignSpec, server: &PoolServer, result: &mut CaseResult) {
+fn benign_pool(case: &Case, spec: &BenignSpec, server: &Pool, result: &mut CaseResult) {
     let Ok(text) = std::fs::read_to_string(&case.file) else {
         result
             .notes
