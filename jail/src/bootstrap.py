@@ -8,9 +8,7 @@ program's code, from a read-only file the runtime layer counts as library code. 
   2. with --hook, loads warden's native module and installs its audit hook with the policy's settings
      (/run/warden/hook.json) and the interpreter's own import path (library code);
   3. with --ban-exec, has the kernel refuse execve and process creation from now on;
-  4. runs the program as a fresh `__main__` module, and ends as the interpreter's shutdown would
-     (threads joined, atexit callbacks, `__main__` released, streams flushed) without its
-     module-by-module teardown (`_exit_fast`).
+  4. runs the program as a fresh `__main__` module.
 If 2 or 3 fail, nothing of the program has run: it prints one `warden-bootstrap:` line and exits 125,
 which warden reports as `setup_failed`. Everything happens inside one function, so the module's
 globals hold nothing.
@@ -133,19 +131,8 @@ def _run():
             status = _exit_status(stop)
         _exit_fast(status, main, exits)
     _show_saves_figures()
-    import atexit
-    import gc
-
     # Compiled under a name no file has, its lines are in linecache only, as a pooled run's are.
-    try:
-        _execute(code, main, pooled=name != program)
-        status = 0
-    except SystemExit as stop:
-        status = _exit_status(stop)
-    # Ended as a pooled run is: what the interpreter's shutdown does that a program can see, without
-    # the module-by-module teardown (~1.3 ms of a bare start). The threads to wait for are those of
-    # the `threading` the program imported, which is where the interpreter itself looks for them.
-    _exit_fast(status, main, (sys.modules.get("threading"), atexit, gc))
+    _execute(code, main, pooled=name != program)
 
 
 def _lines_for_linecache(name, source):

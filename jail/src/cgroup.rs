@@ -602,13 +602,26 @@ impl CgroupPlan {
 
     /// Removes run cgroups whose warden is gone (killing what is left in them first).
     pub fn reap_stale(&self) {
+        // One look at each owner, whatever the number of its runs and hierarchies: on a busy
+        // server there are hundreds of live run directories.
+        let mut owners: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
         for hierarchy in &self.hierarchies {
             let Ok(entries) = fs::read_dir(&hierarchy.parent) else {
                 continue;
             };
             for entry in entries.flatten() {
                 let name = entry.file_name().to_string_lossy().into_owned();
-                if name.starts_with("run-") && is_stale(&name) {
+                let Some(owner) = name.strip_prefix("run-").and_then(|rest| {
+                    let mut parts = rest.splitn(3, '-');
+                    Some((parts.next()?, parts.next()?))
+                }) else {
+                    continue;
+                };
+                let owner = format!("run-{}-{}", owner.0, owner.1);
+                let stale = *owners
+                    .entry(owner)
+                    .or_insert_with_key(|owner| is_stale(owner));
+                if stale {
                     let stale = Cgroup {
                         version: self.version,
                         dirs: vec![(hierarchy.controllers.clone(), entry.path())],

@@ -212,7 +212,7 @@ pub fn spawn(
     let netns = netns::start(plan.mode);
     let cgroup = match &plan.cgroup {
         Some(cgroup_plan) => {
-            cgroup_plan.reap_stale();
+            crate::supervise::reap_stale(cgroup_plan);
             Some(cgroup_plan.create(&cgroup::run_name(sequence))?)
         }
         None => None,

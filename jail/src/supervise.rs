@@ -24,7 +24,7 @@ use nix::sys::signalfd::SignalFd;
 use nix::sys::wait::WaitStatus;
 use nix::unistd::Pid;
 
-use crate::cgroup::{Cgroup, Stats};
+use crate::cgroup::{Cgroup, CgroupPlan, Stats};
 use crate::error::JailError;
 use crate::message::{self, ToChild, ToParent};
 use crate::mirror::{self, CopyBack, CopyCaps, Manifest};
@@ -127,6 +127,21 @@ static DEFER: AtomicBool = AtomicBool::new(false);
 /// The jails whose outcome was returned while their init was still exiting.
 static PENDING: Mutex<Vec<Left>> = Mutex::new(Vec::new());
 
+/// The run cgroups of wardens that are gone, to look for after the run ([`reap_stale`]).
+static REAP: Mutex<Option<CgroupPlan>> = Mutex::new(None);
+
+/// Removes the run cgroups of wardens that are gone before a run starts — or, when the caller
+/// defers the teardown ([`defer_teardown`]), in [`finish_teardown`]: the new run's cgroup has a
+/// name of its own either way, and the scan reads `/proc` once per owner of a run directory, which
+/// a busy server has hundreds of.
+pub(crate) fn reap_stale(plan: &CgroupPlan) {
+    if DEFER.load(Ordering::Relaxed) {
+        *REAP.lock().unwrap_or_else(|p| p.into_inner()) = Some(plan.clone());
+    } else {
+        plan.reap_stale();
+    }
+}
+
 /// A jail left to finish: its init (killed and reaped when `run` is dropped) and its cgroup.
 struct Left {
     run: Running,
@@ -159,6 +174,10 @@ pub fn finish_teardown() -> Result<(), JailError> {
             }
             crate::trace("cgroup removed");
         }
+    }
+    if let Some(plan) = REAP.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        plan.reap_stale();
+        crate::trace("stale cgroups reaped");
     }
     result
 }

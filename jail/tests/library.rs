@@ -293,7 +293,8 @@ fn a_multithreaded_caller_is_refused() {
 
 /// A one-shot run ends without the interpreter's module-by-module teardown (`_exit_fast`), yet
 /// everything of the shutdown a program can see still happens: a non-daemon thread is waited for,
-/// atexit callbacks run, objects of `__main__` are finalized, files left open are flushed, and
+/// atexit callbacks run, objects of `__main__` are finalized while its globals are still there,
+/// files left open are flushed, and
 /// `sys.exit` gives the interpreter's exit status (a message on stderr and 1 for a string).
 fn a_run_ends_as_the_interpreter_s_shutdown_would() {
     let dir = tempfile::tempdir().unwrap();
@@ -301,7 +302,8 @@ fn a_run_ends_as_the_interpreter_s_shutdown_would() {
 import atexit, sys, threading, time
 class Noisy:
     def __del__(self):
-        print("finalized", flush=True)
+        sys.stdout.write(word + "\n")
+word = "finalized"
 kept = Noisy()
 def late():
     time.sleep(0.05)
@@ -378,8 +380,21 @@ fn an_outcome_returned_before_the_init_exits_leaves_nothing_after_the_teardown()
         } else if workdir.is_some() {
             assert!(!left.is_empty(), "the teardown was not deferred");
         }
+        // The run cgroup of a warden that is gone (no such pid) is reaped after the run too.
+        let stale = plan
+            .cgroup
+            .as_ref()
+            .filter(|_| workdir.is_some())
+            .map(|cgroup| {
+                let dir = cgroup.hierarchies[0].parent.join("run-999999999-1-0");
+                std::fs::create_dir(&dir).unwrap();
+                dir
+            });
         warden_jail::finish_teardown().unwrap();
         assert_eq!(own_run_cgroups(), Vec::<std::path::PathBuf>::new());
+        if let Some(stale) = stale {
+            assert!(!stale.exists(), "{} was not reaped", stale.display());
+        }
         // No child of ours is left, not even a zombie.
         let status = nix::sys::wait::waitpid(None, Some(nix::sys::wait::WaitPidFlag::WNOHANG));
         assert_eq!(status, Err(nix::errno::Errno::ECHILD));
