@@ -52,6 +52,8 @@ pub fn template_serve(fd: i32) -> PyResult<bool> {
     match template::serve(channel, &hooks) {
         Ok(Served::Child) => Ok(true),
         Ok(Served::End) => Ok(false),
-        Err(err) => Err(PyRuntimeError::new_err(format!("the template failed: {err}"))),
+        Err(err) => Err(PyRuntimeError::new_err(format!(
+            "the template failed: {err}"
+        ))),
     }
 }

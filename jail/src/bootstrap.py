@@ -1333,6 +1333,13 @@ def _session(main, baseline=frozenset(), template=None):
                 sys.stderr.flush()
                 serve, ban_exec, saved = template.pop("serve"), template.pop("ban_exec"), template["saved"]
                 template = None
+                # Everything the preload made is permanent: no collection in the template or in a
+                # run walks it (which would write to, and so copy, every page of it in each run).
+                import gc
+
+                gc.collect()
+                gc.freeze()
+                del gc
                 if not serve(0):
                     # The template's channel closed and every run forked from it has ended.
                     os._exit(0)

@@ -416,10 +416,11 @@ fn confine_template(c: &Confinement<'_>) -> Result<(), StageError> {
 /// Marks every descriptor above 2 close-on-exec (`keep: None`), or closes every one but `keep`.
 fn no_inherited_descriptors(keep: Option<std::os::fd::RawFd>) -> Result<(), StageError> {
     match keep {
-        None => sys::cloexec_from(3)
-            .map_err(at(Stage::Stdio, "close_range(CLOSE_RANGE_CLOEXEC)", "3..")),
-        Some(keep) => {
-            sys::close_all_from(3, keep).map_err(at(Stage::Stdio, "close_range", "3.."))
-        }
+        None => sys::cloexec_from(3).map_err(at(
+            Stage::Stdio,
+            "close_range(CLOSE_RANGE_CLOEXEC)",
+            "3..",
+        )),
+        Some(keep) => sys::close_all_from(3, keep).map_err(at(Stage::Stdio, "close_range", "3..")),
     }
 }

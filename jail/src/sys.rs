@@ -376,7 +376,12 @@ pub fn close_all_from(first: RawFd, keep: RawFd) -> Result<(), Errno> {
         // SAFETY: close_range takes integers only; the descriptors closed belong to this process,
         // which owns its table (a forked child about to run no code that refers to them).
         let ret = unsafe {
-            libc::syscall(libc::SYS_close_range, low as libc::c_uint, high, 0 as libc::c_uint)
+            libc::syscall(
+                libc::SYS_close_range,
+                low as libc::c_uint,
+                high,
+                0 as libc::c_uint,
+            )
         };
         if ret == -1 {
             Err(Errno::last())

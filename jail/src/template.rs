@@ -72,6 +72,9 @@ const MESSAGE_MAX: usize = 512 * 1024;
 /// How long warden waits for the template's answer.
 const ANSWER_TIME: Duration = Duration::from_secs(10);
 
+/// One seccomp filter as `(code, jt, jf, k)` instructions.
+pub type Filter = Vec<(u16, u8, u8, u32)>;
+
 /// The per-run parts of a [`Plan`], as a forked child builds its jail from them.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -83,7 +86,7 @@ pub struct ChildSpec {
     pub rlimits: Vec<(String, u64, u64)>,
     pub landlock: LandlockPlan,
     /// Each filter as `(code, jt, jf, k)` instructions.
-    pub seccomp: Option<Vec<Vec<(u16, u8, u8, u32)>>>,
+    pub seccomp: Option<Vec<Filter>>,
     /// The fresh file systems of the run: `/work`, `/tmp` and `/proc`.
     pub mounts: Vec<Mount>,
     /// How many cgroup files (v1 `tasks`, v2 `cgroup.procs`) follow the streams.
@@ -142,7 +145,9 @@ impl ChildSpec {
 enum Answer {
     /// The child exists; its pidfd comes with the answer.
     Forked,
-    Refused { reason: String },
+    Refused {
+        reason: String,
+    },
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -209,7 +214,13 @@ pub fn spawn(plan: &Plan, channel: &Path, sequence: u64) -> Result<Running, Jail
     crate::trace("template: request");
     send_with_fds(sock.as_fd(), &request, &fds)
         .map_err(|errno| JailError::syscall("sendmsg", "fork request", errno))?;
-    drop((control_child, stdout_child, stderr_child, stdin_child, cgroup_files));
+    drop((
+        control_child,
+        stdout_child,
+        stderr_child,
+        stdin_child,
+        cgroup_files,
+    ));
     let (answer, mut received) = recv_with_fds(sock.as_fd(), 1)
         .map_err(|errno| JailError::syscall("recvmsg", "fork answer", errno))?;
     let answer: Answer = serde_json::from_slice(&answer)
@@ -271,9 +282,7 @@ fn pid_of(pidfd: BorrowedFd<'_>) -> Result<Pid, JailError> {
         .and_then(|pid| pid.trim().parse::<i32>().ok())
         .filter(|pid| *pid > 0)
         .map(Pid::from_raw)
-        .ok_or_else(|| {
-            JailError::Config("the run's init ended before it was supervised".into())
-        })
+        .ok_or_else(|| JailError::Config("the run's init ended before it was supervised".into()))
 }
 
 /// A pipe as (read end, write end), both close-on-exec.
@@ -294,13 +303,7 @@ pub fn send_with_fds(sock: BorrowedFd<'_>, bytes: &[u8], fds: &[RawFd]) -> Resul
     let rights = [ControlMessage::ScmRights(fds)];
     let cmsgs: &[ControlMessage<'_>] = if fds.is_empty() { &[] } else { &rights };
     loop {
-        match sendmsg::<UnixAddr>(
-            sock.as_raw_fd(),
-            &iov,
-            cmsgs,
-            MsgFlags::MSG_NOSIGNAL,
-            None,
-        ) {
+        match sendmsg::<UnixAddr>(sock.as_raw_fd(), &iov, cmsgs, MsgFlags::MSG_NOSIGNAL, None) {
             Ok(_) => return Ok(()),
             Err(Errno::EINTR) => continue,
             Err(errno) => return Err(errno),
@@ -330,7 +333,10 @@ pub fn recv_with_fds(
                     if let ControlMessageOwned::ScmRights(raw) = cmsg {
                         // SAFETY: the kernel installed these descriptors in our table for this
                         // message; nothing else owns them.
-                        fds.extend(raw.into_iter().map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }));
+                        fds.extend(
+                            raw.into_iter()
+                                .map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }),
+                        );
                     }
                 }
                 let truncated = msg
@@ -391,7 +397,11 @@ pub fn serve(channel: BorrowedFd<'_>, hooks: &ForkHooks) -> Result<Served, JailE
         let spec: ChildSpec = match serde_json::from_slice(&request) {
             Ok(spec) => spec,
             Err(err) => {
-                answer(channel, &refused(&format!("not a fork request: {err}")), None);
+                answer(
+                    channel,
+                    &refused(&format!("not a fork request: {err}")),
+                    None,
+                );
                 continue;
             }
         };
@@ -411,7 +421,9 @@ pub fn serve(channel: BorrowedFd<'_>, hooks: &ForkHooks) -> Result<Served, JailE
             Ok(n) => {
                 answer(
                     channel,
-                    &refused(&format!("the template has {n} threads; it forks only with one")),
+                    &refused(&format!(
+                        "the template has {n} threads; it forks only with one"
+                    )),
                     None,
                 );
                 continue;
@@ -475,6 +487,8 @@ fn child_init(
     let stdin = spec.session.then(|| fds.remove(0));
     let cgroup_files = fds;
     let channel_fd = channel.as_raw_fd();
+    // The interpreter's name, which the program's process takes back from the init's.
+    let name = nix::sys::prctl::get_name().ok();
     let init = || -> Result<Option<i32>, StageError> {
         // Never the template's channel: only the template answers on it.
         // SAFETY: the channel is the template's descriptor, copied into this process by the
@@ -488,6 +502,9 @@ fn child_init(
         match init_steps(spec, control.as_fd(), &cgroup_files, pipes)? {
             InitEnd::Program(pipes) => {
                 drop(cgroup_files);
+                if let Some(name) = &name {
+                    let _ = nix::sys::prctl::set_name(name);
+                }
                 program_steps(spec, control.as_fd(), pipes)?;
                 Ok(None)
             }
@@ -517,7 +534,11 @@ enum InitEnd {
     Exit(i32),
 }
 
-fn at(stage: Stage, call: &'static str, arg: impl std::fmt::Display) -> impl FnOnce(Errno) -> StageError {
+fn at(
+    stage: Stage,
+    call: &'static str,
+    arg: impl std::fmt::Display,
+) -> impl FnOnce(Errno) -> StageError {
     move |errno| StageError {
         stage,
         error: SysError::new(call, arg, errno),
@@ -562,8 +583,8 @@ fn init_steps(
     ))?;
     // 4. A fresh /work, /tmp and /proc (of our pid namespace) over the template's: nothing a run
     //    writes is seen by another. Our mount namespace is a copy of the template's, private.
-    let ops = mounts::prepare(&spec.mounts, Path::new("/"), b"", 0, None)
-        .map_err(|err| StageError {
+    let ops =
+        mounts::prepare(&spec.mounts, Path::new("/"), b"", 0, None).map_err(|err| StageError {
             stage: Stage::Mounts,
             error: SysError::new("prepare", err, Errno::EINVAL),
         })?;
@@ -571,11 +592,17 @@ fn init_steps(
         op.run().map_err(in_stage(Stage::Mounts))?;
     }
     // warden reads the work dir through our root from now on: it must be ours already.
-    message::send_to_parent(control, &ToParent::Mounted)
-        .map_err(at(Stage::Init, "send", "mounted"))?;
+    message::send_to_parent(control, &ToParent::Mounted).map_err(at(
+        Stage::Init,
+        "send",
+        "mounted",
+    ))?;
     // 5. Our own streams no longer are the template's.
-    let null = nix::fcntl::open(c"/dev/null", OFlag::O_RDWR, FileMode::empty())
-        .map_err(at(Stage::Stdio, "open", "/dev/null"))?;
+    let null = nix::fcntl::open(c"/dev/null", OFlag::O_RDWR, FileMode::empty()).map_err(at(
+        Stage::Stdio,
+        "open",
+        "/dev/null",
+    ))?;
     for fd in 0..3 {
         sys::dup_onto(null.as_fd(), fd).map_err(at(Stage::Stdio, "dup2", fd))?;
     }
@@ -601,7 +628,11 @@ fn init_steps(
 
 /// The program's process: the confinement of a cold run's, in the same order, except that
 /// instead of `execve` it returns into the interpreter, so every other descriptor is closed here.
-fn program_steps(spec: &ChildSpec, control: BorrowedFd<'_>, pipes: Pipes) -> Result<(), StageError> {
+fn program_steps(
+    spec: &ChildSpec,
+    control: BorrowedFd<'_>,
+    pipes: Pipes,
+) -> Result<(), StageError> {
     let rlimits = spec
         .rlimits
         .iter()

@@ -353,9 +353,11 @@ struct Template {
 
 /// A policy's template, as the pool knows it.
 enum TemplateSlot {
-    Ready(Template),
+    Ready(Box<Template>),
     /// It could not start: pooled jails start on their own until then.
-    Failed { retry_at: Instant },
+    Failed {
+        retry_at: Instant,
+    },
 }
 
 /// The server's pool.
@@ -848,7 +850,7 @@ impl Pool {
             _ => {}
         }
         if let Some(TemplateSlot::Ready(old)) = templates.remove(policy) {
-            self.retire(old, lifetime);
+            self.retire(*old, lifetime);
         }
         let bound = lifetime + self.config.template_max_age;
         match start_template(service, registered, bound).await {
@@ -858,7 +860,7 @@ impl Pool {
                 }
                 template.forks = 1;
                 let socket = template.socket.clone();
-                templates.insert(policy.to_owned(), TemplateSlot::Ready(template));
+                templates.insert(policy.to_owned(), TemplateSlot::Ready(Box::new(template)));
                 Some(socket)
             }
             Err(err) => {
@@ -902,7 +904,7 @@ impl Pool {
         let templates: Vec<Template> = std::mem::take(&mut *self.templates.lock().await)
             .into_values()
             .filter_map(|slot| match slot {
-                TemplateSlot::Ready(template) => Some(template),
+                TemplateSlot::Ready(template) => Some(*template),
                 TemplateSlot::Failed { .. } => None,
             })
             .collect();

@@ -19,7 +19,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
-use nix::sys::socket::{accept4, bind, listen, socket, AddressFamily, Backlog, SockFlag, SockType, UnixAddr};
+use nix::sys::socket::{
+    accept4, bind, listen, socket, AddressFamily, Backlog, SockFlag, SockType, UnixAddr,
+};
 use serde::{Deserialize, Serialize};
 use warden_gateway::session::{Origin, Session, SessionOptions};
 use warden_jail::template::{recv_with_fds, send_with_fds};
@@ -40,7 +42,9 @@ pub enum TemplateAnswer {
         socket: PathBuf,
         preload_failed: Vec<String>,
     },
-    Failed { message: String },
+    Failed {
+        message: String,
+    },
 }
 
 /// Whether the first line of a session worker is a [`TemplateJob`].
@@ -160,7 +164,8 @@ fn relay(
                 continue;
             };
             // SAFETY: accept4 returned a new descriptor that nothing else owns.
-            let conn = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(conn) };
+            let conn =
+                unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(conn) };
             if let Err(err) = relay_one(conn.as_fd(), channel) {
                 warden_jail::trace(&format!("template: a request failed: {err:#}"));
                 if err.downcast_ref::<ChannelLost>().is_some() {

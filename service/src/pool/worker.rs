@@ -161,7 +161,12 @@ pub fn serve_pooled(
 
 /// The started jail; `Ok(())` when it was forked from the template, else why not (or that no
 /// template was given).
-type Begun = (warden_policy::Policy, Session, Vec<String>, Result<(), String>);
+type Begun = (
+    warden_policy::Policy,
+    Session,
+    Vec<String>,
+    Result<(), String>,
+);
 
 fn begin(start: &PoolStart) -> anyhow::Result<Begun> {
     let policy = policy_of(start)?;
