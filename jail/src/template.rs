@@ -669,3 +669,67 @@ fn program_steps(
     };
     child::confine(&confinement, pipes)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn noop() {}
+
+    /// A test process has the harness's threads: a template in that state must not fork.
+    #[test]
+    fn a_template_with_more_than_one_thread_refuses_to_fork() {
+        let _thread = std::thread::spawn(|| std::thread::sleep(Duration::from_secs(5)));
+        let (ours, theirs) = socketpair(
+            AddressFamily::Unix,
+            SockType::SeqPacket,
+            None,
+            SockFlag::SOCK_CLOEXEC,
+        )
+        .unwrap();
+        let spec = ChildSpec {
+            hostname: "jail".into(),
+            run_as: 65534,
+            clear_groups: true,
+            rlimits: Vec::new(),
+            landlock: LandlockPlan {
+                abi: None,
+                required: false,
+                rules: Vec::new(),
+            },
+            seccomp: None,
+            mounts: Vec::new(),
+            cgroup_files: 0,
+            session: false,
+        };
+        let (a, b) = pipe().unwrap();
+        let (c, d) = pipe().unwrap();
+        let raw = [a.as_raw_fd(), b.as_raw_fd(), c.as_raw_fd()];
+        send_with_fds(ours.as_fd(), &serde_json::to_vec(&spec).unwrap(), &raw).unwrap();
+        drop((a, b, c, d));
+        let hooks = ForkHooks {
+            before: noop,
+            parent: noop,
+            child: noop,
+        };
+        let template = std::thread::spawn(move || serve(theirs.as_fd(), &hooks));
+        let (answer, fds) = recv_with_fds(ours.as_fd(), 1).unwrap();
+        assert!(fds.is_empty(), "a refusal carries no pidfd");
+        let answer: Answer = serde_json::from_slice(&answer).unwrap();
+        match answer {
+            Answer::Refused { reason } => assert!(reason.contains("threads"), "{reason}"),
+            Answer::Forked => panic!("a multi-threaded template forked"),
+        }
+        // A request with the wrong number of descriptors is refused too, and the end of the
+        // channel ends the template.
+        send_with_fds(ours.as_fd(), &serde_json::to_vec(&spec).unwrap(), &[]).unwrap();
+        let (answer, _) = recv_with_fds(ours.as_fd(), 1).unwrap();
+        assert!(matches!(
+            serde_json::from_slice::<Answer>(&answer).unwrap(),
+            Answer::Refused { .. }
+        ));
+        drop(ours);
+        assert_eq!(template.join().unwrap().unwrap(), Served::End);
+    }
+}
