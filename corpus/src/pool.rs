@@ -1,26 +1,26 @@
-//! The pool pass: every attack through a real `warden serve` with its warm pool on, over the
-//! server's HTTP API on a Unix socket, judged from the host side as the jail pass judges
-//! `warden run`.
+//! The pool pass: every attack (and benign program) through a real `warden serve` with its warm
+//! pool on, over the server's HTTP API on a Unix socket, judged from the host side as the jail
+//! pass judges `warden run`.
 //!
-//! The runner starts a server per parallel job, at most [`MAX_SERVERS`], for the whole run (in the
-//! run directory: its configuration, its socket, its state directory), each with one registered
-//! policy, `corpus-pool`: the policy under test
-//! with every rule of the static layer turned off (`[actions] RULE = "off"` for each rule
-//! `warden rules explain` lists outside the source rules, which cannot be turned off; the source
-//! limits and the target Python raised so that the checker refuses as little as it can), so that
-//! what a program meets is the runtime layer and the jail — the layers a pooled jail holds — as
-//! with `warden run --no-policy` in the runtime pass. `[pool] depth` is [`DEPTH`].
+//! The runner starts a server per parallel job, at most [`MAX_SERVERS`], for the whole run (in
+//! the run directory: its configuration, its socket, its state directory), each with one
+//! registered policy, `corpus-pool`: the policy under test with every rule of the static layer
+//! turned off (`[actions] RULE = "off"` for each rule `warden rules explain` lists outside the
+//! source rules, which cannot be turned off; the source limits and the target Python raised so
+//! that the checker refuses as little as it can), so that what a program meets is the runtime
+//! layer and the jail — the layers a pooled jail holds — as with `warden run --no-policy` in the
+//! runtime pass. `[pool] depth` is [`DEPTH`].
 //!
-//! A server takes one pooled request at a time: before it, the runner waits until a jail of the policy is
-//! waiting (`warden_pool_ready` in `/metrics`); it then posts the program (`POST /v1/run`, or a
-//! session's cells to `POST /v1/sessions` and `…/execute`), reads the record, and waits until the
-//! server has reaped the claimed worker (`warden_pool_busy` back to 0). Meanwhile a watcher
-//! records every descendant of the server and their pid namespaces; what is still alive
-//! afterwards and no longer belongs to the server's tree (the waiting jails do) is a survivor.
-//! A run's record must say `"warm": true` (a session: the pool's session hits went up by one);
-//! a program the server ran cold fails the case, unless the record says why (the static layer's
-//! source rules refused it: nothing ran). Only the HTTP contract is used: never the pool's
-//! internals.
+//! A server takes one pooled request at a time: before it, the runner waits until a jail of the
+//! policy is waiting (`warden_pool_ready` in `/metrics`); it then posts the program (`POST
+//! /v1/run`, or a session's cells to `POST /v1/sessions` and `…/execute`), reads the record, and
+//! waits until the server has reaped the claimed worker (`warden_pool_busy` back to 0).
+//! Meanwhile a watcher records every descendant of the server and their pid namespaces; what is
+//! still alive afterwards and no longer belongs to the server's tree (the waiting jails do) is a
+//! survivor. A run's record must say `"warm": true` (a session: the pool's session hits went up
+//! by one); a program the server ran cold fails the case, unless the record says why (the static
+//! layer's source rules refused it: nothing ran). Only the HTTP contract is used: never the
+//! pool's internals.
 //!
 //! Owns: the server's configuration, start and shutdown, the HTTP client, the record's files
 //! written back for the checks. Does not own: judging (`verify.rs`) or scheduling (`runner.rs`).
