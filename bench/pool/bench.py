@@ -269,41 +269,82 @@ def children(pid):
     return found
 
 
+def subtree(pid):
+    """PSS, USS and process count of `pid` and every process below it."""
+    todo, total = [pid], {"pss": 0, "uss": 0, "processes": 0}
+    while todo:
+        current = todo.pop()
+        fields = smaps(current)
+        total["pss"] += fields.get("Pss", 0)
+        total["uss"] += fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)
+        total["processes"] += 1
+        todo += children(current)
+    return total
+
+
+def cmdline(pid):
+    try:
+        return open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+    except OSError:
+        return []
+
+
 def density(server):
-    """PSS/USS of each idle pooled jail: the jail's processes (its init and the interpreter) and,
-    apart, the `warden session-worker` that holds it."""
+    """PSS/USS of each idle pooled jail (its init and interpreter), apart the `warden
+    session-worker` that holds it; with the template step, the jails are the template's children
+    (each forked from it, sharing its preloaded pages), and the template is reported on its own."""
     server.await_ready()
     time.sleep(3)
-    workers = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmdline = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
-        except OSError:
-            continue
-        if b"session-worker" in cmdline and any(server.state.encode() in c for c in cmdline):
-            workers.append(int(pid))
-    jails = []
+    workers = [int(pid) for pid in os.listdir("/proc") if pid.isdigit()
+               and (lambda c: b"session-worker" in c and any(server.state.encode() in a for a in c))(
+                   cmdline(pid))]
+    jails, template = [], None
     for worker in workers:
-        todo, jail = children(worker), {"pss": 0, "uss": 0, "processes": 0}
+        below = children(worker)
+        own = smaps(worker)
+        worker_pss = own.get("Pss", 0)
+        worker_uss = own.get("Private_Clean", 0) + own.get("Private_Dirty", 0)
+        interpreter = None
+        todo = list(below)
         while todo:
             pid = todo.pop()
-            fields = smaps(pid)
-            jail["pss"] += fields.get("Pss", 0)
-            jail["uss"] += fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0)
-            jail["processes"] += 1
+            if any(b"--template" == a for a in cmdline(pid)):
+                # The template (its forks show the same command line: not below it).
+                interpreter = pid
+                continue
             todo += children(pid)
-        own = smaps(worker)
-        jail["worker_pss"] = own.get("Pss", 0)
-        jail["worker_uss"] = own.get("Private_Clean", 0) + own.get("Private_Dirty", 0)
-        jails.append(jail)
+        if interpreter is not None:
+            forked = children(interpreter)
+            template = subtree(worker)
+            for init in forked:
+                template_part = subtree(init)
+                for key in ("pss", "uss", "processes"):
+                    template[key] -= template_part[key]
+                jails.append(dict(template_part, worker_pss=0, worker_uss=0))
+            template["worker_pss"], template["worker_uss"] = worker_pss, worker_uss
+        elif below:
+            jail = {"pss": 0, "uss": 0, "processes": 0}
+            for pid in below:
+                for key, value in subtree(pid).items():
+                    jail[key] += value
+            jails.append(dict(jail, worker_pss=worker_pss, worker_uss=worker_uss))
+        else:
+            # A forked jail's worker: its jail is the template's child (measured there).
+            for jail in jails:
+                if jail["worker_pss"] == 0:
+                    jail["worker_pss"], jail["worker_uss"] = worker_pss, worker_uss
+                    break
+            else:
+                jails.append({"pss": 0, "uss": 0, "processes": 0,
+                              "worker_pss": worker_pss, "worker_uss": worker_uss, "pending": True})
+    jails = [j for j in jails if j["processes"]]
     if not jails:
         return {}
     pss = statistics.median(j["pss"] + j["worker_pss"] for j in jails)
     uss = statistics.median(j["uss"] + j["worker_uss"] for j in jails)
-    return {
+    result = {
         "jails_measured": len(jails),
+        "forked_from_template": template is not None,
         "jail_pss_mib": round(statistics.median(j["pss"] for j in jails) / 2**20, 1),
         "jail_uss_mib": round(statistics.median(j["uss"] for j in jails) / 2**20, 1),
         "with_worker_pss_mib": round(pss / 2**20, 1),
@@ -311,6 +352,11 @@ def density(server):
         "per_gib_by_pss": int(2**30 // pss) if pss else None,
         "per_gib_by_uss": int(2**30 // uss) if uss else None,
     }
+    if template is not None:
+        result["template_pss_mib"] = round(template["pss"] / 2**20, 1)
+        result["template_uss_mib"] = round(template["uss"] / 2**20, 1)
+        result["template_worker_pss_mib"] = round(template["worker_pss"] / 2**20, 1)
+    return result
 
 
 def main():
