@@ -838,9 +838,15 @@ impl Pool {
             return None;
         }
         let mut templates = self.templates.lock().await;
+        // A template whose worker is gone (its jail died) is replaced.
+        let alive = match templates.get_mut(policy) {
+            Some(TemplateSlot::Ready(template)) => matches!(template.child.try_wait(), Ok(None)),
+            _ => false,
+        };
         match templates.get_mut(policy) {
             Some(TemplateSlot::Ready(template))
-                if template.forks < self.config.template_forks
+                if alive
+                    && template.forks < self.config.template_forks
                     && template.born.elapsed() < self.config.template_max_age =>
             {
                 template.forks += 1;

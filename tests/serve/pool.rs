@@ -1699,3 +1699,73 @@ fn pooled_jails_are_forked_from_a_template_that_is_re_executed() {
         "every run had its own hash secret: not forked from a shared template? {hashes:?}"
     );
 }
+
+/// The template's interpreter among the server's descendants (its forks show the same command
+/// line: the one whose parent is not itself such a process).
+fn template_pids(server: &Server) -> Vec<u32> {
+    let server_pid = server
+        .child
+        .as_ref()
+        .map(|c| c.id())
+        .expect("the server runs");
+    let all: Vec<u32> = descendants(server_pid)
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
+    let is_template = |pid: u32| {
+        std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|c| c.split(|b| *b == 0).any(|a| a == b"--template"))
+            .unwrap_or(false)
+    };
+    let parent = |pid: u32| -> u32 {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse().ok())
+            })
+            .unwrap_or(0)
+    };
+    all.iter()
+        .copied()
+        .filter(|pid| is_template(*pid) && !is_template(parent(*pid)))
+        .collect()
+}
+
+/// A template that dies (here: killed) is replaced: the next pooled jails are forked from a fresh
+/// one, and the runs stay warm.
+#[test]
+fn a_dead_template_is_replaced() {
+    warden_test_support::require_root!();
+    let (server, _rules) = pooled_server("depth = 1\n");
+    let record = warm(&server, "nostatic", "print(1)\n");
+    assert_eq!(record["stdout"], "1\n", "{record}");
+    // One template per registered policy (this server has several): all of them die.
+    let templates = template_pids(&server);
+    assert!(!templates.is_empty(), "no template");
+    for pid in &templates {
+        let killed = std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status()
+            .expect("kill");
+        assert!(killed.success());
+    }
+    // The jail waiting in the pool died with it (its namespaces were below the template's); the
+    // pool notices, and starts a fresh template for the next jail.
+    for _ in 0..3 {
+        let record = warm(&server, "nostatic", "print(2)\n");
+        assert_eq!(record["stdout"], "2\n", "{record}");
+    }
+    let started = pool_counter(&server, "warden_pool_templates_started_total", "nostatic");
+    assert!(started >= 2.0, "no fresh template: {started}");
+    let now = template_pids(&server);
+    assert!(
+        !now.iter().any(|pid| templates.contains(pid)),
+        "a killed template is still listed: {now:?}"
+    );
+    assert!(
+        pool_counter(&server, "warden_pool_forked_total", "nostatic") >= 3.0,
+        "{}",
+        metrics(&server)
+    );
+}
