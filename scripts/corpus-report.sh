@@ -86,7 +86,7 @@ run corpus "$rules" corpus/ || status=$?
 cp "$work/corpus-junit.xml" target/corpus-junit.xml
 cp "$work/corpus.md" target/corpus-report.md
 # Every attack and benign program through the warm pool of `warden serve` (--passes pool: the
-# runtime layer and the jail of pooled jails; about 3.5 minutes on 2 cores).
+# runtime layer and the jail of pooled jails; about 3 minutes on 2 cores).
 if [ "$pool" = 1 ]; then
     run pool "$rules" --passes pool corpus/ || status=$?
     cp "$work/pool-junit.xml" target/corpus-pool-junit.xml
