@@ -286,6 +286,33 @@ pub fn execute_warm(
     execute_in(policy, request, Some(warm))
 }
 
+/// Runs `request` in a jail forked for it from the template listening on `channel` (a warm pool's,
+/// `warden_jail::template`), its input files copied in before the program starts as a cold run's
+/// are: the record of a cold run, with `warm: true`.
+pub fn execute_forked(
+    policy: &Policy,
+    request: &RunRequest,
+    channel: &std::path::Path,
+    lifetime: std::time::Duration,
+) -> anyhow::Result<RunRecord> {
+    let options = crate::session::SessionOptions {
+        lifetime,
+        inputs: request.inputs.clone(),
+        ..crate::session::SessionOptions::default()
+    };
+    let mut session = crate::session::Session::start_from(
+        policy,
+        &options,
+        crate::session::Origin::Fork(channel),
+    )?;
+    // The inputs are in the jail already; what comes back is judged against what was placed.
+    let request = RunRequest {
+        inputs: Vec::new(),
+        ..request.clone()
+    };
+    execute_in(policy, &request, Some(&mut session))
+}
+
 fn execute_in(
     policy: &Policy,
     request: &RunRequest,
@@ -513,10 +540,9 @@ fn run_in_warm_jail(
             return Ok(End::SetupFailed);
         }
     };
-    let placed = files::PlacedInputs::default();
     let ran = Ran {
         workdir: warm.workdir(),
-        placed: &placed,
+        placed: warm.placed(),
         limits: &limits,
         result: request.result.unwrap_or(policy.output_result),
     };

@@ -184,12 +184,6 @@ impl Session {
         origin: Origin<'_>,
     ) -> anyhow::Result<Session> {
         files::check_inputs(&options.inputs)?;
-        if matches!(origin, Origin::Fork(_)) {
-            anyhow::ensure!(
-                options.inputs.is_empty(),
-                "a jail forked from a template starts with an empty work dir (inputs are uploaded)"
-            );
-        }
         let lifetime_ms = u64::try_from(options.lifetime.as_millis()).unwrap_or(u64::MAX);
         let mut limits = policy.limits.clone();
         limits.wall_time_ms = lifetime_ms;
@@ -256,6 +250,11 @@ impl Session {
     /// The jail's init (its pid on the host), while the jail runs.
     pub fn jail_pid(&self) -> Option<u32> {
         self.jail.as_ref().map(warden_jail::Session::init_pid)
+    }
+
+    /// The input files placed in the work dir when the session started.
+    pub fn placed(&self) -> &files::PlacedInputs {
+        &self.placed
     }
 
     /// The host directory the work dir comes back to when the session ends.

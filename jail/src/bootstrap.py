@@ -223,7 +223,7 @@ def _exit_fast(status, main, exits):
     for step in (
         lambda: threading is not None and threading._shutdown(),
         lambda: atexit is not None and atexit._run_exitfuncs(),
-        main.__dict__.clear,
+        lambda: _release(main.__dict__),
         lambda: gc is not None and gc.collect(),
     ):
         try:
@@ -236,6 +236,27 @@ def _exit_fast(status, main, exits):
         except BaseException:
             pass
     os._exit(status)
+
+
+def _release(namespace):
+    """Releases the program's globals as its objects' finalizers expect at the interpreter's end:
+    its own objects first, the latest bound first, while the modules it imported are still bound
+    (a `__del__` that uses `os` finds it, as it does when the interpreter's collector finalizes the
+    program's objects before it clears the modules), then the rest."""
+    import sys
+
+    module_type = type(sys)
+    own = [
+        name
+        for name, value in namespace.items()
+        if name != "__builtins__" and not isinstance(value, module_type)
+    ]
+    for name in reversed(own):
+        try:
+            del namespace[name]
+        except BaseException:
+            pass
+    namespace.clear()
 
 
 def _show_saves_figures():

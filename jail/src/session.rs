@@ -68,8 +68,8 @@ impl Session {
 
     /// Starts a session's jail by asking the template listening on `channel` to fork one
     /// (`template.rs`): the interpreter is the template's, with what it imported, confined as
-    /// [`Session::start`]'s would be. `workdir`: copied back when the session ends (a forked jail
-    /// starts with an empty `/work`; its inputs are uploaded).
+    /// [`Session::start`]'s would be. `workdir`: copied into `/work` before the program starts (a
+    /// run's input files), and back when the session ends.
     pub fn fork(plan: &Plan, workdir: Option<&Path>, channel: &Path) -> Result<Session, JailError> {
         if !plan.session {
             return Err(JailError::Config(
@@ -78,7 +78,7 @@ impl Session {
         }
         let sequence = SEQUENCE.fetch_add(1, Ordering::Relaxed);
         let manifest = workdir.map(mirror::manifest).transpose()?;
-        let running = template::spawn(plan, channel, sequence)?;
+        let running = template::spawn(plan, channel, sequence, workdir)?;
         Session::supervised(plan, running, workdir, manifest, None)
     }
 

@@ -93,6 +93,10 @@ pub struct ChildSpec {
     pub cgroup_files: usize,
     /// Session mode: a command pipe comes with the request (the program's standard input).
     pub session: bool,
+    /// A host directory comes last (opened by warden): its tree is copied into `/work` before the
+    /// program starts, as a cold jail copies the run's work dir in (the run's input files).
+    #[serde(default)]
+    pub workdir: bool,
 }
 
 impl ChildSpec {
@@ -135,6 +139,7 @@ impl ChildSpec {
             mounts,
             cgroup_files: 0,
             session: plan.session,
+            workdir: false,
         })
     }
 }
@@ -156,7 +161,12 @@ enum Answer {
 /// Asks the template listening on `channel` (a Unix seqpacket socket) for a run's jail built from
 /// `plan`; returns it running, as [`crate::parent::spawn`] does for a cold jail. The template
 /// forwards nothing back but a pidfd: the run's init reports over the control socket made here.
-pub fn spawn(plan: &Plan, channel: &Path, sequence: u64) -> Result<Running, JailError> {
+pub fn spawn(
+    plan: &Plan,
+    channel: &Path,
+    sequence: u64,
+    workdir: Option<&Path>,
+) -> Result<Running, JailError> {
     let cgroup = match &plan.cgroup {
         Some(cgroup_plan) => {
             cgroup_plan.reap_stale();
@@ -170,6 +180,19 @@ pub fn spawn(plan: &Plan, channel: &Path, sequence: u64) -> Result<Running, Jail
         None => Vec::new(),
     };
     spec.cgroup_files = cgroup_files.len();
+    // Only a work dir with something in it is copied in (a pooled jail's starts empty).
+    let workdir = match workdir {
+        Some(dir) if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) => Some(
+            nix::fcntl::open(
+                dir,
+                OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC | OFlag::O_NOFOLLOW,
+                FileMode::empty(),
+            )
+            .map_err(|errno| JailError::syscall("open", dir.display(), errno))?,
+        ),
+        _ => None,
+    };
+    spec.workdir = workdir.is_some();
     let (control, control_child) = socketpair(
         AddressFamily::Unix,
         SockType::SeqPacket,
@@ -196,6 +219,7 @@ pub fn spawn(plan: &Plan, channel: &Path, sequence: u64) -> Result<Running, Jail
     ];
     fds.extend(stdin_child.as_ref().map(AsRawFd::as_raw_fd));
     fds.extend(cgroup_files.iter().map(AsRawFd::as_raw_fd));
+    fds.extend(workdir.as_ref().map(AsRawFd::as_raw_fd));
 
     let sock = socket(
         AddressFamily::Unix,
@@ -220,6 +244,7 @@ pub fn spawn(plan: &Plan, channel: &Path, sequence: u64) -> Result<Running, Jail
         stderr_child,
         stdin_child,
         cgroup_files,
+        workdir,
     ));
     let (answer, mut received) = recv_with_fds(sock.as_fd(), 1)
         .map_err(|errno| JailError::syscall("recvmsg", "fork answer", errno))?;
@@ -405,7 +430,7 @@ pub fn serve(channel: BorrowedFd<'_>, hooks: &ForkHooks) -> Result<Served, JailE
                 continue;
             }
         };
-        let wanted = 3 + usize::from(spec.session) + spec.cgroup_files;
+        let wanted = 3 + usize::from(spec.session) + spec.cgroup_files + usize::from(spec.workdir);
         if fds.len() != wanted {
             answer(
                 channel,
@@ -485,6 +510,7 @@ fn child_init(
     let stdout = fds.remove(0);
     let stderr = fds.remove(0);
     let stdin = spec.session.then(|| fds.remove(0));
+    let workdir = if spec.workdir { fds.pop() } else { None };
     let cgroup_files = fds;
     let channel_fd = channel.as_raw_fd();
     // The interpreter's name, which the program's process takes back from the init's.
@@ -499,7 +525,7 @@ fn child_init(
             stdout,
             stderr,
         };
-        match init_steps(spec, control.as_fd(), &cgroup_files, pipes)? {
+        match init_steps(spec, control.as_fd(), &cgroup_files, workdir, pipes)? {
             InitEnd::Program(pipes) => {
                 drop(cgroup_files);
                 if let Some(name) = &name {
@@ -554,6 +580,7 @@ fn init_steps(
     spec: &ChildSpec,
     control: BorrowedFd<'_>,
     cgroup_files: &[OwnedFd],
+    workdir: Option<OwnedFd>,
     pipes: Pipes,
 ) -> Result<InitEnd, StageError> {
     // 1. Die with the template (and so with its jail and warden).
@@ -590,6 +617,13 @@ fn init_steps(
         })?;
     for op in &ops {
         op.run().map_err(in_stage(Stage::Mounts))?;
+    }
+    // 4b. The run's work dir (its input files) into the fresh /work, through the descriptor warden
+    //     opened (our fresh /proc shows it as ours), as a cold jail's init copies it in.
+    if let Some(dir) = workdir {
+        let path = std::path::PathBuf::from(format!("/proc/self/fd/{}", dir.as_raw_fd()));
+        crate::mirror::copy_in(&path, Path::new(WORKDIR), crate::userns::PROGRAM_ID)
+            .map_err(in_stage(Stage::Mounts))?;
     }
     // warden reads the work dir through our root from now on: it must be ours already.
     message::send_to_parent(control, &ToParent::Mounted).map_err(at(

@@ -235,7 +235,18 @@ pub(crate) fn run_in(
         anyhow::bail!("the policy text does not match its digest");
     }
     warden_gateway::runtime_check::attach_index(&mut policy)?;
-    run_with(job, dir, &policy, warm)
+    run_with(job, dir, &policy, warm.map(Warm::Pooled))
+}
+
+/// Where a warm run runs (`pool/worker.rs`).
+pub(crate) enum Warm<'a> {
+    /// In a pooled jail that is waiting already.
+    Pooled(&'a mut warden_gateway::session::Session),
+    /// In a jail forked for it now from the template at `channel` (a run with input files).
+    Fork {
+        channel: &'a Path,
+        lifetime: std::time::Duration,
+    },
 }
 
 /// [`run_in`] with the job's policy already parsed, checked against the job's digest and given
@@ -244,7 +255,7 @@ pub(crate) fn run_with(
     job: &Job,
     dir: &Path,
     policy: &warden_policy::Policy,
-    warm: Option<&mut warden_gateway::session::Session>,
+    warm: Option<Warm<'_>>,
 ) -> anyhow::Result<RunRecord> {
     anyhow::ensure!(
         policy.sha256 == job.policy_sha256,
@@ -267,7 +278,10 @@ pub(crate) fn run_with(
         ..RunRequest::default()
     };
     let mut record = match warm {
-        Some(warm) => pipeline::execute_warm(policy, &request, warm)?,
+        Some(Warm::Pooled(warm)) => pipeline::execute_warm(policy, &request, warm)?,
+        Some(Warm::Fork { channel, lifetime }) => {
+            pipeline::execute_forked(policy, &request, channel, lifetime)?
+        }
         None => pipeline::execute(policy, &request)?,
     };
     if job.return_files {

@@ -509,7 +509,7 @@ impl Service {
         let mut held = Some(slot);
         let result = match self
             .pool
-            .run(&want, &job, guard, reply_cap, &mut held)
+            .run(self, &want, &job, guard, reply_cap, &mut held)
             .await
         {
             Some(result) => result,

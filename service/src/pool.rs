@@ -444,21 +444,26 @@ impl Pool {
     /// taken from the caller when a pooled jail was used.
     pub(crate) async fn run(
         self: &Arc<Self>,
+        service: &Service,
         want: &Want<'_>,
         job: &Job,
         guard: Duration,
         reply_cap: u64,
         slot: &mut Option<Slot>,
     ) -> Option<Result<RunRecord, ExecError>> {
-        if !job.inputs.is_empty() || !self.usable() {
+        if !self.usable() {
             return None;
         }
-        // The static check before the claim, when a jail could be claimed (an empty pool sends
-        // the run cold, counted a miss, and the worker checks it there).
-        if self.ready(want.policy) > 0 && !would_run(want, job).await {
-            return None;
-        }
-        let warm = self.take(want, false)?;
+        let warm = if job.inputs.is_empty() {
+            // The static check before the claim, when a jail could be claimed (an empty pool
+            // sends the run cold, counted a miss, and the worker checks it there).
+            if self.ready(want.policy) > 0 && !would_run(want, job).await {
+                return None;
+            }
+            self.take(want, false)?
+        } else {
+            self.forked_for_inputs(service, want, job).await?
+        };
         let pid = warm.child.id().unwrap_or(0);
         self.mark_busy(pid, true);
         let (result, reaping) = warm.run(job, guard, reply_cap).await;
@@ -479,6 +484,67 @@ impl Pool {
             Err(Some(err)) => Some(Err(err)),
             Err(None) => None,
         }
+    }
+
+    /// A run with input files cannot take a jail that is waiting already (its inputs must be in
+    /// `/work` before the program starts, read-only unless the policy says otherwise): when the
+    /// policy's template is up, a worker forks the run's jail from it now, with the inputs copied
+    /// in, which costs a fork instead of a cold start. `None`: it runs cold.
+    async fn forked_for_inputs(
+        &self,
+        service: &Service,
+        want: &Want<'_>,
+        job: &Job,
+    ) -> Option<Warm> {
+        let policy_mib = want.registered.policy.limits.memory_bytes >> 20;
+        if job
+            .limits
+            .memory_mib
+            .is_some_and(|mib| mib > 0 && mib < policy_mib)
+        {
+            return None;
+        }
+        let channel = self.template_up(want.policy).await?;
+        if !would_run(want, job).await {
+            return None;
+        }
+        let lifetime = self.config.max_idle + service.config.sessions.max_lifetime + LIFETIME_SLACK;
+        let warm = start(
+            service,
+            want.policy,
+            want.registered,
+            lifetime,
+            Some(channel),
+        )
+        .await
+        .ok()?;
+        if let Ok(mut state) = self.state.lock() {
+            state
+                .stats
+                .entry(want.policy.to_owned())
+                .or_default()
+                .hits_runs += 1;
+        }
+        Some(warm)
+    }
+
+    /// The socket of `policy`'s template when one is up and may fork again (counted), without
+    /// starting one.
+    async fn template_up(&self, policy: &str) -> Option<std::path::PathBuf> {
+        if !self.config.template {
+            return None;
+        }
+        let mut templates = self.templates.lock().await;
+        let Some(TemplateSlot::Ready(template)) = templates.get_mut(policy) else {
+            return None;
+        };
+        let usable = template.forks < self.config.template_forks
+            && template.born.elapsed() < self.config.template_max_age
+            && matches!(template.child.try_wait(), Ok(None));
+        usable.then(|| {
+            template.forks += 1;
+            template.socket.clone()
+        })
     }
 
     /// Whether the pool hands out jails at all (on, and not closed).
@@ -712,7 +778,7 @@ pub async fn maintain(service: Arc<Service>) {
                 let registered = registered.clone();
                 tokio::spawn(async move {
                     let started = Instant::now();
-                    let result = start(&service, &name, &registered, lifetime).await;
+                    let result = start(&service, &name, &registered, lifetime, None).await;
                     pool.finish_start(&name, result, started).await;
                 });
             }
@@ -952,6 +1018,7 @@ async fn start_template(
             policy_sha256: registered.policy.sha256.clone(),
             lifetime_ms: u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX),
             template: None,
+            defer: false,
         },
     };
     let answer = match first_answer(&mut stdin, &mut stdout, &job).await {
@@ -1027,11 +1094,18 @@ async fn start(
     policy: &str,
     registered: &RegisteredPolicy,
     lifetime: Duration,
+    deferred: Option<std::path::PathBuf>,
 ) -> anyhow::Result<Warm> {
-    let template = service
-        .pool()
-        .template_for(service, policy, registered, lifetime)
-        .await;
+    let defer = deferred.is_some();
+    let template = match deferred {
+        Some(channel) => Some(channel),
+        None => {
+            service
+                .pool()
+                .template_for(service, policy, registered, lifetime)
+                .await
+        }
+    };
     let template_given = template.is_some();
     let (mut child, dir) = service
         .executor()
@@ -1051,6 +1125,7 @@ async fn start(
             policy_sha256: registered.policy.sha256.clone(),
             lifetime_ms: u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX),
             template,
+            defer,
         },
     };
     let answer = match first_answer(&mut stdin, &mut stdout, &job).await {

@@ -1769,3 +1769,78 @@ fn a_dead_template_is_replaced() {
         metrics(&server)
     );
 }
+
+/// A run with input files is not sent cold when the policy's template is up: a jail is forked for
+/// it with the inputs copied into `/work` before the program starts, read-only as on a cold run,
+/// and the record (output, files back, the inputs not among them) is the cold run's.
+#[test]
+fn a_run_with_input_files_is_forked_with_them() {
+    warden_test_support::require_root!();
+    let (server, _rules) = pooled_server("depth = 1\n");
+    await_ready(&server, "default");
+    let csv = base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        "x,y\n1,a\n2,b\n3,a\n",
+    );
+    let notes = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, "kept as is\n");
+    let code = "import json, os, pandas as pd\n\
+                df = pd.read_csv('data.csv')\n\
+                try:\n    open('data.csv', 'a').write('x')\n    wrote = True\n\
+                except OSError as err:\n    wrote = type(err).__name__\n\
+                open('total.txt', 'w').write(str(int(df.x.sum())))\n\
+                print(json.dumps({'rows': len(df), 'groups': df.groupby('y').x.sum().to_dict(), \
+                'wrote': wrote, 'notes': open('in/notes.txt').read(), \
+                'owner_is_me': os.stat('data.csv').st_uid == os.stat('total.txt').st_uid}))\n";
+    let inputs = json!([
+        {"name": "data.csv", "content_base64": csv},
+        {"name": "in/notes.txt", "content_base64": notes},
+    ]);
+    let before = pool_counter(&server, "warden_pool_hits_total", "default");
+    let _ = before;
+    let warm_record = run(
+        &server,
+        &json!({"policy": "default", "code": code, "inputs": inputs, "return_files": true}),
+    );
+    let cold_record = run(
+        &server,
+        &json!({"policy": "default", "code": code, "inputs": inputs, "return_files": true,
+                "limits": {"memory_mib": 1000}}),
+    );
+    assert_eq!(warm_record["warm"], true, "not forked: {warm_record}");
+    assert_eq!(cold_record["warm"], false, "{cold_record}");
+    assert_eq!(warm_record["status"], "ok", "{warm_record}");
+    let out: Value =
+        serde_json::from_str(warm_record["stdout"].as_str().unwrap_or("")).expect("json");
+    assert_eq!(out["rows"], 3, "{warm_record}");
+    assert_eq!(out["groups"], json!({"a": 4, "b": 2}));
+    assert_eq!(
+        out["wrote"], "PermissionError",
+        "an input was writable: {warm_record}"
+    );
+    assert_eq!(
+        out["owner_is_me"], false,
+        "an input belongs to the program: {warm_record}"
+    );
+    assert_eq!(out["notes"], "kept as is\n");
+    for field in [
+        "status",
+        "stdout",
+        "stderr",
+        "exit_code",
+        "files",
+        "files_refused",
+    ] {
+        assert_eq!(
+            warm_record[field], cold_record[field],
+            "`{field}` differs between the forked and the cold run\nforked: {warm_record}\ncold: {cold_record}"
+        );
+    }
+    let files = warm_record["files"].as_array().expect("files");
+    assert_eq!(
+        files.len(),
+        1,
+        "only the new file comes back: {warm_record}"
+    );
+    assert_eq!(files[0]["path"], "total.txt");
+    assert_eq!(files[0]["content_base64"], "Ng==");
+}

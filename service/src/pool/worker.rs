@@ -48,6 +48,10 @@ pub struct PoolStart {
     /// fork, the jail is started and imports its preload itself.
     #[serde(default)]
     pub template: Option<PathBuf>,
+    /// Fork from the template only when the claim comes (a run with input files: they are
+    /// copied into the jail before the program starts). Needs `template`.
+    #[serde(default)]
+    pub defer: bool,
 }
 
 /// The pooled worker's first answer.
@@ -56,7 +60,8 @@ pub struct PoolStart {
 pub enum PoolAnswer {
     /// The jail waits: the layers in force, and the preloaded modules that failed to import.
     Ready {
-        layers: warden_jail::Layers,
+        /// `None`: no jail yet (deferred until the claim).
+        layers: Option<warden_jail::Layers>,
         preload_failed: Vec<String>,
         /// Forked from the policy's template (not started on its own).
         #[serde(default)]
@@ -94,6 +99,9 @@ pub fn serve_pooled(
 ) -> anyhow::Result<()> {
     let job: PoolJob = serde_json::from_str(first).context("the pool job is not valid")?;
     let start = job.pool;
+    if start.defer {
+        return serve_deferred(&start, dir, input, out);
+    }
     let (policy, mut session, failed, origin) = match begin(&start) {
         Ok(started) => started,
         Err(err) => {
@@ -108,7 +116,7 @@ pub fn serve_pooled(
     send(
         out,
         &PoolAnswer::Ready {
-            layers: session.layers().clone(),
+            layers: Some(session.layers().clone()),
             preload_failed: failed,
             forked: origin.is_ok(),
             template_error: origin.err(),
@@ -130,7 +138,7 @@ pub fn serve_pooled(
                 WorkerReply::Error(format!("{NOT_TAKEN}the jail has ended"))
             } else {
                 // The policy this jail was started for (the same digest): parsed once, at start.
-                match job::run_with(&job, dir, &policy, Some(&mut session)) {
+                match job::run_with(&job, dir, &policy, Some(job::Warm::Pooled(&mut session))) {
                     Ok(record) => WorkerReply::Record(Box::new(record)),
                     Err(err) => WorkerReply::Error(format!("{err:#}")),
                 }
@@ -167,6 +175,57 @@ type Begun = (
     Vec<String>,
     Result<(), String>,
 );
+
+/// A deferred pooled worker: ready at once, it forks its jail from the template when the claim
+/// (a run) comes, with the run's input files copied in.
+fn serve_deferred(
+    start: &PoolStart,
+    dir: &Path,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let ready = match (&start.template, policy_of(start)) {
+        (Some(channel), Ok(policy)) => Ok((channel, policy)),
+        (None, _) => Err("a deferred jail needs a template".to_owned()),
+        (_, Err(err)) => Err(format!("{err:#}")),
+    };
+    let (channel, policy) = match ready {
+        Ok(ready) => ready,
+        Err(message) => return send(out, &PoolAnswer::Failed { message }),
+    };
+    send(
+        out,
+        &PoolAnswer::Ready {
+            layers: None,
+            preload_failed: Vec::new(),
+            forked: true,
+            template_error: None,
+            jail_pid: None,
+        },
+    )?;
+    let mut line = String::new();
+    if input.read_line(&mut line)? == 0 {
+        return Ok(());
+    }
+    let claim: Claim = serde_json::from_str(&line).context("the claim is not valid")?;
+    let reply = match claim {
+        Claim::Run { job } if job.policy_sha256 == start.policy_sha256 => {
+            let warm = job::Warm::Fork {
+                channel,
+                lifetime: Duration::from_millis(start.lifetime_ms.max(1)),
+            };
+            match job::run_with(&job, dir, &policy, Some(warm)) {
+                Ok(record) => WorkerReply::Record(Box::new(record)),
+                Err(err) => WorkerReply::Error(format!("{err:#}")),
+            }
+        }
+        Claim::Run { .. } => WorkerReply::Error(format!("{NOT_TAKEN}another policy's jail")),
+        Claim::Session { .. } => {
+            WorkerReply::Error(format!("{NOT_TAKEN}a deferred jail serves runs only"))
+        }
+    };
+    send(out, &reply)
+}
 
 fn begin(start: &PoolStart) -> anyhow::Result<Begun> {
     let policy = policy_of(start)?;
@@ -223,6 +282,7 @@ mod tests {
                 policy_sha256: String::new(),
                 lifetime_ms: 1,
                 template: None,
+                defer: false,
             },
         };
         assert!(is_pool_job(&serde_json::to_string(&job).unwrap()));
