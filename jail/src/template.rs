@@ -736,6 +736,7 @@ mod tests {
             mounts: Vec::new(),
             cgroup_files: 0,
             session: false,
+            workdir: false,
         };
         let (a, b) = pipe().unwrap();
         let (c, d) = pipe().unwrap();
