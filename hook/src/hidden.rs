@@ -119,6 +119,28 @@ fn namespace<'py>(object: &Bound<'py, PyAny>) -> Option<Bound<'py, PyDict>> {
     own.downcast_into::<PyDict>().ok()
 }
 
+/// Calls `each(key, value)` for every entry of `dict` whose value is a module, with borrowed
+/// references: no reference count of any value is touched. In a jail forked from a template, a
+/// write to an object's count copies the page that holds it; a scan of every module's namespace
+/// with new references would copy most of the preloaded data stack in every run.
+fn each_module_entry<'py>(
+    dict: &Bound<'py, PyDict>,
+    mut each: impl FnMut(*mut ffi::PyObject, *mut ffi::PyObject),
+) {
+    let mut position: ffi::Py_ssize_t = 0;
+    let mut key: *mut ffi::PyObject = std::ptr::null_mut();
+    let mut value: *mut ffi::PyObject = std::ptr::null_mut();
+    // SAFETY: GIL held (we hold a bound reference to `dict`); PyDict_Next yields borrowed
+    // references valid while the dict is not changed, and `each` changes nothing (callers collect,
+    // then change the dicts after the walk).
+    while unsafe { ffi::PyDict_Next(dict.as_ptr(), &mut position, &mut key, &mut value) } != 0 {
+        // SAFETY: `value` is a valid object (borrowed above); the check reads its type only.
+        if unsafe { ffi::PyModule_Check(value) } != 0 {
+            each(key, value);
+        }
+    }
+}
+
 /// The finder and loader of the hidden modules: first on `sys.meta_path`. It holds nothing; the
 /// modules are in a Rust static.
 #[pyclass(name = "HiddenModules", module = "warden", frozen)]
@@ -281,22 +303,25 @@ impl HiddenModules {
             );
         }
         // What stays in sys.modules must not bind what is hidden.
-        for module in modules.values().iter() {
+        let mut kept = Vec::new();
+        each_module_entry(&modules, |_, module| kept.push(module));
+        for module in kept {
+            // SAFETY: GIL held; `module` is a value of sys.modules, which nothing changed since
+            // the walk; a new reference is taken for the modules kept (few pages).
+            let module = unsafe { Bound::from_borrowed_ptr(py, module) };
             let Some(own) = namespace(&module) else {
                 continue;
             };
             let mut found = Vec::new();
-            for (key, value) in own.iter() {
-                if !is_module(&value) {
-                    continue;
+            each_module_entry(&own, |key, value| {
+                if let Some(hidden) = store.names.get(&(value as usize)) {
+                    // SAFETY: GIL held; `key` is borrowed from the dict, unchanged so far.
+                    let key = unsafe { Bound::from_borrowed_ptr(py, key) };
+                    if let Ok(key) = key.downcast_into::<PyString>() {
+                        found.push((key, hidden.clone()));
+                    }
                 }
-                let Some(hidden) = store.names.get(&(value.as_ptr() as usize)) else {
-                    continue;
-                };
-                if let Ok(key) = key.downcast_into::<PyString>() {
-                    found.push((key, hidden.clone()));
-                }
-            }
+            });
             for (key, hidden) in found {
                 own.del_item(&key)?;
                 store
@@ -361,14 +386,11 @@ fn reveal(py: Python<'_>, name: &str, module: &Bound<'_, PyAny>) -> PyResult<()>
             let Some(own) = namespace(current) else {
                 continue;
             };
-            let values = own.values();
+            let mut addresses = Vec::new();
+            each_module_entry(&own, |_, value| addresses.push(value as usize));
             let found = with_store(py, |store| {
                 let mut found = Vec::new();
-                for value in values.iter() {
-                    if !is_module(&value) {
-                        continue;
-                    }
-                    let address = value.as_ptr() as usize;
+                for address in addresses {
                     if let Some(hidden) = store.names.get(&address) {
                         found.push(hidden.clone());
                     }

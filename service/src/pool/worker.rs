@@ -132,6 +132,10 @@ pub fn serve_pooled(
     let claim: Claim = serde_json::from_str(&line).context("the claim is not valid")?;
     match claim {
         Claim::Run { job } => {
+            // The outcome is complete once the program ended, every other process of the jail is
+            // gone, the pipes are closed, the work dir is copied back and the counters are read:
+            // the record goes out then, and the init's exit and the cgroup's removal after it.
+            warden_jail::defer_teardown(true);
             let reply = if job.policy_sha256 != start.policy_sha256 {
                 WorkerReply::Error(format!("{NOT_TAKEN}another policy's jail"))
             } else if session.ended().is_some() {
@@ -152,8 +156,9 @@ pub fn serve_pooled(
             let sent = send(out, &reply);
             warden_jail::trace("pool: record sent");
             drop(session);
+            let ended = warden_jail::finish_teardown();
             warden_jail::trace("pool: jail ended");
-            sent
+            sent.and(ended.map_err(anyhow::Error::from))
         }
         Claim::Session { job } => {
             anyhow::ensure!(
@@ -208,6 +213,8 @@ fn serve_deferred(
         return Ok(());
     }
     let claim: Claim = serde_json::from_str(&line).context("the claim is not valid")?;
+    // As a pooled run's: the record before the jail's teardown.
+    warden_jail::defer_teardown(true);
     let reply = match claim {
         Claim::Run { job } if job.policy_sha256 == start.policy_sha256 => {
             let warm = job::Warm::Fork {
@@ -224,7 +231,9 @@ fn serve_deferred(
             WorkerReply::Error(format!("{NOT_TAKEN}a deferred jail serves runs only"))
         }
     };
-    send(out, &reply)
+    let sent = send(out, &reply);
+    let ended = warden_jail::finish_teardown();
+    sent.and(ended.map_err(anyhow::Error::from))
 }
 
 fn begin(start: &PoolStart) -> anyhow::Result<Begun> {
