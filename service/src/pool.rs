@@ -44,6 +44,8 @@ pub const DEFAULT_MAX_IDLE_MS: u64 = 600_000;
 pub const DEFAULT_TEMPLATE_FORKS: u64 = 1000;
 /// Default `pool.template_max_age_ms`: a template older than this is replaced (10 minutes).
 pub const DEFAULT_TEMPLATE_MAX_AGE_MS: u64 = 600_000;
+/// One forked jail in this many has its PSS measured (`Pool::sampled_pss`).
+const PSS_SAMPLE: u64 = 16;
 /// How long a pooled jail may take to start and import its preload list.
 const START_TIMEOUT: Duration = Duration::from_secs(120);
 /// How often the pool looks at itself when nothing wakes it.
@@ -368,6 +370,8 @@ pub struct Pool {
     templates: tokio::sync::Mutex<BTreeMap<String, TemplateSlot>>,
     /// Templates retired (too many forks, too old, or at shutdown) whose workers have not exited.
     retiring: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// Per policy: forked jails counted, and the PSS last measured of one ([`Pool::sampled_pss`]).
+    sampled: Mutex<BTreeMap<String, (u64, u64)>>,
     wake: tokio::sync::Notify,
     closed: AtomicBool,
 }
@@ -395,6 +399,7 @@ impl Pool {
             state: Mutex::new(State::default()),
             templates: tokio::sync::Mutex::new(BTreeMap::new()),
             retiring: Mutex::new(Vec::new()),
+            sampled: Mutex::new(BTreeMap::new()),
             wake: tokio::sync::Notify::new(),
             closed: AtomicBool::new(false),
         }
@@ -545,6 +550,20 @@ impl Pool {
             template.forks += 1;
             template.socket.clone()
         })
+    }
+
+    /// The PSS of a forked jail of `policy`: measured for one jail in [`PSS_SAMPLE`], the last
+    /// measure otherwise.
+    fn sampled_pss(&self, policy: &str, measure: impl FnOnce() -> u64) -> u64 {
+        let Ok(mut sampled) = self.sampled.lock() else {
+            return measure();
+        };
+        let entry = sampled.entry(policy.to_owned()).or_insert((0, 0));
+        if entry.0 % PSS_SAMPLE == 0 || entry.1 == 0 {
+            entry.1 = measure();
+        }
+        entry.0 += 1;
+        entry.1
     }
 
     /// Whether the pool hands out jails at all (on, and not closed).
@@ -1168,7 +1187,14 @@ async fn start(
             anyhow::bail!("the pooled worker answered out of turn: {stderr}");
         }
     };
-    let pss = child.id().map_or(0, tree_pss) + jail.map_or(0, tree_pss);
+    let measure = || child.id().map_or(0, tree_pss) + jail.map_or(0, tree_pss);
+    // Reading a forked jail's smaps walks its page tables (the template's size): the jails of one
+    // template are alike, so one in PSS_SAMPLE is measured and the others take its figure.
+    let pss = if forked {
+        service.pool().sampled_pss(policy, measure)
+    } else {
+        measure()
+    };
     Ok(Warm {
         child,
         stdin,
