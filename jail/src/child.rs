@@ -87,7 +87,11 @@ pub fn init_main(prepared: &Prepared, control: OwnedFd, pipes: Pipes) -> ! {
 }
 
 /// For `map_err` on a call made here: `call(arg)` failed in `stage`.
-fn at(stage: Stage, call: &'static str, arg: impl Display) -> impl FnOnce(Errno) -> StageError {
+pub(crate) fn at(
+    stage: Stage,
+    call: &'static str,
+    arg: impl Display,
+) -> impl FnOnce(Errno) -> StageError {
     move |errno| StageError {
         stage,
         error: SysError::new(call, arg, errno),
@@ -95,7 +99,7 @@ fn at(stage: Stage, call: &'static str, arg: impl Display) -> impl FnOnce(Errno)
 }
 
 /// For `map_err` on a layer's step, which names its failed call itself.
-fn in_stage(stage: Stage) -> impl FnOnce(SysError) -> StageError {
+pub(crate) fn in_stage(stage: Stage) -> impl FnOnce(SysError) -> StageError {
     move |error| StageError { stage, error }
 }
 

@@ -181,7 +181,7 @@ fn prepare(
 }
 
 /// A pipe as (read end, write end), both close-on-exec.
-fn pipe() -> Result<(OwnedFd, OwnedFd), JailError> {
+pub(crate) fn pipe() -> Result<(OwnedFd, OwnedFd), JailError> {
     nix::unistd::pipe2(OFlag::O_CLOEXEC)
         .map_err(|errno| JailError::syscall("pipe2", "O_CLOEXEC", errno))
 }
@@ -192,7 +192,7 @@ fn high(fd: OwnedFd) -> Result<OwnedFd, JailError> {
         .map_err(|errno| JailError::syscall("fcntl", "F_DUPFD_CLOEXEC", errno))
 }
 
-fn nonblocking(fd: &OwnedFd) -> Result<(), JailError> {
+pub(crate) fn nonblocking(fd: &OwnedFd) -> Result<(), JailError> {
     nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_SETFL(OFlag::O_NONBLOCK))
         .map(drop)
         .map_err(|errno| JailError::syscall("fcntl", "O_NONBLOCK", errno))

@@ -48,12 +48,12 @@ use nix::unistd::Pid;
 use seccompiler::{sock_filter, BpfProgram};
 use serde::{Deserialize, Serialize};
 
-use crate::child::{self, Confinement, Pipes};
+use crate::child::{self, at, in_stage, Confinement, Pipes};
 use crate::error::{JailError, SysError};
 use crate::landlock::LandlockPlan;
 use crate::message::{self, Stage, StageError, ToChild, ToParent};
 use crate::mounts::{self, Mount};
-use crate::parent::Running;
+use crate::parent::{nonblocking, pipe, Running};
 use crate::plan::Plan;
 use crate::rlimits;
 use crate::sys::{self, Forked};
@@ -310,18 +310,6 @@ fn pid_of(pidfd: BorrowedFd<'_>) -> Result<Pid, JailError> {
         .ok_or_else(|| JailError::Config("the run's init ended before it was supervised".into()))
 }
 
-/// A pipe as (read end, write end), both close-on-exec.
-fn pipe() -> Result<(OwnedFd, OwnedFd), JailError> {
-    nix::unistd::pipe2(OFlag::O_CLOEXEC)
-        .map_err(|errno| JailError::syscall("pipe2", "O_CLOEXEC", errno))
-}
-
-fn nonblocking(fd: &OwnedFd) -> Result<(), JailError> {
-    nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_SETFL(OFlag::O_NONBLOCK))
-        .map(drop)
-        .map_err(|errno| JailError::syscall("fcntl", "O_NONBLOCK", errno))
-}
-
 /// One message with descriptors attached.
 pub fn send_with_fds(sock: BorrowedFd<'_>, bytes: &[u8], fds: &[RawFd]) -> Result<(), Errno> {
     let iov = [IoSlice::new(bytes)];
@@ -558,21 +546,6 @@ enum InitEnd {
     Program(Pipes),
     /// The init is done: exit with this code.
     Exit(i32),
-}
-
-fn at(
-    stage: Stage,
-    call: &'static str,
-    arg: impl std::fmt::Display,
-) -> impl FnOnce(Errno) -> StageError {
-    move |errno| StageError {
-        stage,
-        error: SysError::new(call, arg, errno),
-    }
-}
-
-fn in_stage(stage: Stage) -> impl FnOnce(SysError) -> StageError {
-    move |error| StageError { stage, error }
 }
 
 /// The run's init: the steps of a cold init that are per run (`child.rs`), then the fork.

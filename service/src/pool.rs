@@ -1019,34 +1019,10 @@ async fn start_template(
     registered: &RegisteredPolicy,
     lifetime: Duration,
 ) -> anyhow::Result<Template> {
-    let (mut child, dir) = service
-        .executor()
-        .spawn_session_worker()
-        .map_err(|err| anyhow::anyhow!("{err}"))?;
-    let (Some(mut stdin), Some(stdout), Some(stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        anyhow::bail!("the template worker's pipes are missing");
-    };
-    let stderr = tokio::spawn(super::executor::read_capped(stderr, 64 * 1024));
-    let mut stdout = BufReader::new(stdout);
     let job = template::TemplateJob {
-        template: worker::PoolStart {
-            policy_text: registered.text.clone(),
-            policy_base_dir: registered.base_dir.clone(),
-            policy_sha256: registered.policy.sha256.clone(),
-            lifetime_ms: u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX),
-            template: None,
-            defer: false,
-        },
+        template: pool_start(registered, lifetime, None, false),
     };
-    let answer = match first_answer(&mut stdin, &mut stdout, &job).await {
-        Ok(answer) => answer,
-        Err(err) => {
-            let _ = child.kill().await;
-            return Err(err);
-        }
-    };
+    let (mut worker, answer) = ask_new_worker(service, "template", &job).await?;
     match serde_json::from_str::<template::TemplateAnswer>(&answer) {
         Ok(template::TemplateAnswer::Ready {
             socket,
@@ -1059,27 +1035,94 @@ async fn start_template(
                 );
             }
             // Its standard error is read to the end (and dropped) so that it never blocks.
-            drop(stderr);
+            drop(worker.stderr);
             Ok(Template {
-                child,
-                stdin,
-                dir,
+                child: worker.child,
+                stdin: worker.stdin,
+                dir: worker.dir,
                 socket,
                 born: Instant::now(),
                 forks: 0,
             })
         }
         Ok(template::TemplateAnswer::Failed { message }) => {
-            let _ = child.kill().await;
+            let _ = worker.child.kill().await;
             anyhow::bail!("{message}");
         }
-        Err(_) => {
+        Err(_) => Err(worker.out_of_turn("template").await),
+    }
+}
+
+/// What the pool starts a worker with, for `registered`.
+fn pool_start(
+    registered: &RegisteredPolicy,
+    lifetime: Duration,
+    template: Option<std::path::PathBuf>,
+    defer: bool,
+) -> worker::PoolStart {
+    worker::PoolStart {
+        policy_text: registered.text.clone(),
+        policy_base_dir: registered.base_dir.clone(),
+        policy_sha256: registered.policy.sha256.clone(),
+        lifetime_ms: u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX),
+        template,
+        defer,
+    }
+}
+
+/// A `warden session-worker` the pool started, with its pipes and directory.
+struct NewWorker {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    dir: JobDir,
+    stderr: tokio::task::JoinHandle<std::io::Result<Vec<u8>>>,
+}
+
+impl NewWorker {
+    /// Kills a worker whose answer was not one, and says what its standard error said.
+    async fn out_of_turn(mut self, what: &str) -> anyhow::Error {
+        let _ = self.child.kill().await;
+        let stderr = match self.stderr.await {
+            Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).trim().to_owned(),
+            _ => String::new(),
+        };
+        anyhow::anyhow!("the {what} worker answered out of turn: {stderr}")
+    }
+}
+
+/// Starts a session worker, sends it `job` and reads its first answer (the worker is killed when
+/// that fails).
+async fn ask_new_worker(
+    service: &Service,
+    what: &str,
+    job: &impl serde::Serialize,
+) -> anyhow::Result<(NewWorker, String)> {
+    let (mut child, dir) = service
+        .executor()
+        .spawn_session_worker()
+        .map_err(|err| anyhow::anyhow!("{err}"))?;
+    let (Some(mut stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        anyhow::bail!("the {what} worker's pipes are missing");
+    };
+    let stderr = tokio::spawn(super::executor::read_capped(stderr, 64 * 1024));
+    let mut stdout = BufReader::new(stdout);
+    match first_answer(&mut stdin, &mut stdout, job).await {
+        Ok(answer) => Ok((
+            NewWorker {
+                child,
+                stdin,
+                stdout,
+                dir,
+                stderr,
+            },
+            answer,
+        )),
+        Err(err) => {
             let _ = child.kill().await;
-            let stderr = match stderr.await {
-                Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).trim().to_owned(),
-                _ => String::new(),
-            };
-            anyhow::bail!("the template worker answered out of turn: {stderr}");
+            Err(err)
         }
     }
 }
@@ -1126,34 +1169,10 @@ async fn start(
         }
     };
     let template_given = template.is_some();
-    let (mut child, dir) = service
-        .executor()
-        .spawn_session_worker()
-        .map_err(|err| anyhow::anyhow!("{err}"))?;
-    let (Some(mut stdin), Some(stdout), Some(stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        anyhow::bail!("the pooled worker's pipes are missing");
-    };
-    let stderr = tokio::spawn(super::executor::read_capped(stderr, 64 * 1024));
-    let mut stdout = BufReader::new(stdout);
     let job = worker::PoolJob {
-        pool: worker::PoolStart {
-            policy_text: registered.text.clone(),
-            policy_base_dir: registered.base_dir.clone(),
-            policy_sha256: registered.policy.sha256.clone(),
-            lifetime_ms: u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX),
-            template,
-            defer,
-        },
+        pool: pool_start(registered, lifetime, template, defer),
     };
-    let answer = match first_answer(&mut stdin, &mut stdout, &job).await {
-        Ok(answer) => answer,
-        Err(err) => {
-            let _ = child.kill().await;
-            return Err(err);
-        }
-    };
+    let (mut worker, answer) = ask_new_worker(service, "pooled", &job).await?;
     let (forked, jail) = match serde_json::from_str::<worker::PoolAnswer>(&answer) {
         Ok(worker::PoolAnswer::Ready {
             preload_failed,
@@ -1175,19 +1194,12 @@ async fn start(
             (was_forked, jail_pid.filter(|_| was_forked))
         }
         Ok(worker::PoolAnswer::Failed { message }) => {
-            let _ = child.kill().await;
+            let _ = worker.child.kill().await;
             anyhow::bail!("{message}");
         }
-        Err(_) => {
-            let _ = child.kill().await;
-            let stderr = match stderr.await {
-                Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).trim().to_owned(),
-                _ => String::new(),
-            };
-            anyhow::bail!("the pooled worker answered out of turn: {stderr}");
-        }
+        Err(_) => return Err(worker.out_of_turn("pooled").await),
     };
-    let measure = || child.id().map_or(0, tree_pss) + jail.map_or(0, tree_pss);
+    let measure = || worker.child.id().map_or(0, tree_pss) + jail.map_or(0, tree_pss);
     // Reading a forked jail's smaps walks its page tables (the template's size): the jails of one
     // template are alike, so one in PSS_SAMPLE is measured and the others take its figure.
     let pss = if forked {
@@ -1195,6 +1207,13 @@ async fn start(
     } else {
         measure()
     };
+    let NewWorker {
+        child,
+        stdin,
+        stdout,
+        dir,
+        stderr,
+    } = worker;
     Ok(Warm {
         child,
         stdin,

@@ -374,8 +374,20 @@ policies = ["review", "strict"]
 }
 
 impl Drop for Server {
+    /// Stops the server as an operator would (SIGTERM: it ends its pooled jails, templates and
+    /// sessions and removes their cgroups), killing it only if it has not exited within 20 s: a
+    /// killed server's workers die with it and leave their jails' (empty) cgroups to the next
+    /// warden's start-up sweep.
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
+            signal(child.id(), "TERM");
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            while std::time::Instant::now() < deadline {
+                if matches!(child.try_wait(), Ok(Some(_))) {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
             signal(child.id(), "KILL");
             let _ = child.wait();
         }
