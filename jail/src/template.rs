@@ -391,6 +391,11 @@ pub enum Served {
 /// The template's loop: answers fork requests from `channel` until it closes. Returns
 /// [`Served::Child`] in each run's confined program process, [`Served::End`] in the template.
 pub fn serve(channel: BorrowedFd<'_>, hooks: &ForkHooks) -> Result<Served, JailError> {
+    // Each run's init is our child: with SIGCHLD ignored the kernel reaps it when it exits, so no
+    // run leaves a zombie behind while the template waits for its next request (and the drain at
+    // the end still waits for every one of them: wait4 then blocks until none is left).
+    // SAFETY: installing SIG_IGN runs no handler code; the template is single-threaded.
+    unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) };
     loop {
         reap_ended();
         let (request, fds) = match recv_with_fds(channel, 16) {
@@ -503,6 +508,10 @@ fn child_init(
     let channel_fd = channel.as_raw_fd();
     // The interpreter's name, which the program's process takes back from the init's.
     let name = nix::sys::prctl::get_name().ok();
+    // The run's init reaps its program itself, as a cold jail's does (and the program's own
+    // children are its business): the default disposition, not the template's.
+    // SAFETY: installing SIG_DFL runs no handler code; this process is single-threaded.
+    unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
     let init = || -> Result<Option<i32>, StageError> {
         // Never the template's channel: only the template answers on it.
         // SAFETY: the channel is the template's descriptor, copied into this process by the
