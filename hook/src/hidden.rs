@@ -246,7 +246,8 @@ impl HiddenModules {
 
     /// Takes every module not in `keep` (a set of names) out of `sys.modules` into the store, and
     /// out of the namespaces of the modules left there; `groups`: each preloaded name with what its
-    /// import loaded. Once per process.
+    /// import loaded. Additive: a later call (with a smaller `keep`) adds to what is hidden, so a
+    /// pooled jail hides the preloaded modules while it waits and the driver's own when it runs.
     fn hide(
         slf: &Bound<'_, Self>,
         keep: &Bound<'_, PyAny>,
@@ -263,79 +264,23 @@ impl HiddenModules {
                 ));
             }
         }
-        if FILLED.swap(true, Ordering::AcqRel) {
-            return Err(PyRuntimeError::new_err(
-                "the preloaded modules are hidden already",
-            ));
-        }
         let module_spec = py.import("_frozen_importlib")?.getattr("ModuleSpec")?;
         let modules = sys_modules(py)?;
-        let mut store = Store {
-            groups,
-            module_spec: Some(module_spec.unbind()),
-            ..Store::default()
-        };
-        for (name, module) in modules.items().extract::<Vec<(PyObject, PyObject)>>()? {
-            let (name, module) = (name.bind(py), module.bind(py));
-            let Ok(text) = name.extract::<String>() else {
-                continue;
-            };
-            if module.is_none() || keep.contains(name)? {
-                continue;
-            }
-            let own = namespace(module);
-            let spec = own
-                .as_ref()
-                .and_then(|d| d.get_item(pyo3::intern!(py, "__spec__")).ok().flatten())
-                .map_or_else(|| py.None(), Bound::unbind);
-            let package = own
-                .as_ref()
-                .is_some_and(|d| d.contains(pyo3::intern!(py, "__path__")).unwrap_or(false));
-            modules.del_item(name)?;
-            store.names.insert(module.as_ptr() as usize, text.clone());
-            store.modules.insert(
-                text,
-                Entry {
-                    module: module.clone().unbind(),
-                    spec,
-                    package,
-                },
-            );
+        // What an earlier call hid stays hidden (the store the finder made before is empty).
+        let earlier = STORE
+            .get(py)
+            .try_borrow_mut()
+            .map(|mut cell| cell.take())
+            .map_err(|_| PyRuntimeError::new_err("warden's hidden modules are busy"))?;
+        let mut store = earlier.unwrap_or_default();
+        if store.groups.is_empty() {
+            store.groups = groups;
         }
-        // What stays in sys.modules must not bind what is hidden.
-        let mut kept = Vec::new();
-        each_module_entry(&modules, |_, module| kept.push(module));
-        for module in kept {
-            // SAFETY: GIL held; `module` is a value of sys.modules, which nothing changed since
-            // the walk; a new reference is taken for the modules kept (few pages).
-            let module = unsafe { Bound::from_borrowed_ptr(py, module) };
-            let Some(own) = namespace(&module) else {
-                continue;
-            };
-            let mut found = Vec::new();
-            each_module_entry(&own, |key, value| {
-                if let Some(hidden) = store.names.get(&(value as usize)) {
-                    // SAFETY: GIL held; `key` is borrowed from the dict, unchanged so far.
-                    let key = unsafe { Bound::from_borrowed_ptr(py, key) };
-                    if let Ok(key) = key.downcast_into::<PyString>() {
-                        found.push((key, hidden.clone()));
-                    }
-                }
-            });
-            for (key, hidden) in found {
-                own.del_item(&key)?;
-                store
-                    .bindings
-                    .entry(hidden.clone())
-                    .or_default()
-                    .push((module.clone().unbind(), key.unbind()));
-                store
-                    .stripped
-                    .entry(module.as_ptr() as usize)
-                    .or_default()
-                    .push(hidden);
-            }
+        if store.module_spec.is_none() {
+            store.module_spec = Some(module_spec.unbind());
         }
+        // Put back even when the walk fails part-way: nothing hidden is ever lost.
+        let filled = fill(py, &mut store, keep, &modules);
         let previous = STORE
             .get(py)
             .try_borrow_mut()
@@ -344,12 +289,85 @@ impl HiddenModules {
             Ok(previous) => drop(previous),
             Err(_) => return Err(PyRuntimeError::new_err("warden's hidden modules are busy")),
         }
-        Ok(())
+        FILLED.store(true, Ordering::Release);
+        filled
     }
 
     fn __repr__(&self) -> &'static str {
         "<warden's hidden modules>"
     }
+}
+
+/// Moves every module of `modules` (`sys.modules`) not in `keep` into `store`, and takes the
+/// bindings of what it hid out of the namespaces of the modules left there.
+fn fill(
+    py: Python<'_>,
+    store: &mut Store,
+    keep: &Bound<'_, PyAny>,
+    modules: &Bound<'_, PyDict>,
+) -> PyResult<()> {
+    for (name, module) in modules.items().extract::<Vec<(PyObject, PyObject)>>()? {
+        let (name, module) = (name.bind(py), module.bind(py));
+        let Ok(text) = name.extract::<String>() else {
+            continue;
+        };
+        if module.is_none() || keep.contains(name)? {
+            continue;
+        }
+        let own = namespace(module);
+        let spec = own
+            .as_ref()
+            .and_then(|d| d.get_item(pyo3::intern!(py, "__spec__")).ok().flatten())
+            .map_or_else(|| py.None(), Bound::unbind);
+        let package = own
+            .as_ref()
+            .is_some_and(|d| d.contains(pyo3::intern!(py, "__path__")).unwrap_or(false));
+        modules.del_item(name)?;
+        store.names.insert(module.as_ptr() as usize, text.clone());
+        store.modules.insert(
+            text,
+            Entry {
+                module: module.clone().unbind(),
+                spec,
+                package,
+            },
+        );
+    }
+    // What stays in sys.modules must not bind what is hidden.
+    let mut kept = Vec::new();
+    each_module_entry(modules, |_, module| kept.push(module));
+    for module in kept {
+        // SAFETY: GIL held; `module` is a value of sys.modules, which nothing changed since
+        // the walk; a new reference is taken for the modules kept (few pages).
+        let module = unsafe { Bound::from_borrowed_ptr(py, module) };
+        let Some(own) = namespace(&module) else {
+            continue;
+        };
+        let mut found = Vec::new();
+        each_module_entry(&own, |key, value| {
+            if let Some(hidden) = store.names.get(&(value as usize)) {
+                // SAFETY: GIL held; `key` is borrowed from the dict, unchanged so far.
+                let key = unsafe { Bound::from_borrowed_ptr(py, key) };
+                if let Ok(key) = key.downcast_into::<PyString>() {
+                    found.push((key, hidden.clone()));
+                }
+            }
+        });
+        for (key, hidden) in found {
+            own.del_item(&key)?;
+            store
+                .bindings
+                .entry(hidden.clone())
+                .or_default()
+                .push((module.clone().unbind(), key.unbind()));
+            store
+                .stripped
+                .entry(module.as_ptr() as usize)
+                .or_default()
+                .push(hidden);
+        }
+    }
+    Ok(())
 }
 
 fn sys_modules(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {

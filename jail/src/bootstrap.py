@@ -435,17 +435,22 @@ _ONE_THREAD = {
 }
 
 
-def _reseed_after_fork():
+def _reseed_targets():
+    """What `_reseed_after_fork` reseeds: numpy's random module and tempfile, taken while they are
+    in `sys.modules` (the template hides them before it forks)."""
+    import sys
+
+    return sys.modules.get("numpy.random"), sys.modules.get("tempfile")
+
+
+def _reseed_after_fork(targets):
     """What a fork copied that must differ in every run: `random` was reseeded by its own fork
     handler; numpy's global generator and tempfile's name sequence were not (tempfile checks
     the pid, which a forked run's process can share with the template: both are pid 2 of their
     own namespaces)."""
-    import sys
-
-    numpy_random = sys.modules.get("numpy.random")
+    numpy_random, tempfile = targets
     if numpy_random is not None:
         numpy_random.seed()
-    tempfile = sys.modules.get("tempfile")
     if tempfile is not None:
         tempfile._name_sequence = None
 
@@ -1288,7 +1293,9 @@ def _session(main, baseline=frozenset(), template=None):
         usage = resource.getrusage(resource.RUSAGE_SELF)
         return usage.ru_utime + usage.ru_stime
 
-    pool = {"hide": None, "cells": 0, "before": None}
+    # `early`: what a program's end needs, taken in a template before it hid
+    # the preloaded modules (matplotlib, threading, atexit, gc).
+    pool = {"hide": None, "cells": 0, "before": None, "hidden": False, "early": None}
 
     def preload(request):
         if pool["hide"] is not None or pool["cells"]:
@@ -1301,9 +1308,13 @@ def _session(main, baseline=frozenset(), template=None):
         """A pooled jail becomes a session: what the preload loaded is hidden until imported (the
         driver's own modules stay, as in a session started cold)."""
         if pool["hide"] is not None:
-            pool["hide"](pool["before"])
+            if not pool["hidden"]:
+                pool["hide"](pool["before"])
             pool["hide"] = None
         return {}
+
+    def early():
+        return sys.modules.get("matplotlib"), tuple(sys.modules.get(name) for name in ("threading", "atexit", "gc"))
 
     def begin_run(request):
         """A pooled jail runs one program: the jail's streams become the program's as in a cold run
@@ -1329,9 +1340,8 @@ def _session(main, baseline=frozenset(), template=None):
             os.environ.pop("MPLBACKEND", None)
         else:
             os.environ["MPLBACKEND"] = backend
-        matplotlib = sys.modules.get("matplotlib")
         # What the end of the run needs, taken before the preloaded modules are hidden.
-        exits = tuple(sys.modules.get(name) for name in ("threading", "atexit", "gc"))
+        matplotlib, exits = pool["early"] or early()
         if exits[2] is not None:
             # What the preload made is never garbage to this run: the collector leaves it alone
             # (its passes, and the one at the end, look at the program's objects only).
@@ -1354,10 +1364,19 @@ def _session(main, baseline=frozenset(), template=None):
                 sys.stderr.flush()
                 serve, ban_exec, saved = template.pop("serve"), template.pop("ban_exec"), template["saved"]
                 template = None
-                # Everything the preload made is permanent: no collection in the template or in a
-                # run walks it (which would write to, and so copy, every page of it in each run).
                 import gc
 
+                reseed = _reseed_targets()
+                if pool["hide"] is not None:
+                    # What the preload loaded is hidden once, here: each run forked from the
+                    # template starts with it hidden until imported, and the pages the hide
+                    # writes are the template's (a hide in each run copied ~9 MiB of them); a
+                    # program's start hides the driver's own modules as well.
+                    pool["early"] = early()
+                    pool["hide"](pool["before"])
+                    pool["hidden"] = True
+                # Everything the preload made is permanent: no collection in the template or in a
+                # run walks it (which would write to, and so copy, every page of it in each run).
                 gc.collect()
                 gc.freeze()
                 del gc
@@ -1378,7 +1397,8 @@ def _session(main, baseline=frozenset(), template=None):
                         os.environ.pop(name, None)
                     else:
                         os.environ[name] = value
-                _reseed_after_fork()
+                _reseed_after_fork(reseed)
+                del reseed
                 send({"ready": True, "pid": os.getpid()})
                 continue
             if operation == "run":

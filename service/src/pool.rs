@@ -321,6 +321,8 @@ struct Stats {
     hits_runs: u64,
     hits_sessions: u64,
     misses: u64,
+    /// Misses of runs served by a jail forked from the template at the claim.
+    forked_on_miss: u64,
     refills: u64,
     refill_seconds: f64,
     refill_failures: u64,
@@ -460,14 +462,21 @@ impl Pool {
             return None;
         }
         let warm = if job.inputs.is_empty() {
-            // The static check before the claim, when a jail could be claimed (an empty pool
-            // sends the run cold, counted a miss, and the worker checks it there).
-            if self.ready(want.policy) > 0 && !would_run(want, job).await {
+            // The static check before the claim, when a jail could be claimed (a run that goes
+            // cold is checked by its worker).
+            let ready = self.ready(want.policy) > 0;
+            if ready && !would_run(want, job).await {
                 return None;
             }
-            self.take(want, false)?
+            match self.take(want, false) {
+                Some(warm) => warm,
+                // The pool is empty (counted a miss): with the policy's template up, a jail
+                // forked for this run now costs a fork where a cold start would import the
+                // preload again; without it, the run goes cold.
+                None => self.forked_now(service, want, job, !ready, false).await?,
+            }
         } else {
-            self.forked_for_inputs(service, want, job).await?
+            self.forked_now(service, want, job, true, true).await?
         };
         let pid = warm.child.id().unwrap_or(0);
         self.mark_busy(pid, true);
@@ -491,15 +500,19 @@ impl Pool {
         }
     }
 
-    /// A run with input files cannot take a jail that is waiting already (its inputs must be in
-    /// `/work` before the program starts, read-only unless the policy says otherwise): when the
-    /// policy's template is up, a worker forks the run's jail from it now, with the inputs copied
-    /// in, which costs a fork instead of a cold start. `None`: it runs cold.
-    async fn forked_for_inputs(
+    /// A jail forked for `job` now, from the policy's template when it is up: for a run with
+    /// input files, which cannot take a jail that is waiting already (its inputs must be in
+    /// `/work` before the program starts, read-only unless the policy says otherwise), and for a
+    /// run that found the pool empty. A fork instead of a cold start. `check`: the static check
+    /// was not made yet; `hit`: counted a hit (the run found no jail missing). `None`: it runs
+    /// cold.
+    async fn forked_now(
         &self,
         service: &Service,
         want: &Want<'_>,
         job: &Job,
+        check: bool,
+        hit: bool,
     ) -> Option<Warm> {
         let policy_mib = want.registered.policy.limits.memory_bytes >> 20;
         if job
@@ -510,7 +523,7 @@ impl Pool {
             return None;
         }
         let channel = self.template_up(want.policy).await?;
-        if !would_run(want, job).await {
+        if check && !would_run(want, job).await {
             return None;
         }
         let lifetime = self.config.max_idle + service.config.sessions.max_lifetime + LIFETIME_SLACK;
@@ -524,11 +537,12 @@ impl Pool {
         .await
         .ok()?;
         if let Ok(mut state) = self.state.lock() {
-            state
-                .stats
-                .entry(want.policy.to_owned())
-                .or_default()
-                .hits_runs += 1;
+            let stats = state.stats.entry(want.policy.to_owned()).or_default();
+            if hit {
+                stats.hits_runs += 1;
+            } else {
+                stats.forked_on_miss += 1;
+            }
         }
         Some(warm)
     }
@@ -700,7 +714,7 @@ impl Pool {
                 s.hits_sessions
             );
         }
-        let counters: [Counter; 6] = [
+        let counters: [Counter; 7] = [
             (
                 "warden_pool_forked_total",
                 "Jails forked from the policy's template (which imported the preload once).",
@@ -713,8 +727,14 @@ impl Pool {
             ),
             (
                 "warden_pool_misses_total",
-                "Requests that found no jail waiting (or did not fit one) and started cold.",
+                "Requests that found no jail waiting (or did not fit one).",
                 |s| s.misses,
+            ),
+            (
+                "warden_pool_forked_on_miss_total",
+                "Runs that found no jail waiting and got one forked from the template at once \
+                 (the other misses started cold).",
+                |s| s.forked_on_miss,
             ),
             (
                 "warden_pool_refills_total",
