@@ -304,7 +304,8 @@ pub fn execute_forked(
         policy,
         &options,
         crate::session::Origin::Fork(channel),
-    )?;
+    )
+    .map_err(|err| anyhow::Error::new(NotTaken(err)))?;
     // The inputs are in the jail already; what comes back is judged against what was placed.
     let request = RunRequest {
         inputs: Vec::new(),
@@ -312,6 +313,21 @@ pub fn execute_forked(
     };
     execute_in(policy, &request, Some(&mut session))
 }
+
+/// The error of [`execute_warm`] and [`execute_forked`] when the warm jail never took the program:
+/// none could be forked for it (the template is gone or refused), or the waiting one was lost (it
+/// died with its template) or refused the delivery. Nothing of the program ran, so the caller may
+/// run it cold instead.
+#[derive(Debug)]
+pub struct NotTaken(pub anyhow::Error);
+
+impl std::fmt::Display for NotTaken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the warm jail did not take the program: {:#}", self.0)
+    }
+}
+
+impl std::error::Error for NotTaken {}
 
 fn execute_in(
     policy: &Policy,
@@ -533,13 +549,10 @@ fn run_in_warm_jail(
     record.limits = Some(AppliedLimits::of(policy, &request.limits));
     record.layers = Some(warm.layers().clone());
     record.warm = true;
-    let outcome = match warm.run_program(text, &limits) {
-        Ok(outcome) => outcome,
-        Err(message) => {
-            record.message = Some(message);
-            return Ok(End::SetupFailed);
-        }
-    };
+    // `Err`: nothing ran (the jail was lost or refused the delivery).
+    let outcome = warm
+        .run_program(text, &limits)
+        .map_err(|message| anyhow::Error::new(NotTaken(anyhow::Error::msg(message))))?;
     let ran = Ran {
         workdir: warm.workdir(),
         placed: warm.placed(),

@@ -1814,6 +1814,48 @@ fn a_dead_template_is_replaced() {
     );
 }
 
+/// A template that dies under load costs no run: runs that find the pool empty right then (and
+/// would be forked from it) go cold, and later runs are forked from a fresh template.
+#[test]
+fn runs_succeed_when_the_template_dies_under_them() {
+    warden_test_support::require_root!();
+    let (server, _rules) = pooled_server("depth = 1\n");
+    await_ready(&server, "default");
+    let templates = template_pids(&server);
+    assert!(!templates.is_empty(), "no template");
+    for pid in &templates {
+        let killed = std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status()
+            .expect("kill");
+        assert!(killed.success());
+    }
+    // At once: more runs than the pool holds, while the pool finds out.
+    let server = &server;
+    let records: Vec<Value> = std::thread::scope(|scope| {
+        let runs: Vec<_> = (0..4)
+            .map(|i| scope.spawn(move || run(server, &json!({"code": format!("print({i})\n")}))))
+            .collect();
+        runs.into_iter()
+            .map(|run| run.join().expect("client"))
+            .collect()
+    });
+    for (i, record) in records.iter().enumerate() {
+        assert_eq!(
+            record["status"], "ok",
+            "run {i} failed with the template gone: {record}"
+        );
+        assert_eq!(record["stdout"], format!("{i}\n"), "{record}");
+    }
+    let record = warm(server, "default", "print(9)\n");
+    assert_eq!(record["stdout"], "9\n", "{record}");
+    let now = template_pids(server);
+    assert!(
+        !now.iter().any(|pid| templates.contains(pid)),
+        "a killed template is still listed: {now:?}"
+    );
+}
+
 /// A run with input files is not sent cold when the policy's template is up: a jail is forked for
 /// it with the inputs copied into `/work` before the program starts, read-only as on a cold run,
 /// and the record (output, files back, the inputs not among them) is the cold run's.

@@ -144,6 +144,11 @@ pub fn serve_pooled(
                 // The policy this jail was started for (the same digest): parsed once, at start.
                 match job::run_with(&job, dir, &policy, Some(job::Warm::Pooled(&mut session))) {
                     Ok(record) => WorkerReply::Record(Box::new(record)),
+                    // The jail was lost before it took the program (it died with its template)
+                    // or refused it: nothing ran, and the server runs the program cold.
+                    Err(err) if err.downcast_ref::<pipeline::NotTaken>().is_some() => {
+                        WorkerReply::Error(format!("{NOT_TAKEN}{err:#}"))
+                    }
                     Err(err) => WorkerReply::Error(format!("{err:#}")),
                 }
             };
@@ -223,6 +228,11 @@ fn serve_deferred(
             };
             match job::run_with(&job, dir, &policy, Some(warm)) {
                 Ok(record) => WorkerReply::Record(Box::new(record)),
+                // No jail came from the template (it died or refused): nothing ran, and the
+                // server runs the program cold.
+                Err(err) if err.downcast_ref::<pipeline::NotTaken>().is_some() => {
+                    WorkerReply::Error(format!("{NOT_TAKEN}{err:#}"))
+                }
                 Err(err) => WorkerReply::Error(format!("{err:#}")),
             }
         }
