@@ -549,10 +549,18 @@ fn run_in_warm_jail(
     record.limits = Some(AppliedLimits::of(policy, &request.limits));
     record.layers = Some(warm.layers().clone());
     record.warm = true;
-    // `Err`: nothing ran (the jail was lost or refused the delivery).
-    let outcome = warm
-        .run_program(text, &limits)
-        .map_err(|message| anyhow::Error::new(NotTaken(anyhow::Error::msg(message))))?;
+    let outcome = match warm.run_program(text, &limits) {
+        Ok(outcome) => outcome,
+        // Never delivered: nothing ran, and the caller may run it cold.
+        Err(message) if warm.execution_count() == 0 => {
+            return Err(anyhow::Error::new(NotTaken(anyhow::Error::msg(message))));
+        }
+        // The program ran and the jail failed at its end: a record, never a second run.
+        Err(message) => {
+            record.message = Some(message);
+            return Ok(End::SetupFailed);
+        }
+    };
     let ran = Ran {
         workdir: warm.workdir(),
         placed: warm.placed(),

@@ -362,21 +362,7 @@ fn a_run_that_finds_the_pool_empty_is_forked_from_the_template() {
     let (server, _rules) = pooled_server("depth = 1\n");
     await_ready(&server, "default");
     let server = &server;
-    let records: Vec<Value> = std::thread::scope(|scope| {
-        let runs: Vec<_> = (0..4)
-            .map(|i| {
-                scope.spawn(move || {
-                    run(
-                        server,
-                        &json!({"code": format!("import pandas\nprint({i})\n")}),
-                    )
-                })
-            })
-            .collect();
-        runs.into_iter()
-            .map(|run| run.join().expect("client"))
-            .collect()
-    });
+    let records = runs_at_once(server, 4, |i| format!("import pandas\nprint({i})\n"));
     for (i, record) in records.iter().enumerate() {
         assert_eq!(record["status"], "ok", "{record}");
         assert_eq!(record["stdout"], format!("{i}\n"), "{record}");
@@ -1746,6 +1732,33 @@ fn pooled_jails_are_forked_from_a_template_that_is_re_executed() {
 
 /// The template's interpreter among the server's descendants (its forks show the same command
 /// line: the one whose parent is not itself such a process).
+/// Kills every template of `server` (one per registered policy) and returns their pids.
+fn kill_templates(server: &Server) -> Vec<u32> {
+    let templates = template_pids(server);
+    assert!(!templates.is_empty(), "no template");
+    for pid in &templates {
+        let killed = std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status()
+            .expect("kill");
+        assert!(killed.success());
+    }
+    templates
+}
+
+/// `n` runs sent at once (the program of run `i`: `code(i)`), their records in that order.
+fn runs_at_once(server: &Server, n: usize, code: impl Fn(usize) -> String + Sync) -> Vec<Value> {
+    let code = &code;
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = (0..n)
+            .map(|i| scope.spawn(move || run(server, &json!({"code": code(i)}))))
+            .collect();
+        runs.into_iter()
+            .map(|run| run.join().expect("client"))
+            .collect()
+    })
+}
+
 fn template_pids(server: &Server) -> Vec<u32> {
     let server_pid = server
         .child
@@ -1785,15 +1798,7 @@ fn a_dead_template_is_replaced() {
     let record = warm(&server, "nostatic", "print(1)\n");
     assert_eq!(record["stdout"], "1\n", "{record}");
     // One template per registered policy (this server has several): all of them die.
-    let templates = template_pids(&server);
-    assert!(!templates.is_empty(), "no template");
-    for pid in &templates {
-        let killed = std::process::Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
-            .status()
-            .expect("kill");
-        assert!(killed.success());
-    }
+    let templates = kill_templates(&server);
     // The jail waiting in the pool died with it (its namespaces were below the template's); the
     // pool notices, and starts a fresh template for the next jail.
     for _ in 0..3 {
@@ -1821,25 +1826,10 @@ fn runs_succeed_when_the_template_dies_under_them() {
     warden_test_support::require_root!();
     let (server, _rules) = pooled_server("depth = 1\n");
     await_ready(&server, "default");
-    let templates = template_pids(&server);
-    assert!(!templates.is_empty(), "no template");
-    for pid in &templates {
-        let killed = std::process::Command::new("kill")
-            .args(["-KILL", &pid.to_string()])
-            .status()
-            .expect("kill");
-        assert!(killed.success());
-    }
+    let templates = kill_templates(&server);
     // At once: more runs than the pool holds, while the pool finds out.
     let server = &server;
-    let records: Vec<Value> = std::thread::scope(|scope| {
-        let runs: Vec<_> = (0..4)
-            .map(|i| scope.spawn(move || run(server, &json!({"code": format!("print({i})\n")}))))
-            .collect();
-        runs.into_iter()
-            .map(|run| run.join().expect("client"))
-            .collect()
-    });
+    let records = runs_at_once(server, 4, |i| format!("print({i})\n"));
     for (i, record) in records.iter().enumerate() {
         assert_eq!(
             record["status"], "ok",

@@ -78,7 +78,8 @@ impl Session {
     /// Runs `text` as a one-shot program in this (pooled, unused) jail and ends the jail: the
     /// outcome of a cold run of the same program, its clocks counted from the delivery. `limits`:
     /// the run's wall time, CPU time and output caps (the jail's memory limit was set when it
-    /// started). `Err`: nothing ran (the jail was lost or refused the program).
+    /// started). `Err` with [`Session::execution_count`] still 0: nothing ran, and the jail is
+    /// ended (it was lost or refused the program); after the delivery, the jail failed at its end.
     pub fn run_program(&mut self, text: &str, limits: &PolicyLimits) -> Result<Outcome, String> {
         if self.count > 0 || self.ended.is_some() {
             return Err("the pooled jail was already used".into());
@@ -86,9 +87,19 @@ impl Session {
         let request = serde_json::json!({
             "op": "run", "code": text, "cpu_time_ms": limits.cpu_time_ms,
         });
-        let answer = self
-            .operation_within(request, DELIVER_TIMEOUT)
-            .map_err(|err| format!("the pooled jail did not take the program: {err:#}"))?;
+        let answer = match self.operation_within(request, DELIVER_TIMEOUT) {
+            Ok(answer) => answer,
+            Err(err) => {
+                // Not delivered: the jail is ended now, so that the program can never start in
+                // it (the caller may run it elsewhere).
+                if let Some(mut jail) = self.jail.take() {
+                    jail.kill();
+                    let _ = jail.finish(END_GRACE);
+                }
+                self.ended = Some(Ended::Closed);
+                return Err(format!("the pooled jail did not take the program: {err:#}"));
+            }
+        };
         let delivered = Instant::now();
         warden_jail::trace("warm: delivered");
         let cpu_before = answer.get("cpu_ms").and_then(Value::as_u64).unwrap_or(0);

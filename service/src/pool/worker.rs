@@ -142,15 +142,12 @@ pub fn serve_pooled(
                 WorkerReply::Error(format!("{NOT_TAKEN}the jail has ended"))
             } else {
                 // The policy this jail was started for (the same digest): parsed once, at start.
-                match job::run_with(&job, dir, &policy, Some(job::Warm::Pooled(&mut session))) {
-                    Ok(record) => WorkerReply::Record(Box::new(record)),
-                    // The jail was lost before it took the program (it died with its template)
-                    // or refused it: nothing ran, and the server runs the program cold.
-                    Err(err) if err.downcast_ref::<pipeline::NotTaken>().is_some() => {
-                        WorkerReply::Error(format!("{NOT_TAKEN}{err:#}"))
-                    }
-                    Err(err) => WorkerReply::Error(format!("{err:#}")),
-                }
+                reply_of(job::run_with(
+                    &job,
+                    dir,
+                    &policy,
+                    Some(job::Warm::Pooled(&mut session)),
+                ))
             };
             // The record is complete (the program and every process of its jail have ended, its
             // output and files are collected): it goes out now, and the rest of the jail's end
@@ -226,15 +223,7 @@ fn serve_deferred(
                 channel,
                 lifetime: Duration::from_millis(start.lifetime_ms.max(1)),
             };
-            match job::run_with(&job, dir, &policy, Some(warm)) {
-                Ok(record) => WorkerReply::Record(Box::new(record)),
-                // No jail came from the template (it died or refused): nothing ran, and the
-                // server runs the program cold.
-                Err(err) if err.downcast_ref::<pipeline::NotTaken>().is_some() => {
-                    WorkerReply::Error(format!("{NOT_TAKEN}{err:#}"))
-                }
-                Err(err) => WorkerReply::Error(format!("{err:#}")),
-            }
+            reply_of(job::run_with(&job, dir, &policy, Some(warm)))
         }
         Claim::Run { .. } => WorkerReply::Error(format!("{NOT_TAKEN}another policy's jail")),
         Claim::Session { .. } => {
@@ -244,6 +233,19 @@ fn serve_deferred(
     let sent = send(out, &reply);
     let ended = warden_jail::finish_teardown();
     sent.and(ended.map_err(anyhow::Error::from))
+}
+
+/// The worker's reply for a pooled run's result. A warm jail that never took the program (the
+/// waiting one was lost with its template or refused the delivery, or none could be forked):
+/// nothing ran, and the "not taken" reply makes the server run the program cold.
+fn reply_of(result: anyhow::Result<pipeline::RunRecord>) -> WorkerReply {
+    match result {
+        Ok(record) => WorkerReply::Record(Box::new(record)),
+        Err(err) if err.downcast_ref::<pipeline::NotTaken>().is_some() => {
+            WorkerReply::Error(format!("{NOT_TAKEN}{err:#}"))
+        }
+        Err(err) => WorkerReply::Error(format!("{err:#}")),
+    }
 }
 
 fn begin(start: &PoolStart) -> anyhow::Result<Begun> {
