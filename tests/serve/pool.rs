@@ -1819,14 +1819,28 @@ fn a_dead_template_is_replaced() {
     );
 }
 
-/// A template that dies under load costs no run: runs that find the pool empty right then (and
-/// would be forked from it) go cold, and later runs are forked from a fresh template.
+/// A template that dies costs no run that had not started: the waiting jail that died with it
+/// and the forks it can no longer make send their runs cold, and later runs are forked from a
+/// fresh template. (A program already delivered when its jail dies is not run a second time: its
+/// record says `setup_failed`.)
 #[test]
 fn runs_succeed_when_the_template_dies_under_them() {
     warden_test_support::require_root!();
     let (server, _rules) = pooled_server("depth = 1\n");
     await_ready(&server, "default");
+    // The jails forked from the templates die with them (their init's parent-death signal).
+    let doomed: Vec<(u32, String)> = template_pids(&server)
+        .into_iter()
+        .flat_map(descendants)
+        .collect();
+    assert!(!doomed.is_empty(), "no jail forked from a template");
     let templates = kill_templates(&server);
+    assert!(
+        wait_until(Duration::from_secs(10), || doomed
+            .iter()
+            .all(|(pid, start)| !support::alive(*pid, start))),
+        "the jails forked from the killed templates outlived them"
+    );
     // At once: more runs than the pool holds, while the pool finds out.
     let server = &server;
     let records = runs_at_once(server, 4, |i| format!("print({i})\n"));
