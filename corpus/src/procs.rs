@@ -197,8 +197,7 @@ fn descendants(root: u32) -> Option<Vec<ProcInfo>> {
             continue;
         };
         for task in tasks.flatten() {
-            let children =
-                std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            let children = read_at_once(&task.path().join("children")).unwrap_or_default();
             for child in children
                 .split_whitespace()
                 .filter_map(|c| c.parse::<u32>().ok())
@@ -216,9 +215,34 @@ fn descendants(root: u32) -> Option<Vec<ProcInfo>> {
     Some(found)
 }
 
-/// The descendants of `root` alive now.
+/// The descendants of `root` alive now: those either walk finds (the children lists, then the
+/// parent links of every process), so that a process the first walk missed while the tree was
+/// changing is still counted.
 pub fn descendants_of(root: u32) -> Vec<ProcInfo> {
-    descendants(root).unwrap_or_else(|| descendants_by_scan(root))
+    let mut found = descendants(root).unwrap_or_default();
+    let known: std::collections::BTreeSet<(u32, u64)> =
+        found.iter().map(|p| (p.pid, p.start)).collect();
+    found.extend(
+        descendants_by_scan(root)
+            .into_iter()
+            .filter(|p| !known.contains(&(p.pid, p.start))),
+    );
+    found
+}
+
+/// The most bytes of one children list read (about 9,000 pids).
+const CHILDREN_READ: usize = 64 << 10;
+
+/// A task's children list, read in one `read` call. The kernel renders the list anew at each call
+/// from where the last one stopped, counted in entries: read in small pieces (`read_to_string`
+/// starts with 32 bytes), a child reaped between two calls hides a live sibling listed after it.
+fn read_at_once(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut buf = vec![0; CHILDREN_READ];
+    let n = file.read(&mut buf).ok()?;
+    buf.truncate(n);
+    String::from_utf8(buf).ok()
 }
 
 /// The descendants of `root` alive now, from the parent links of every process on the host.
@@ -383,6 +407,45 @@ mod tests {
         assert_eq!(by_scan.len(), 4, "{by_scan:?}");
         if let Some(listed) = listed {
             assert_eq!(key(listed), key(by_scan));
+        }
+    }
+
+    #[test]
+    fn a_child_reaped_while_the_tree_is_read_hides_no_live_sibling() {
+        // 150 short sleeps ending one after another, then ten long ones, all children of one
+        // shell that reaps the short ones as they end; every look at the tree meanwhile must
+        // list the ten long ones.
+        let script =
+            "i=0; while [ $i -lt 150 ]; do sleep 0.$((100 + i * 5)) & i=$((i + 1)); done; \
+                      for i in 1 2 3 4 5 6 7 8 9 10; do sleep 30 & done; wait";
+        let mut shell = Command::new("sh").args(["-c", script]).spawn().unwrap();
+        let mut looks = Vec::new();
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_millis(1200) {
+            if let Some(found) = descendants(shell.id()) {
+                looks.push(found.into_iter().map(|p| p.pid).collect::<Vec<_>>());
+            }
+        }
+        let long: Vec<u32> = descendants(shell.id())
+            .unwrap_or_default()
+            .iter()
+            .map(|p| p.pid)
+            .collect();
+        for pid in &long {
+            kill(*pid);
+        }
+        let _ = shell.kill();
+        let _ = shell.wait();
+        assert_eq!(long.len(), 10, "{long:?}");
+        // The looks taken once the shell had started them all (a list is in the order the
+        // children were made: the last long sleep is last).
+        let last = long.last().copied().unwrap_or(0);
+        let whole: Vec<&Vec<u32>> = looks.iter().filter(|l| l.contains(&last)).collect();
+        assert!(!whole.is_empty() || looks.is_empty());
+        for look in whole {
+            for pid in &long {
+                assert!(look.contains(pid), "{pid} missing from {look:?}");
+            }
         }
     }
 
