@@ -330,7 +330,20 @@ pub fn recv_with_fds(
     sock: BorrowedFd<'_>,
     max_fds: usize,
 ) -> Result<(Vec<u8>, Vec<OwnedFd>), Errno> {
-    let mut buf = vec![0u8; MESSAGE_MAX];
+    // The buffer is the waiting message's size (a fork request is tens of KiB, an answer tens of
+    // bytes): zeroing `MESSAGE_MAX` for each message cost more than the message.
+    let waiting = loop {
+        match nix::sys::socket::recv(
+            sock.as_raw_fd(),
+            &mut [],
+            MsgFlags::MSG_PEEK | MsgFlags::MSG_TRUNC,
+        ) {
+            Ok(len) => break len,
+            Err(Errno::EINTR) => continue,
+            Err(errno) => return Err(errno),
+        }
+    };
+    let mut buf = vec![0u8; waiting.clamp(1, MESSAGE_MAX)];
     let mut space = nix::cmsg_space!([RawFd; 16]);
     let (len, fds, truncated) = loop {
         let mut iov = [IoSliceMut::new(&mut buf)];
@@ -787,6 +800,30 @@ mod tests {
         // SAFETY: waiting for our own child.
         unsafe { libc::waitpid(pid, &mut status, 0) };
         assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+    }
+
+    #[test]
+    fn messages_come_whole_in_their_own_size() {
+        let (ours, theirs) = socketpair(
+            AddressFamily::Unix,
+            SockType::SeqPacket,
+            None,
+            SockFlag::SOCK_CLOEXEC,
+        )
+        .unwrap();
+        let (a, b) = pipe().unwrap();
+        // As large as a socket's default buffer lets one message be.
+        let big: Vec<u8> = (0..150_000u32).map(|i| (i % 251) as u8).collect();
+        send_with_fds(ours.as_fd(), &big, &[a.as_raw_fd(), b.as_raw_fd()]).unwrap();
+        send_with_fds(ours.as_fd(), b"small", &[]).unwrap();
+        drop(ours);
+        let (bytes, fds) = recv_with_fds(theirs.as_fd(), 2).unwrap();
+        assert_eq!((bytes, fds.len()), (big, 2));
+        let (bytes, fds) = recv_with_fds(theirs.as_fd(), 2).unwrap();
+        assert_eq!((bytes.as_slice(), fds.len()), (&b"small"[..], 0));
+        // The peer's end: an empty message.
+        let (bytes, fds) = recv_with_fds(theirs.as_fd(), 2).unwrap();
+        assert!(bytes.is_empty() && fds.is_empty());
     }
 
     /// A test process has the harness's threads: a template in that state must not fork.

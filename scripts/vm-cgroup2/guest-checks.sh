@@ -87,6 +87,76 @@ check root-hardening "import os, time
 print(open('/proc/self/cgroup').read().strip(), int(time.clock_gettime(time.CLOCK_BOOTTIME)), os.path.exists('/proc/1'))" \
     "r['status'] == 'ok' and r['stdout'].split()[0::2] == ['0::/', 'False'] and int(r['stdout'].split()[1]) < 60 and r['layers']['memfd_exec'] == '$memfd'"
 
+# The warm pool on the v2 path: `warden serve` (root) forks its pooled jails from a template; each
+# forked run must be in a cgroup of its own (its memory limit real), and nothing may be left once the
+# server has stopped.
+pool=$(mktemp -d /tmp/pool.XXXXXX)
+chmod 755 "$pool"
+# The template forks through the runtime layer's native module: the layer is on here; the run reads
+# where it is in the cgroup tree.
+sed 's/^hooks = "off"$/preload = []\n[files]\nread = ["\/proc\/self\/cgroup"]/' "$work/rules.toml" > "$pool/rules.toml"
+cat > "$pool/serve.toml" <<SERVE
+[server]
+socket = "$pool/warden.sock"
+state_dir = "$pool/state"
+[pool]
+depth = 1
+[policies]
+default = "$pool/rules.toml"
+SERVE
+"$warden" serve --config "$pool/serve.toml" --audit-log off >"$pool/serve.log" 2>&1 &
+server=$!
+pool_check() { # name, program, python expression over the record r that must be True
+    verdict=$(/usr/bin/python3 - "$pool/warden.sock" "$2" "$3" <<'CLIENT' 2>&1
+import http.client, json, socket, sys, time
+path, code, test = sys.argv[1:4]
+class Conn(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(path)
+def get(url, body=None):
+    conn = Conn("warden", timeout=240)
+    conn.request("POST" if body else "GET", url, body and json.dumps(body), {"content-type": "application/json"})
+    return conn.getresponse().read().decode()
+deadline = time.monotonic() + 240
+while True:
+    try:
+        if 'warden_pool_ready{policy="default"} 1' in get("/metrics"):
+            break
+    except OSError:
+        pass
+    if time.monotonic() > deadline:
+        sys.exit("no pooled jail became ready")
+    time.sleep(0.2)
+r = json.loads(get("/v1/run", {"code": code}))
+forked = [l for l in get("/metrics").splitlines() if l.startswith("warden_pool_forked_total")]
+ok = eval(test) and r.get("warm") is True and forked and float(forked[0].split()[-1]) >= 1
+print("True" if ok else f"{r} {forked}")
+CLIENT
+)
+    if [ "$verdict" = True ]; then
+        echo "PASS $1"
+    else
+        echo "FAIL $1: $verdict $(tail -5 "$pool/serve.log")"
+        failures=$((failures + 1))
+    fi
+}
+pool_check pool-forked "print(open('/proc/self/cgroup').read().strip())" \
+    "r['status'] == 'ok' and r['layers']['cgroup'] == 'v2' and r['stdout'] == '0::/\n'"
+pool_check pool-memory "x = []
+while True: x.append(bytearray(4 << 20))" "r['status'] == 'memory_limit' and 'memory' in r['limits_hit']"
+kill -TERM "$server"
+wait "$server" || true
+left=$(ls -d /sys/fs/cgroup/warden/run-* 2>/dev/null | wc -l)
+procs=$(cat /proc/[0-9]*/comm 2>/dev/null | grep -c -e '^warden' -e '^python' || true)
+if [ "$left" = 0 ] && [ "$procs" = 0 ]; then
+    echo "PASS pool-cleanup: no run cgroups or jail processes left after the server stopped"
+else
+    echo "FAIL pool-cleanup: $left run cgroups, $procs processes left: $(grep -l -e ^warden -e ^python /proc/[0-9]*/comm 2>/dev/null)"
+    failures=$((failures + 1))
+fi
+rm -rf "$pool"
+
 # An ordinary user in a delegated subtree: root makes it and hands it over the way systemd's
 # Delegate=yes does (the directory and its cgroup.procs, cgroup.threads and cgroup.subtree_control,
 # not the limits), then starts the user's process inside it.
