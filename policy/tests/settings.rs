@@ -248,3 +248,95 @@ fn preload_takes_only_imports_the_policy_allows() {
     let err = error("extends = \"default\"\n[runtime]\npreloads = [\"pandas\"]\n").to_string();
     assert!(err.contains("preloads"), "unknown keys stay errors: {err}");
 }
+
+/// What a server hands its workers: the same policy, read back without TOML, for the built-in
+/// policies and a file that extends one with every section set.
+#[test]
+fn resolved_rules_read_back_into_the_same_policy() {
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+    let base = dir.path().join("base.toml");
+    std::fs::write(
+        &base,
+        "extends = \"default\"\n[imports]\nallow = [\"colorsys\"]\n",
+    )
+    .unwrap_or_else(|err| panic!("{err}"));
+    let own = r#"extends = "base.toml"
+[policy]
+name = "mine"
+description = "every section"
+[source]
+max_bytes = 50000
+[imports]
+deny = ["ftplib"]
+[references]
+deny = ["os.getcwd"]
+[files]
+read = ["data"]
+write = ["out"]
+[network]
+allow = false
+[processes]
+allow = true
+[actions]
+FILE704 = "warn"
+[limits]
+wall_time_ms = 5000
+memory_mib = 256
+[runtime]
+preload = ["numpy"]
+[remove.imports]
+allow = ["colorsys"]
+"#;
+    let texts = [
+        (warden_policy::settings::DEFAULT_RULES, None),
+        (include_str!("../../rules/strict.toml"), None),
+        (own, Some(dir.path())),
+    ];
+    for (text, base_dir) in texts {
+        let expected = Policy::from_toml(text, base_dir).unwrap_or_else(|err| panic!("{err}"));
+        let json = Policy::resolved_json(text, base_dir).unwrap_or_else(|err| panic!("{err}"));
+        let read =
+            Policy::from_resolved_json(&json, base_dir).unwrap_or_else(|err| panic!("{err}"));
+        // Every value the same (the policy's hash maps list their entries in no fixed order).
+        let content = |policy: &Policy| {
+            let mut chars: Vec<char> = format!("{policy:?}").chars().collect();
+            chars.sort_unstable();
+            chars
+        };
+        assert!(
+            content(&read) == content(&expected),
+            "{read:?}\n{expected:?}"
+        );
+        assert_eq!(read.sha256, expected.sha256);
+        assert_eq!(read.limits, expected.limits);
+        for program in [
+            "import colorsys\n",
+            "import ftplib\n",
+            "import os\nos.getcwd()\n",
+            "open('data/x.csv').read()\n",
+            "open('/etc/passwd').read()\n",
+            "import subprocess\nsubprocess.run(['ls'])\n",
+            "import pandas as pd\nprint(pd.DataFrame({'a': [1]}).sum())\n",
+        ] {
+            assert_eq!(
+                decision(&read, program),
+                decision(&expected, program),
+                "{program}"
+            );
+        }
+    }
+    // The built-in policy, read from the JSON the build made of it, is the one its text gives.
+    let builtin = default_policy();
+    let expected = policy(warden_policy::settings::DEFAULT_RULES);
+    let content = |policy: &Policy| {
+        let mut chars: Vec<char> = format!("{policy:?}").chars().collect();
+        chars.sort_unstable();
+        chars
+    };
+    assert!(content(&builtin) == content(&expected));
+    assert_eq!(builtin.sha256, expected.sha256);
+    // Invalid text is refused as `from_toml` refuses it; broken JSON is an error, never a panic.
+    assert!(Policy::resolved_json("[imports]\nallow = 3\n", None).is_err());
+    assert!(Policy::from_resolved_json("{\"sha256\": \"x\"}", None).is_err());
+    assert!(Policy::from_resolved_json("not json", None).is_err());
+}

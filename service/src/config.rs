@@ -98,6 +98,9 @@ struct RawToken {
 pub struct RegisteredPolicy {
     pub policy: Policy,
     pub text: String,
+    /// The rules resolved once, as JSON (`Policy::resolved_json`): what each pooled worker reads
+    /// instead of parsing the text again.
+    pub resolved: String,
     pub base_dir: Option<PathBuf>,
     /// `builtin` or the rules file's path, for `GET /v1/policies`.
     pub source: String,
@@ -296,9 +299,12 @@ impl ServerConfig {
                 let mut policy = Policy::from_toml(&text, None)
                     .map_err(|err| anyhow::anyhow!("built-in policy is invalid (a bug): {err}"))?;
                 attach_identity_index(&name, &mut policy)?;
+                let resolved = Policy::resolved_json(&text, None)
+                    .map_err(|err| anyhow::anyhow!("built-in policy is invalid (a bug): {err}"))?;
                 RegisteredPolicy {
                     policy,
                     text,
+                    resolved,
                     base_dir: None,
                     source: BUILTIN.to_owned(),
                 }
@@ -310,9 +316,12 @@ impl ServerConfig {
                 let mut policy = Policy::from_toml(&text, base_dir.as_deref())
                     .map_err(|err| anyhow::anyhow!("policies.{name}: {}: {err}", path.display()))?;
                 attach_identity_index(&name, &mut policy)?;
+                let resolved = Policy::resolved_json(&text, base_dir.as_deref())
+                    .map_err(|err| anyhow::anyhow!("policies.{name}: {}: {err}", path.display()))?;
                 RegisteredPolicy {
                     policy,
                     text,
+                    resolved,
                     base_dir,
                     source: path.display().to_string(),
                 }

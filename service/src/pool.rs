@@ -45,7 +45,7 @@ pub const DEFAULT_TEMPLATE_FORKS: u64 = 1000;
 /// Default `pool.template_max_age_ms`: a template older than this is replaced (10 minutes).
 pub const DEFAULT_TEMPLATE_MAX_AGE_MS: u64 = 600_000;
 /// One forked jail in this many has its PSS measured (`Pool::sampled_pss`).
-const PSS_SAMPLE: u64 = 16;
+const PSS_SAMPLE: u64 = 64;
 /// How long a pooled jail may take to start and import its preload list.
 const START_TIMEOUT: Duration = Duration::from_secs(120);
 /// How often the pool looks at itself when nothing wakes it.
@@ -1082,6 +1082,7 @@ fn pool_start(
 ) -> worker::PoolStart {
     worker::PoolStart {
         policy_text: registered.text.clone(),
+        policy_resolved: Some(registered.resolved.clone()),
         policy_base_dir: registered.base_dir.clone(),
         policy_sha256: registered.policy.sha256.clone(),
         lifetime_ms: u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX),

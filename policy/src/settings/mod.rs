@@ -418,10 +418,46 @@ pub struct Policy {
 
 const MIB: u64 = 1024 * 1024;
 
+/// The built-in policy's rules, from the JSON the build made of [`DEFAULT_RULES`] (`build.rs`),
+/// or from the text should that ever fail to read (a bug a test catches).
+fn default_raw() -> RawRules {
+    serde_json::from_str(DEFAULT_RULES_JSON)
+        .unwrap_or_else(|_| parse_raw(DEFAULT_RULES).0.unwrap_or_default())
+}
+
+/// [`DEFAULT_RULES`] as JSON (`build.rs`).
+const DEFAULT_RULES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/default_rules.json"));
+
+/// [`Policy::resolved_json`]'s form.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResolvedRules {
+    sha256: String,
+    rules: RawRules,
+}
+
+/// A policy's digest: of its text alone, or of every text of its `extends` chain.
+fn digest_of(text: &str, texts: &[String]) -> String {
+    if texts.len() == 1 {
+        hex(&Sha256::digest(text.as_bytes()))
+    } else {
+        let mut digest = Sha256::new();
+        for text in texts {
+            digest.update(text.as_bytes());
+            digest.update(b"\n\0extends\0\n");
+        }
+        hex(&digest.finalize())
+    }
+}
+
 impl Policy {
     /// The built-in default policy.
     pub fn builtin_default() -> Result<Self, RulesError> {
-        Self::from_toml(DEFAULT_RULES, None)
+        Self::from_raw(
+            default_raw(),
+            hex(&Sha256::digest(DEFAULT_RULES.as_bytes())),
+            None,
+        )
     }
 
     /// Parses and validates rules-file text, with the policy it `extends` (the built-in `default`, or
@@ -433,16 +469,7 @@ impl Policy {
     pub fn from_toml(text: &str, base_dir: Option<&Path>) -> Result<Self, RulesError> {
         let resolved = extends::resolve(text, base_dir)?;
         let file_errors = resolved.errors;
-        let sha256 = if resolved.texts.len() == 1 {
-            hex(&Sha256::digest(text.as_bytes()))
-        } else {
-            let mut digest = Sha256::new();
-            for text in &resolved.texts {
-                digest.update(text.as_bytes());
-                digest.update(b"\n\0extends\0\n");
-            }
-            hex(&digest.finalize())
-        };
+        let sha256 = digest_of(text, &resolved.texts);
         let checked = Self::from_raw(resolved.raw, sha256, base_dir);
         let mut errors = file_errors;
         let policy = match checked {
@@ -457,6 +484,30 @@ impl Policy {
             (Some(error), _) => Err(locate(error, text)),
             (None, None) => Err(RulesError::at_key("", "the rules file could not be read")),
         }
+    }
+
+    /// The rules of valid rules-file `text` with its `extends` chain merged, and their digest, as
+    /// JSON: what [`Policy::from_resolved_json`] reads back into the policy `from_toml` gives, with
+    /// no TOML to parse and no base file to read (a server hands it to each of its workers, which
+    /// start one per pooled jail). An invalid text is `from_toml`'s error.
+    pub fn resolved_json(text: &str, base_dir: Option<&Path>) -> Result<String, RulesError> {
+        Self::from_toml(text, base_dir)?;
+        let resolved = extends::resolve(text, base_dir)?;
+        let sha256 = digest_of(text, &resolved.texts);
+        serde_json::to_string(&ResolvedRules {
+            sha256,
+            rules: resolved.raw,
+        })
+        .map_err(|err| RulesError::at_key("", format!("the resolved rules: {err}")))
+    }
+
+    /// The policy of [`Policy::resolved_json`]'s output (validated again: the JSON is not trusted
+    /// to be valid, only to be quick to read). `base_dir` resolves relative paths as for
+    /// `from_toml`.
+    pub fn from_resolved_json(json: &str, base_dir: Option<&Path>) -> Result<Self, RulesError> {
+        let resolved: ResolvedRules = serde_json::from_str(json)
+            .map_err(|err| RulesError::at_key("", format!("the resolved rules: {err}")))?;
+        Self::from_raw(resolved.rules, resolved.sha256, base_dir)
     }
 
     /// Reads and validates a rules file.
@@ -765,7 +816,7 @@ struct DefaultAttributes {
 fn default_attributes() -> &'static DefaultAttributes {
     static DEFAULTS: std::sync::OnceLock<DefaultAttributes> = std::sync::OnceLock::new();
     DEFAULTS.get_or_init(|| {
-        let raw = parse_raw(DEFAULT_RULES).0.unwrap_or_default();
+        let raw = default_raw();
         DefaultAttributes {
             allow_dunder: raw.attributes.allow_dunder.unwrap_or_default(),
             allow_dunder_definitions: raw.attributes.allow_dunder_definitions.unwrap_or_default(),
@@ -1084,4 +1135,19 @@ fn required_layers(list: Option<&[String]>) -> Result<BTreeSet<Layer>, RulesErro
 /// Lower-case hex of a digest.
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_built_in_rules_read_from_json_as_from_toml() {
+        let from_json: Result<RawRules, _> = serde_json::from_str(DEFAULT_RULES_JSON);
+        let from_json = from_json.unwrap_or_else(|err| panic!("{err}"));
+        let (from_toml, errors) = parse_raw(DEFAULT_RULES);
+        assert!(errors.is_empty(), "{errors:?}");
+        let as_json = |raw: &RawRules| serde_json::to_value(raw).unwrap_or_default();
+        assert_eq!(as_json(&from_json), as_json(&from_toml.unwrap_or_default()));
+    }
 }
