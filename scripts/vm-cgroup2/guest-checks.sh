@@ -116,7 +116,7 @@ class Conn(http.client.HTTPConnection):
         self.sock.connect(path)
 def get(url, body=None):
     conn = Conn("warden", timeout=240)
-    conn.request("POST" if body else "GET", url, body and json.dumps(body), {"content-type": "application/json"})
+    conn.request("GET" if body is None else "POST", url, None if body is None else json.dumps(body), {"content-type": "application/json"})
     return conn.getresponse().read().decode()
 deadline = time.monotonic() + 240
 while True:
@@ -145,6 +145,47 @@ pool_check pool-forked "print(open('/proc/self/cgroup').read().strip())" \
     "r['status'] == 'ok' and r['layers']['cgroup'] == 'v2' and r['stdout'] == '0::/\n'"
 pool_check pool-memory "x = []
 while True: x.append(bytearray(4 << 20))" "r['status'] == 'memory_limit' and 'memory' in r['limits_hit']"
+# A session from the pool: a forked jail that keeps its state between cells, its memory limit its own.
+verdict=$(/usr/bin/python3 - "$pool/warden.sock" <<'CLIENT' 2>&1
+import http.client, json, socket, sys, time
+path = sys.argv[1]
+class Conn(http.client.HTTPConnection):
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.connect(path)
+def call(method, url, body=None):
+    conn = Conn("warden", timeout=240)
+    conn.request(method, url, None if body is None else json.dumps(body), {"content-type": "application/json"})
+    answer = conn.getresponse()
+    return answer.status, answer.read().decode()
+def metric(name):
+    lines = call("GET", "/metrics")[1].splitlines()
+    return sum(float(l.split()[-1]) for l in lines if l.startswith(name))
+deadline = time.monotonic() + 240
+while metric('warden_pool_ready{policy="default"}') < 1:
+    if time.monotonic() > deadline:
+        sys.exit("no pooled jail became ready")
+    time.sleep(0.2)
+hits = metric('warden_pool_hits_total{policy="default",kind="session"}')
+status, body = call("POST", "/v1/sessions", {})
+if status != 200:
+    sys.exit(f"create: {status} {body}")
+sid = json.loads(body)["id"]
+records = [json.loads(call("POST", f"/v1/sessions/{sid}/execute", {"code": code})[1])
+           for code in ("x = 41", "x + 1", "b = bytearray(200 << 20)")]
+call("DELETE", f"/v1/sessions/{sid}")
+warm = metric('warden_pool_hits_total{policy="default",kind="session"}') > hits
+ok = (warm and [r.get("status") for r in records] == ["ok", "ok", "memory_limit"]
+      and records[1]["result"]["text/plain"] == "42")
+print("True" if ok else f"warm={warm} {records}")
+CLIENT
+)
+if [ "$verdict" = True ]; then
+    echo "PASS pool-session"
+else
+    echo "FAIL pool-session: $verdict $(tail -5 "$pool/serve.log")"
+    failures=$((failures + 1))
+fi
 kill -TERM "$server"
 wait "$server" || true
 left=$(ls -d /sys/fs/cgroup/warden/run-* 2>/dev/null | wc -l)

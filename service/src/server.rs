@@ -57,6 +57,9 @@ pub fn serve_blocking(config: ServerConfig, worker_binary: PathBuf) -> anyhow::R
 }
 
 async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
+    // The handlers are in place before anything listens: a SIGTERM that comes as soon as the first
+    // request has been answered is a shutdown, never the default action's death.
+    let mut signals = TerminatingSignals::new()?;
     let (stop_tx, stop_rx) = watch::channel(false);
     let mcp = crate::mcp_http::Endpoint::new(Arc::clone(&service));
     let app = router(Arc::clone(&service), mcp.clone());
@@ -118,7 +121,7 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         service.sessions(),
     )));
 
-    let signal = terminating_signal().await?;
+    let signal = signals.recv().await;
     reaper.abort();
     pool.abort();
     session_reaper.abort();
@@ -175,14 +178,28 @@ async fn drain(servers: &mut tokio::task::JoinSet<()>) {
     while servers.join_next().await.is_some() {}
 }
 
-async fn terminating_signal() -> anyhow::Result<&'static str> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut term = signal(SignalKind::terminate()).context("cannot handle SIGTERM")?;
-    let mut int = signal(SignalKind::interrupt()).context("cannot handle SIGINT")?;
-    Ok(tokio::select! {
-        _ = term.recv() => "SIGTERM",
-        _ = int.recv() => "SIGINT",
-    })
+/// SIGTERM and SIGINT, handled from the moment this is made.
+struct TerminatingSignals {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+}
+
+impl TerminatingSignals {
+    fn new() -> anyhow::Result<Self> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Ok(Self {
+            term: signal(SignalKind::terminate()).context("cannot handle SIGTERM")?,
+            int: signal(SignalKind::interrupt()).context("cannot handle SIGINT")?,
+        })
+    }
+
+    /// The first of them to arrive.
+    async fn recv(&mut self) -> &'static str {
+        tokio::select! {
+            _ = self.term.recv() => "SIGTERM",
+            _ = self.int.recv() => "SIGINT",
+        }
+    }
 }
 
 /// Binds the Unix socket: removes a stale socket file (nobody answering on it), refuses a live one,
