@@ -1277,17 +1277,26 @@ pub fn smaps_field(pid: u32, field: &str) -> u64 {
 }
 
 fn children(pid: u32) -> Vec<u32> {
+    use std::io::Read;
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return Vec::new();
     };
     let mut found = Vec::new();
+    let mut buf = vec![0u8; 64 << 10];
     for task in tasks.flatten() {
-        if let Ok(text) = std::fs::read_to_string(task.path().join("children")) {
-            found.extend(
-                text.split_whitespace()
-                    .filter_map(|p| p.parse::<u32>().ok()),
-            );
-        }
+        // One `read`: the kernel renders the list anew at each read from an entry index, so a
+        // child reaped between two smaller reads would hide a live sibling.
+        let Ok(mut file) = std::fs::File::open(task.path().join("children")) else {
+            continue;
+        };
+        let Ok(n) = file.read(&mut buf) else {
+            continue;
+        };
+        found.extend(
+            String::from_utf8_lossy(&buf[..n])
+                .split_whitespace()
+                .filter_map(|p| p.parse::<u32>().ok()),
+        );
     }
     found
 }
