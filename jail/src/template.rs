@@ -802,15 +802,20 @@ mod tests {
         assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
     }
 
-    #[test]
-    fn messages_come_whole_in_their_own_size() {
-        let (ours, theirs) = socketpair(
+    /// Both ends of a template channel.
+    fn seqpacket_pair() -> (OwnedFd, OwnedFd) {
+        socketpair(
             AddressFamily::Unix,
             SockType::SeqPacket,
             None,
             SockFlag::SOCK_CLOEXEC,
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn messages_come_whole_in_their_own_size() {
+        let (ours, theirs) = seqpacket_pair();
         let (a, b) = pipe().unwrap();
         // As large as a socket's default buffer lets one message be.
         let big: Vec<u8> = (0..150_000u32).map(|i| (i % 251) as u8).collect();
@@ -830,13 +835,7 @@ mod tests {
     #[test]
     fn a_template_with_more_than_one_thread_refuses_to_fork() {
         let _thread = std::thread::spawn(|| std::thread::sleep(Duration::from_secs(5)));
-        let (ours, theirs) = socketpair(
-            AddressFamily::Unix,
-            SockType::SeqPacket,
-            None,
-            SockFlag::SOCK_CLOEXEC,
-        )
-        .unwrap();
+        let (ours, theirs) = seqpacket_pair();
         let spec = ChildSpec {
             hostname: "jail".into(),
             run_as: 65534,

@@ -294,19 +294,12 @@ allow = ["colorsys"]
     ];
     for (text, base_dir) in texts {
         let expected = Policy::from_toml(text, base_dir).unwrap_or_else(|err| panic!("{err}"));
-        let json = Policy::resolved_json(text, base_dir).unwrap_or_else(|err| panic!("{err}"));
+        let (parsed, json) =
+            Policy::from_toml_with_json(text, base_dir).unwrap_or_else(|err| panic!("{err}"));
         let read =
             Policy::from_resolved_json(&json, base_dir).unwrap_or_else(|err| panic!("{err}"));
-        // Every value the same (the policy's hash maps list their entries in no fixed order).
-        let content = |policy: &Policy| {
-            let mut chars: Vec<char> = format!("{policy:?}").chars().collect();
-            chars.sort_unstable();
-            chars
-        };
-        assert!(
-            content(&read) == content(&expected),
-            "{read:?}\n{expected:?}"
-        );
+        assert!(same_values(&parsed, &expected));
+        assert!(same_values(&read, &expected), "{read:?}\n{expected:?}");
         assert_eq!(read.sha256, expected.sha256);
         assert_eq!(read.limits, expected.limits);
         for program in [
@@ -328,15 +321,21 @@ allow = ["colorsys"]
     // The built-in policy, read from the JSON the build made of it, is the one its text gives.
     let builtin = default_policy();
     let expected = policy(warden_policy::settings::DEFAULT_RULES);
-    let content = |policy: &Policy| {
+    assert!(same_values(&builtin, &expected));
+    assert_eq!(builtin.sha256, expected.sha256);
+    // Invalid text is refused as `from_toml` refuses it; broken JSON is an error, never a panic.
+    assert!(Policy::from_toml_with_json("[imports]\nallow = 3\n", None).is_err());
+    assert!(Policy::from_resolved_json("{\"sha256\": \"x\"}", None).is_err());
+    assert!(Policy::from_resolved_json("not json", None).is_err());
+}
+
+/// Whether two policies hold the same values: their debug forms as multisets of characters (the
+/// policy's hash maps list their entries in no fixed order).
+fn same_values(a: &Policy, b: &Policy) -> bool {
+    let chars = |policy: &Policy| {
         let mut chars: Vec<char> = format!("{policy:?}").chars().collect();
         chars.sort_unstable();
         chars
     };
-    assert!(content(&builtin) == content(&expected));
-    assert_eq!(builtin.sha256, expected.sha256);
-    // Invalid text is refused as `from_toml` refuses it; broken JSON is an error, never a panic.
-    assert!(Policy::resolved_json("[imports]\nallow = 3\n", None).is_err());
-    assert!(Policy::from_resolved_json("{\"sha256\": \"x\"}", None).is_err());
-    assert!(Policy::from_resolved_json("not json", None).is_err());
+    chars(a) == chars(b)
 }

@@ -106,49 +106,12 @@ default = "$pool/rules.toml"
 SERVE
 "$warden" serve --config "$pool/serve.toml" --audit-log off >"$pool/serve.log" 2>&1 &
 server=$!
-pool_check() { # name, program, python expression over the record r that must be True
-    verdict=$(/usr/bin/python3 - "$pool/warden.sock" "$2" "$3" <<'CLIENT' 2>&1
+# The client: `run CODE TEST` (TEST a Python expression over the record `r`; the run must be warm
+# and the pool must have forked) or `session` (three cells in a session from the pool). Each waits
+# for a pooled jail, then prints True or what it got.
+cat > "$pool/client.py" <<'CLIENT'
 import http.client, json, socket, sys, time
-path, code, test = sys.argv[1:4]
-class Conn(http.client.HTTPConnection):
-    def connect(self):
-        self.sock = socket.socket(socket.AF_UNIX)
-        self.sock.connect(path)
-def get(url, body=None):
-    conn = Conn("warden", timeout=240)
-    conn.request("GET" if body is None else "POST", url, None if body is None else json.dumps(body), {"content-type": "application/json"})
-    return conn.getresponse().read().decode()
-deadline = time.monotonic() + 240
-while True:
-    try:
-        if 'warden_pool_ready{policy="default"} 1' in get("/metrics"):
-            break
-    except OSError:
-        pass
-    if time.monotonic() > deadline:
-        sys.exit("no pooled jail became ready")
-    time.sleep(0.2)
-r = json.loads(get("/v1/run", {"code": code}))
-forked = [l for l in get("/metrics").splitlines() if l.startswith("warden_pool_forked_total")]
-ok = eval(test) and r.get("warm") is True and forked and float(forked[0].split()[-1]) >= 1
-print("True" if ok else f"{r} {forked}")
-CLIENT
-)
-    if [ "$verdict" = True ]; then
-        echo "PASS $1"
-    else
-        echo "FAIL $1: $verdict $(tail -5 "$pool/serve.log")"
-        failures=$((failures + 1))
-    fi
-}
-pool_check pool-forked "print(open('/proc/self/cgroup').read().strip())" \
-    "r['status'] == 'ok' and r['layers']['cgroup'] == 'v2' and r['stdout'] == '0::/\n'"
-pool_check pool-memory "x = []
-while True: x.append(bytearray(4 << 20))" "r['status'] == 'memory_limit' and 'memory' in r['limits_hit']"
-# A session from the pool: a forked jail that keeps its state between cells, its memory limit its own.
-verdict=$(/usr/bin/python3 - "$pool/warden.sock" <<'CLIENT' 2>&1
-import http.client, json, socket, sys, time
-path = sys.argv[1]
+path, mode = sys.argv[1:3]
 class Conn(http.client.HTTPConnection):
     def connect(self):
         self.sock = socket.socket(socket.AF_UNIX)
@@ -162,30 +125,53 @@ def metric(name):
     lines = call("GET", "/metrics")[1].splitlines()
     return sum(float(l.split()[-1]) for l in lines if l.startswith(name))
 deadline = time.monotonic() + 240
-while metric('warden_pool_ready{policy="default"}') < 1:
+while True:
+    try:
+        if metric('warden_pool_ready{policy="default"}') >= 1:
+            break
+    except OSError:
+        pass
     if time.monotonic() > deadline:
         sys.exit("no pooled jail became ready")
     time.sleep(0.2)
-hits = metric('warden_pool_hits_total{policy="default",kind="session"}')
-status, body = call("POST", "/v1/sessions", {})
-if status != 200:
-    sys.exit(f"create: {status} {body}")
-sid = json.loads(body)["id"]
-records = [json.loads(call("POST", f"/v1/sessions/{sid}/execute", {"code": code})[1])
-           for code in ("x = 41", "x + 1", "b = bytearray(200 << 20)")]
-call("DELETE", f"/v1/sessions/{sid}")
-warm = metric('warden_pool_hits_total{policy="default",kind="session"}') > hits
-ok = (warm and [r.get("status") for r in records] == ["ok", "ok", "memory_limit"]
-      and records[1]["result"]["text/plain"] == "42")
-print("True" if ok else f"warm={warm} {records}")
+if mode == "run":
+    code, test = sys.argv[3:5]
+    r = json.loads(call("POST", "/v1/run", {"code": code})[1])
+    forked = metric("warden_pool_forked_total")
+    ok = eval(test) and r.get("warm") is True and forked >= 1
+    print("True" if ok else f"{r} forked={forked}")
+else:
+    hits_key = 'warden_pool_hits_total{policy="default",kind="session"}'
+    hits = metric(hits_key)
+    status, body = call("POST", "/v1/sessions", {})
+    if status != 200:
+        sys.exit(f"create: {status} {body}")
+    sid = json.loads(body)["id"]
+    records = [json.loads(call("POST", f"/v1/sessions/{sid}/execute", {"code": code})[1])
+               for code in ("x = 41", "x + 1", "b = bytearray(200 << 20)")]
+    call("DELETE", f"/v1/sessions/{sid}")
+    warm = metric(hits_key) > hits
+    ok = (warm and [r.get("status") for r in records] == ["ok", "ok", "memory_limit"]
+          and records[1]["result"]["text/plain"] == "42")
+    print("True" if ok else f"warm={warm} {records}")
 CLIENT
-)
-if [ "$verdict" = True ]; then
-    echo "PASS pool-session"
-else
-    echo "FAIL pool-session: $verdict $(tail -5 "$pool/serve.log")"
-    failures=$((failures + 1))
-fi
+pool_check() { # name, then the client's arguments
+    name=$1
+    shift
+    verdict=$(/usr/bin/python3 "$pool/client.py" "$pool/warden.sock" "$@" 2>&1)
+    if [ "$verdict" = True ]; then
+        echo "PASS $name"
+    else
+        echo "FAIL $name: $verdict $(tail -5 "$pool/serve.log")"
+        failures=$((failures + 1))
+    fi
+}
+pool_check pool-forked run "print(open('/proc/self/cgroup').read().strip())" \
+    "r['status'] == 'ok' and r['layers']['cgroup'] == 'v2' and r['stdout'] == '0::/\n'"
+pool_check pool-memory run "x = []
+while True: x.append(bytearray(4 << 20))" "r['status'] == 'memory_limit' and 'memory' in r['limits_hit']"
+# A session from the pool: a forked jail that keeps its state between cells, its memory limit its own.
+pool_check pool-session session
 kill -TERM "$server"
 wait "$server" || true
 left=$(ls -d /sys/fs/cgroup/warden/run-* 2>/dev/null | wc -l)

@@ -98,7 +98,7 @@ struct RawToken {
 pub struct RegisteredPolicy {
     pub policy: Policy,
     pub text: String,
-    /// The rules resolved once, as JSON (`Policy::resolved_json`): what each pooled worker reads
+    /// The rules resolved once, as JSON (`Policy::from_toml_with_json`): what each pooled worker reads
     /// instead of parsing the text again.
     pub resolved: String,
     pub base_dir: Option<PathBuf>,
@@ -296,11 +296,9 @@ impl ServerConfig {
             }
             let registered = if source == BUILTIN {
                 let text = warden_policy::settings::DEFAULT_RULES.to_owned();
-                let mut policy = Policy::from_toml(&text, None)
+                let (mut policy, resolved) = Policy::from_toml_with_json(&text, None)
                     .map_err(|err| anyhow::anyhow!("built-in policy is invalid (a bug): {err}"))?;
                 attach_identity_index(&name, &mut policy)?;
-                let resolved = Policy::resolved_json(&text, None)
-                    .map_err(|err| anyhow::anyhow!("built-in policy is invalid (a bug): {err}"))?;
                 RegisteredPolicy {
                     policy,
                     text,
@@ -313,11 +311,11 @@ impl ServerConfig {
                 let text = std::fs::read_to_string(&path)
                     .with_context(|| format!("policies.{name}: cannot read {}", path.display()))?;
                 let base_dir = path.parent().map(Path::to_owned);
-                let mut policy = Policy::from_toml(&text, base_dir.as_deref())
-                    .map_err(|err| anyhow::anyhow!("policies.{name}: {}: {err}", path.display()))?;
+                let (mut policy, resolved) =
+                    Policy::from_toml_with_json(&text, base_dir.as_deref()).map_err(|err| {
+                        anyhow::anyhow!("policies.{name}: {}: {err}", path.display())
+                    })?;
                 attach_identity_index(&name, &mut policy)?;
-                let resolved = Policy::resolved_json(&text, base_dir.as_deref())
-                    .map_err(|err| anyhow::anyhow!("policies.{name}: {}: {err}", path.display()))?;
                 RegisteredPolicy {
                     policy,
                     text,

@@ -428,7 +428,7 @@ fn default_raw() -> RawRules {
 /// [`DEFAULT_RULES`] as JSON (`build.rs`).
 const DEFAULT_RULES_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/default_rules.json"));
 
-/// [`Policy::resolved_json`]'s form.
+/// The JSON of [`Policy::from_toml_with_json`].
 #[derive(serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ResolvedRules {
@@ -467,7 +467,32 @@ impl Policy {
     /// The digest (`sha256`) is that of the text; for a file that extends another, of every text of
     /// the chain, so that it changes when a base changes.
     pub fn from_toml(text: &str, base_dir: Option<&Path>) -> Result<Self, RulesError> {
+        Self::from_resolved(text, base_dir, extends::resolve(text, base_dir)?)
+    }
+
+    /// [`Policy::from_toml`], and the same rules with the `extends` chain merged, with their
+    /// digest, as JSON: what [`Policy::from_resolved_json`] reads back into this policy with no
+    /// TOML to parse and no base file to read (a server resolves each policy once and hands the
+    /// JSON to every worker it starts, one per pooled jail).
+    pub fn from_toml_with_json(
+        text: &str,
+        base_dir: Option<&Path>,
+    ) -> Result<(Self, String), RulesError> {
         let resolved = extends::resolve(text, base_dir)?;
+        let json = serde_json::to_string(&ResolvedRules {
+            sha256: digest_of(text, &resolved.texts),
+            rules: resolved.raw.clone(),
+        })
+        .map_err(|err| RulesError::at_key("", format!("the resolved rules: {err}")))?;
+        Ok((Self::from_resolved(text, base_dir, resolved)?, json))
+    }
+
+    /// The policy of `text`, resolved: validated, every error located in `text`.
+    fn from_resolved(
+        text: &str,
+        base_dir: Option<&Path>,
+        resolved: extends::Resolved,
+    ) -> Result<Self, RulesError> {
         let file_errors = resolved.errors;
         let sha256 = digest_of(text, &resolved.texts);
         let checked = Self::from_raw(resolved.raw, sha256, base_dir);
@@ -486,22 +511,7 @@ impl Policy {
         }
     }
 
-    /// The rules of valid rules-file `text` with its `extends` chain merged, and their digest, as
-    /// JSON: what [`Policy::from_resolved_json`] reads back into the policy `from_toml` gives, with
-    /// no TOML to parse and no base file to read (a server hands it to each of its workers, which
-    /// start one per pooled jail). An invalid text is `from_toml`'s error.
-    pub fn resolved_json(text: &str, base_dir: Option<&Path>) -> Result<String, RulesError> {
-        Self::from_toml(text, base_dir)?;
-        let resolved = extends::resolve(text, base_dir)?;
-        let sha256 = digest_of(text, &resolved.texts);
-        serde_json::to_string(&ResolvedRules {
-            sha256,
-            rules: resolved.raw,
-        })
-        .map_err(|err| RulesError::at_key("", format!("the resolved rules: {err}")))
-    }
-
-    /// The policy of [`Policy::resolved_json`]'s output (validated again: the JSON is not trusted
+    /// The policy of [`Policy::from_toml_with_json`]'s JSON (validated again: the JSON is not trusted
     /// to be valid, only to be quick to read). `base_dir` resolves relative paths as for
     /// `from_toml`.
     pub fn from_resolved_json(json: &str, base_dir: Option<&Path>) -> Result<Self, RulesError> {

@@ -40,7 +40,7 @@ pub struct PoolJob {
 pub struct PoolStart {
     /// The rules-file text the server validated, with its digest (re-checked here).
     pub policy_text: String,
-    /// The same rules resolved by the server (`Policy::resolved_json`): read instead of the text
+    /// The same rules resolved by the server (`Policy::from_toml_with_json`): read instead of the text
     /// (parsing the TOML and its `extends` chain in every pooled worker cost ~1 ms).
     #[serde(default)]
     pub policy_resolved: Option<String>,
