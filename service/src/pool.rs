@@ -56,6 +56,10 @@ const BACKOFF: Duration = Duration::from_secs(5);
 const LIFETIME_SLACK: Duration = Duration::from_secs(60);
 /// How long a claimed worker may take to end its jail after its reply before it is killed.
 const REAP_WITHIN: Duration = Duration::from_secs(10);
+/// A pooled worker back from a run waits at most this long for its next jail, then ends.
+const IDLE_WORKER_TTL: Duration = Duration::from_secs(60);
+/// A pooled worker serves at most this many jails, then ends (a fresh process replaces it).
+const WORKER_USES: u64 = 1000;
 
 /// `[pool]` as written.
 #[derive(Debug, Default, Deserialize)]
@@ -155,6 +159,8 @@ pub struct Warm {
     pss: u64,
     /// Forked from the policy's template.
     forked: bool,
+    /// Jails this worker has served before this one.
+    uses: u64,
 }
 
 /// The parts of a claimed jail a session's actor takes over.
@@ -205,17 +211,20 @@ impl Warm {
         if self.stdin.write_all(&line).await.is_err() || self.stdin.flush().await.is_err() {
             return (Err(None), self.into_reaping());
         }
-        // The end of its input: nothing more is asked of this worker.
         let Warm {
             child,
             stdin,
             mut stdout,
             dir,
             stderr,
+            uses,
             ..
         } = self;
-        drop(stdin);
-        let mut reaping = Reaping { child, dir };
+        let mut reaping = Reaping {
+            child,
+            dir,
+            back: None,
+        };
         // One line: the reply (the worker writes nothing else on its standard output).
         let work = async {
             let mut out = Vec::new();
@@ -245,20 +254,32 @@ impl Warm {
             let err = ExecError::Worker(format!("its reply exceeded {reply_cap} bytes"));
             return (Err(Some(err)), reaping);
         }
-        let result = match serde_json::from_slice::<WorkerReply>(&out) {
-            Ok(WorkerReply::Record(record)) => Ok(*record),
-            Ok(WorkerReply::Error(message)) if message.starts_with(worker::NOT_TAKEN) => Err(None),
-            Ok(WorkerReply::Error(message)) => Err(Some(ExecError::Job(message))),
-            Err(_) if out.is_empty() => Err(None),
+        let reply = match serde_json::from_slice::<WorkerReply>(&out) {
+            Ok(reply) => reply,
+            Err(_) if out.is_empty() => return (Err(None), reaping),
             Err(_) => {
                 // No reply: the worker failed; what it said is on its standard error.
+                drop(stdin);
                 let _ = reaping.child.wait().await;
                 let stderr = match stderr.await {
                     Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).trim().to_owned(),
                     _ => String::new(),
                 };
-                Err(Some(ExecError::Worker(format!("no reply: {stderr}"))))
+                let err = ExecError::Worker(format!("no reply: {stderr}"));
+                return (Err(Some(err)), reaping);
             }
+        };
+        // A worker that answered may come back for another jail once this one has ended.
+        reaping.back = Some(Back {
+            stdin,
+            stdout,
+            stderr,
+            uses: uses + 1,
+        });
+        let result = match reply {
+            WorkerReply::Record(record) => Ok(*record),
+            WorkerReply::Error(message) if message.starts_with(worker::NOT_TAKEN) => Err(None),
+            WorkerReply::Error(message) => Err(Some(ExecError::Job(message))),
         };
         (result, reaping)
     }
@@ -267,6 +288,7 @@ impl Warm {
         Reaping {
             child: self.child,
             dir: self.dir,
+            back: None,
         }
     }
 }
@@ -291,24 +313,60 @@ async fn would_run(want: &Want<'_>, job: &Job) -> bool {
     .unwrap_or(false)
 }
 
-/// A claimed pooled worker on its way out: it ends its jail (every process, mount, cgroup and
-/// temporary directory of it) after its reply, then exits. Whoever holds this waits for that.
+/// A claimed pooled worker after its reply: it ends its jail (every process, mount, cgroup and
+/// temporary directory of it), then either exits or says it is idle (`worker.rs`). Whoever holds
+/// this waits for that.
 struct Reaping {
     child: Child,
     dir: JobDir,
+    /// The worker's pipes, when it answered and may come back idle.
+    back: Option<Back>,
+}
+
+/// What the pool keeps of a worker that may come back.
+struct Back {
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    stderr: tokio::task::JoinHandle<std::io::Result<Vec<u8>>>,
+    uses: u64,
 }
 
 impl Reaping {
-    /// Waits for the worker to exit (killing it past `within`: its jail's init dies with it),
-    /// then removes its private directory.
-    async fn finish(mut self, within: Duration) {
-        if tokio::time::timeout(within, self.child.wait())
+    /// Waits for the worker to end its jail, at most `within`. `Some`: it did, and waits idle for
+    /// its next job. Otherwise it has exited (killed past `within`: its jail's init dies with it)
+    /// and its private directory is removed.
+    async fn finish(mut self, within: Duration) -> Option<NewWorker> {
+        let deadline = tokio::time::Instant::now() + within;
+        if let Some(mut back) = self.back.take() {
+            let mut line = String::new();
+            let mut limited = (&mut back.stdout).take(4096);
+            let read = limited.read_line(&mut line);
+            let idle = matches!(tokio::time::timeout_at(deadline, read).await, Ok(Ok(n)) if n > 0)
+                && matches!(
+                    serde_json::from_str::<worker::PoolAnswer>(&line),
+                    Ok(worker::PoolAnswer::Idle)
+                );
+            if idle {
+                return Some(NewWorker {
+                    child: self.child,
+                    stdin: back.stdin,
+                    stdout: back.stdout,
+                    dir: self.dir,
+                    stderr: back.stderr,
+                    uses: back.uses,
+                });
+            }
+            // Anything else: the worker ends.
+            drop(back);
+        }
+        if tokio::time::timeout_at(deadline, self.child.wait())
             .await
             .is_err()
         {
             let _ = self.child.kill().await;
         }
         drop(self.dir);
+        None
     }
 }
 
@@ -332,6 +390,8 @@ struct Stats {
     forked: u64,
     /// Templates started (a fresh one replaces one that forked its share or grew old).
     templates: u64,
+    /// Jails started by a worker back from an earlier run (no new worker process).
+    reused: u64,
     last_error: Option<String>,
     retry_at: Option<Instant>,
 }
@@ -343,6 +403,8 @@ struct State {
     stats: BTreeMap<String, Stats>,
     /// Pids of pooled workers running a claimed program (killed at shutdown).
     busy: BTreeSet<u32>,
+    /// Workers back from a run, holding no jail, waiting for their next (oldest first).
+    idle: Vec<(NewWorker, Instant)>,
 }
 
 /// A policy's template: the worker relaying fork requests to it, and its socket.
@@ -489,9 +551,12 @@ impl Pool {
             slot.take()
         };
         tokio::spawn(async move {
-            reaping.finish(REAP_WITHIN).await;
+            let back = reaping.finish(REAP_WITHIN).await;
             pool.mark_busy(pid, false);
             drop(held);
+            if let Some(worker) = back {
+                pool.park(worker).await;
+            }
         });
         match result {
             Ok(record) => Some(Ok(record)),
@@ -602,19 +667,59 @@ impl Pool {
             .map_or(0, |s| s.ready.get(policy).map_or(0, Vec::len))
     }
 
+    /// A worker back from a run: kept for the next jail the pool starts (at most `2 × depth`
+    /// of them, each for [`IDLE_WORKER_TTL`] and [`WORKER_USES`] jails), or ended.
+    async fn park(&self, worker: NewWorker) {
+        let refused = match self.state.lock() {
+            // `closed` is read under the lock: `close` sets it before it takes the idle workers.
+            Ok(mut state)
+                if worker.uses < WORKER_USES
+                    && !self.closed.load(Ordering::SeqCst)
+                    && state.idle.len() < self.config.depth * 2 =>
+            {
+                state.idle.push((worker, Instant::now()));
+                None
+            }
+            _ => Some(worker),
+        };
+        match refused {
+            Some(worker) => end_worker(worker.child, worker.stdin, worker.dir).await,
+            None => self.wake.notify_one(),
+        }
+    }
+
+    /// A worker back from a run, for a new jail (the most recent: its pages are the warmest).
+    fn unpark(&self) -> Option<NewWorker> {
+        let mut state = self.state.lock().ok()?;
+        while let Some((mut worker, since)) = state.idle.pop() {
+            if since.elapsed() < IDLE_WORKER_TTL && matches!(worker.child.try_wait(), Ok(None)) {
+                return Some(worker);
+            }
+            drop(worker);
+        }
+        None
+    }
+
     /// Refuses to hand out jails from now on, and discards every waiting one (their workers see
-    /// the end of their input and end their jails cleanly).
+    /// the end of their input and end their jails cleanly), and every idle worker.
     pub async fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
-        let waiting: Vec<Warm> = self
+        let (waiting, idle): (Vec<Warm>, Vec<NewWorker>) = self
             .state
             .lock()
-            .map(|mut s| s.ready.values_mut().flat_map(std::mem::take).collect())
+            .map(|mut s| {
+                let waiting = s.ready.values_mut().flat_map(std::mem::take).collect();
+                let idle = std::mem::take(&mut s.idle).into_iter().map(|(w, _)| w);
+                (waiting, idle.collect())
+            })
             .unwrap_or_default();
         self.wake.notify_one();
         let mut ends = tokio::task::JoinSet::new();
         for warm in waiting {
             ends.spawn(discard(warm));
+        }
+        for worker in idle {
+            ends.spawn(end_worker(worker.child, worker.stdin, worker.dir));
         }
         while ends.join_next().await.is_some() {}
         // The claimed workers still ending their jails after their reply: waited for, then killed.
@@ -714,11 +819,16 @@ impl Pool {
                 s.hits_sessions
             );
         }
-        let counters: [Counter; 7] = [
+        let counters: [Counter; 8] = [
             (
                 "warden_pool_forked_total",
                 "Jails forked from the policy's template (which imported the preload once).",
                 |s| s.forked,
+            ),
+            (
+                "warden_pool_workers_reused_total",
+                "Pooled jails started by a worker back from an earlier run (no new worker process).",
+                |s| s.reused,
             ),
             (
                 "warden_pool_templates_started_total",
@@ -778,12 +888,12 @@ impl Pool {
 /// Ends a waiting jail: the end of its worker's input ends the session cleanly (every process,
 /// mount and cgroup of the jail); a worker that does not end soon is killed.
 async fn discard(warm: Warm) {
-    let Warm {
-        mut child,
-        stdin,
-        dir,
-        ..
-    } = warm;
+    end_worker(warm.child, warm.stdin, warm.dir).await;
+}
+
+/// Ends a pooled worker by the end of its input (a jail it holds ends cleanly with it), killing
+/// it when it does not end soon, then removes its private directory.
+async fn end_worker(mut child: Child, stdin: ChildStdin, dir: JobDir) {
     drop(stdin);
     if tokio::time::timeout(Duration::from_secs(10), child.wait())
         .await
@@ -805,9 +915,12 @@ pub async fn maintain(service: Arc<Service>) {
         if pool.closed.load(Ordering::SeqCst) {
             return;
         }
-        let stale = pool.take_stale();
+        let (stale, idle) = pool.take_stale();
         for warm in stale {
             tokio::spawn(discard(warm));
+        }
+        for worker in idle {
+            tokio::spawn(end_worker(worker.child, worker.stdin, worker.dir));
         }
         for (name, registered) in &service.config.policies {
             while let Some(()) = pool.reserve_start(name) {
@@ -905,11 +1018,17 @@ impl Pool {
         self.wake.notify_one();
     }
 
-    /// Removes the jails that waited longer than `max_idle`.
-    fn take_stale(&self) -> Vec<Warm> {
+    /// Removes the jails that waited longer than `max_idle`, and the idle workers that waited
+    /// longer than [`IDLE_WORKER_TTL`].
+    fn take_stale(&self) -> (Vec<Warm>, Vec<NewWorker>) {
         let Ok(mut state) = self.state.lock() else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
+        let (old, young): (Vec<_>, Vec<_>) = std::mem::take(&mut state.idle)
+            .into_iter()
+            .partition(|(_, since)| since.elapsed() >= IDLE_WORKER_TTL);
+        state.idle = young;
+        let idle = old.into_iter().map(|(worker, _)| worker).collect();
         let max_idle = self.config.max_idle;
         let mut stale = Vec::new();
         let mut counts: BTreeMap<String, u64> = BTreeMap::new();
@@ -924,7 +1043,7 @@ impl Pool {
         for (policy, n) in counts {
             state.stats.entry(policy).or_default().discarded += n;
         }
-        stale
+        (stale, idle)
     }
 }
 
@@ -1091,13 +1210,16 @@ fn pool_start(
     }
 }
 
-/// A `warden session-worker` the pool started, with its pipes and directory.
+/// A `warden session-worker` the pool started (or one back from a run), with its pipes and
+/// directory.
 struct NewWorker {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     dir: JobDir,
     stderr: tokio::task::JoinHandle<std::io::Result<Vec<u8>>>,
+    /// Jails it served before.
+    uses: u64,
 }
 
 impl NewWorker {
@@ -1138,6 +1260,7 @@ async fn ask_new_worker(
                 stdout,
                 dir,
                 stderr,
+                uses: 0,
             },
             answer,
         )),
@@ -1146,6 +1269,31 @@ async fn ask_new_worker(
             Err(err)
         }
     }
+}
+
+/// Sends `job` to a worker back from a run, when one waits, and reads its answer (counted
+/// reused). `None`: no idle worker answered (those that did not are killed).
+async fn ask_idle_worker(
+    pool: &Pool,
+    policy: &str,
+    job: &worker::PoolJob,
+) -> Option<(NewWorker, String)> {
+    // Only a jail forked from the template is started by a worker used again.
+    job.pool.template.as_ref()?;
+    while let Some(mut worker) = pool.unpark() {
+        match first_answer(&mut worker.stdin, &mut worker.stdout, job).await {
+            Ok(answer) if !answer.is_empty() => {
+                if let Ok(mut state) = pool.state.lock() {
+                    state.stats.entry(policy.to_owned()).or_default().reused += 1;
+                }
+                return Some((worker, answer));
+            }
+            _ => {
+                let _ = worker.child.kill().await;
+            }
+        }
+    }
+    None
 }
 
 /// Sends a worker its first line and reads its first answer (within [`START_TIMEOUT`]).
@@ -1193,7 +1341,10 @@ async fn start(
     let job = worker::PoolJob {
         pool: pool_start(registered, lifetime, template, defer),
     };
-    let (mut worker, answer) = ask_new_worker(service, "pooled", &job).await?;
+    let (mut worker, answer) = match ask_idle_worker(service.pool(), policy, &job).await {
+        Some(asked) => asked,
+        None => ask_new_worker(service, "pooled", &job).await?,
+    };
     let (forked, jail) = match serde_json::from_str::<worker::PoolAnswer>(&answer) {
         Ok(worker::PoolAnswer::Ready {
             preload_failed,
@@ -1218,7 +1369,7 @@ async fn start(
             let _ = worker.child.kill().await;
             anyhow::bail!("{message}");
         }
-        Err(_) => return Err(worker.out_of_turn("pooled").await),
+        Ok(worker::PoolAnswer::Idle) | Err(_) => return Err(worker.out_of_turn("pooled").await),
     };
     let measure = || worker.child.id().map_or(0, tree_pss) + jail.map_or(0, tree_pss);
     // Reading a forked jail's smaps walks its page tables (the template's size): the jails of one
@@ -1234,6 +1385,7 @@ async fn start(
         stdout,
         dir,
         stderr,
+        uses,
     } = worker;
     Ok(Warm {
         child,
@@ -1244,6 +1396,7 @@ async fn start(
         born: Instant::now(),
         pss,
         forked,
+        uses,
     })
 }
 

@@ -242,34 +242,13 @@ print(sorted(n for n in os.listdir('/tmp') if not n.startswith('matplotlib')), s
 "#;
     for _ in 0..3 {
         await_ready(&server, "nostatic");
-        let before = session_workers(&server.state_dir);
+        let before = pooled_jails(&server);
         let record = warm(&server, "nostatic", dirty);
         assert_eq!(record["status"], "ok", "{record}");
         assert!(record["stdout"].as_str().unwrap_or("").contains("patched"));
-        // Host side: the worker that ran it is gone, with every process and cgroup of its jail
-        // (the record goes out before the worker has ended its jail: it goes soon after). Other
-        // workers may end meanwhile (a jail forked for a run that found the pool empty, one
-        // discarded): each that ended left nothing either.
-        let gone = || -> Vec<u32> {
-            let now = session_workers(&server.state_dir);
-            before
-                .iter()
-                .copied()
-                .filter(|pid| !now.contains(pid))
-                .collect()
-        };
-        wait_until(Duration::from_secs(10), || !gone().is_empty());
-        let used = gone();
-        assert!(!used.is_empty(), "no pooled worker ended: {before:?}");
-        for pid in used {
-            assert!(
-                wait_until(Duration::from_secs(10), || cgroups_of(pid).is_empty()
-                    && descendants(pid).is_empty()),
-                "the pooled jail of {pid} left {:?} {:?}",
-                cgroups_of(pid),
-                descendants(pid)
-            );
-        }
+        // Host side: the jail that ran it is gone, every process and cgroup of it (the record
+        // goes out before the worker has ended the jail: it goes soon after).
+        assert_claimed_jails_ended(&server, &before);
         // In the jail: the next pooled run sees none of it.
         let next = warm(&server, "nostatic", check);
         assert_eq!(next["status"], "ok", "{next}");
@@ -556,10 +535,10 @@ fn a_burst_of_pooled_runs_leaves_nothing_behind() {
     let (server, _rules) = pooled_server("depth = 2\n");
     // The record comes back before the worker has ended its jail; every claimed worker must
     // still end, with its jail: no process, cgroup, mount or directory of it is left.
-    let mut claimed: Vec<u32> = Vec::new();
+    let mut claimed = 0;
     for i in 0..6 {
         await_ready(&server, "default");
-        let waiting = session_workers(&server.state_dir);
+        let waiting = pooled_jails(&server);
         let record = run(
             &server,
             &json!({"code": format!("open('f.txt', 'w').write('{i}')\nprint({i})\n")}),
@@ -568,10 +547,9 @@ fn a_burst_of_pooled_runs_leaves_nothing_behind() {
         assert_eq!(record["status"], "ok", "{record}");
         assert_eq!(record["stdout"], format!("{i}\n"), "{record}");
         assert_eq!(record["files"][0]["path"], "f.txt", "{record}");
-        let left = session_workers(&server.state_dir);
-        claimed.extend(waiting.iter().filter(|pid| !left.contains(pid)));
+        claimed += assert_claimed_jails_ended(&server, &waiting);
     }
-    assert!(!claimed.is_empty());
+    assert!(claimed >= 6, "{claimed} jails ended for 6 runs");
     assert!(
         wait_until(Duration::from_secs(20), || {
             support::metric(&metrics(&server), "warden_pool_busy") == Some(0.0)
@@ -582,21 +560,8 @@ fn a_burst_of_pooled_runs_leaves_nothing_behind() {
     let mounts = std::fs::read_to_string("/proc/self/mountinfo").expect("mountinfo");
     let state = server.state_dir.to_string_lossy().into_owned();
     assert!(!mounts.contains(&state), "a mount below {state}: {mounts}");
-    for pid in &claimed {
-        assert!(
-            std::fs::metadata(format!("/proc/{pid}")).is_err()
-                || std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
-                    .is_ok_and(|c| !c.contains("session-worker")),
-            "the claimed worker {pid} is still there"
-        );
-        assert!(
-            descendants(*pid).is_empty(),
-            "{pid}: {:?}",
-            descendants(*pid)
-        );
-        assert!(cgroups_of(*pid).is_empty(), "{pid}: {:?}", cgroups_of(*pid));
-    }
-    // Only the waiting jails' directories are left (each claimed worker's went with it).
+    // Only the live workers' directories are left (waiting with a jail, or back from a run and
+    // idle: an idle worker's directory is empty); each ended worker's went with it.
     let waiting = session_workers(&server.state_dir).len();
     let dirs = support::session_dirs(&server.state_dir);
     assert!(dirs.len() <= waiting + 2, "{dirs:?} for {waiting} waiting");
@@ -641,6 +606,77 @@ fn a_denied_program_does_not_use_up_a_pooled_jail() {
 // pool of independently started interpreters and for jails forked from a template alike.
 
 /// `NO_STATIC` under another name, with more tables after its `[actions]`.
+/// The jails of `server`'s pooled workers (waiting, or running a program): each run cgroup (in
+/// every hierarchy), with the processes in it and below it (pid and start time).
+fn pooled_jails(
+    server: &Server,
+) -> std::collections::BTreeMap<std::path::PathBuf, Vec<(u32, String)>> {
+    let mut jails = std::collections::BTreeMap::new();
+    for worker in session_workers(&server.state_dir) {
+        for cgroup in cgroups_of(worker) {
+            let mut processes = Vec::new();
+            let mut todo = vec![cgroup.clone()];
+            while let Some(dir) = todo.pop() {
+                let procs = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+                for pid in procs.lines().filter_map(|p| p.trim().parse::<u32>().ok()) {
+                    if let Some(start) = start_time(pid) {
+                        processes.push((pid, start));
+                    }
+                }
+                let below = std::fs::read_dir(&dir).into_iter().flatten().flatten();
+                todo.extend(below.filter(|e| e.path().is_dir()).map(|e| e.path()));
+            }
+            jails.insert(cgroup, processes);
+        }
+    }
+    jails
+}
+
+/// The start time of `pid` (field 22 of its stat).
+fn start_time(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(19).map(str::to_owned)
+}
+
+/// After a pooled run: the jail it claimed (of those in `before`, taken just before the run) has
+/// ended, its cgroups removed and its processes gone, once the pool counts no worker busy.
+/// Returns how many of `before`'s jails ended (the claimed one at least: its cgroup in every
+/// hierarchy counts once per hierarchy, so this counts distinct cgroup names).
+fn assert_claimed_jails_ended(
+    server: &Server,
+    before: &std::collections::BTreeMap<std::path::PathBuf, Vec<(u32, String)>>,
+) -> usize {
+    assert!(
+        wait_until(Duration::from_secs(20), || {
+            support::metric(&metrics(server), "warden_pool_busy") == Some(0.0)
+        }),
+        "{}",
+        metrics(server)
+    );
+    let ended: Vec<_> = before.keys().filter(|cgroup| !cgroup.exists()).collect();
+    assert!(
+        !ended.is_empty(),
+        "no jail of those waiting before the run has ended: {:?}",
+        before.keys().collect::<Vec<_>>()
+    );
+    assert!(
+        ended.iter().any(|cgroup| !before[*cgroup].is_empty()),
+        "the ended jails had no process: {ended:?}"
+    );
+    for cgroup in &ended {
+        for (pid, start) in &before[*cgroup] {
+            assert!(
+                wait_until(Duration::from_secs(10), || !support::alive(*pid, start)),
+                "process {pid} of the ended jail {} is still there",
+                cgroup.display()
+            );
+        }
+    }
+    let names: std::collections::BTreeSet<_> = ended.iter().filter_map(|c| c.file_name()).collect();
+    names.len()
+}
+
 fn no_static_variant(name: &str, more: &str) -> String {
     let renamed = NO_STATIC.replacen("name = \"nostatic\"", &format!("name = \"{name}\""), 1);
     format!("{renamed}{more}")
@@ -1728,6 +1764,50 @@ fn pooled_jails_are_forked_from_a_template_that_is_re_executed() {
         distinct.len() < hashes.len(),
         "every run had its own hash secret: not forked from a shared template? {hashes:?}"
     );
+}
+
+/// A pooled worker whose run was forked from the template is used again (issue 15, throughput):
+/// it starts the next jail instead of a new worker process starting it. Every jail is still new:
+/// what a run leaves in `/tmp`, in its work dir and in a module is not there for the next one.
+/// Pooled workers killed while they wait (with a jail or idle) cost no run.
+#[test]
+fn a_pooled_worker_is_used_again_for_new_jails() {
+    warden_test_support::require_root!();
+    let (server, _rules) = pooled_server("depth = 1\n");
+    let code = "import json, os\n\
+        print('mark' in os.listdir('/tmp'), 'mark' in os.listdir('.'), hasattr(json, 'mark'))\n\
+        open('/tmp/mark', 'w').write('x')\nopen('mark', 'w').write('x')\njson.mark = 1\n";
+    for i in 0..8 {
+        let record = warm(&server, "nostatic", code);
+        assert_eq!(record["status"], "ok", "{record}");
+        assert_eq!(
+            record["stdout"], "False False False\n",
+            "run {i} saw what an earlier run left: {record}"
+        );
+    }
+    let reused = pool_counter(&server, "warden_pool_workers_reused_total", "nostatic");
+    assert!(
+        reused >= 4.0,
+        "8 pooled runs one after another, {reused} jails started by a worker used again\n{}\n{}",
+        metrics(&server),
+        server.stderr.lock().map(|s| s.clone()).unwrap_or_default()
+    );
+    // Every pooled worker (waiting with a jail, or idle) dies: no run is lost to it.
+    let workers = session_workers(&server.state_dir);
+    assert!(!workers.is_empty(), "no pooled worker");
+    for pid in &workers {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    for i in 0..4 {
+        let record = run(
+            &server,
+            &json!({"policy": "nostatic", "code": format!("print({i})")}),
+        );
+        assert_eq!(record["status"], "ok", "{record}");
+        assert_eq!(record["stdout"], format!("{i}\n"), "{record}");
+    }
 }
 
 /// The template's interpreter among the server's descendants (its forks show the same command

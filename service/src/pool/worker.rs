@@ -10,6 +10,14 @@
 //!
 //! The end of its input before a claim ends the jail cleanly. The worker trusts the server (its
 //! parent) and nothing that comes out of the jail.
+//!
+//! A worker whose run was in a forked jail is not spent with it: once the record is sent and the
+//! jail has ended (every process, mount, cgroup and directory of it), and the worker holds
+//! exactly what it held before its first jail (the same open descriptors, one thread, an empty
+//! private directory), it answers [`PoolAnswer::Idle`] and reads its next [`PoolJob`], for a new
+//! jail forked from the template (the server may send the end of its input instead). The jail is
+//! new; only warden's own process, which never runs untrusted code, is used again: the exec, the
+//! loader and the exit of a worker per run are spared. Anything unexpected ends the worker.
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -79,6 +87,9 @@ pub enum PoolAnswer {
     },
     /// The jail could not start.
     Failed { message: String },
+    /// The claimed run's jail has ended and this worker is back as it started: it reads its next
+    /// [`PoolJob`] (or the end of its input).
+    Idle,
 }
 
 /// What a waiting jail is used for (once).
@@ -94,14 +105,128 @@ pub fn is_pool_job(line: &str) -> bool {
     line.trim_start().starts_with("{\"pool\"")
 }
 
-/// The pooled worker, after its first line.
+/// The pooled worker, after its first line: serves it, and the jobs that follow it while the
+/// worker may be used again (see the module's documentation).
 pub fn serve_pooled(
     first: &str,
     dir: &Path,
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
-    let job: PoolJob = serde_json::from_str(first).context("the pool job is not valid")?;
+    // The trace file (when tracing) is opened before the baseline is taken.
+    warden_jail::trace("pool: worker up");
+    let before = Baseline::of(dir)?;
+    let mut line = first.to_owned();
+    loop {
+        if serve_one(&line, dir, input, out)? == Served::Done {
+            return Ok(());
+        }
+        warden_jail::defer_teardown(false);
+        // What the run left in the private directory (its inputs, its returned files) goes.
+        empty_dir(dir);
+        if let Err(why) = before.holds(dir) {
+            // Not used again: the server sees the worker end, as a worker that is not reused.
+            warden_jail::trace(&format!("pool: worker not reused: {why}"));
+            return Ok(());
+        }
+        send(out, &PoolAnswer::Idle)?;
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        anyhow::ensure!(
+            is_pool_job(&line),
+            "an idle pooled worker takes pool jobs only"
+        );
+    }
+}
+
+/// How one pooled job ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Served {
+    /// The worker ends (the jail was not forked, it served a session, or was discarded).
+    Done,
+    /// A run in a forked jail was served and the jail has ended: the worker may be used again.
+    Ran,
+}
+
+/// What a pooled worker holds before its first jail, which it must hold again (and nothing
+/// more) to be used for another: its open descriptors, a single thread, an empty directory.
+struct Baseline {
+    fds: Vec<String>,
+}
+
+impl Baseline {
+    fn of(dir: &Path) -> anyhow::Result<Self> {
+        let before = Self { fds: open_fds()? };
+        if let Err(why) = before.holds(dir) {
+            anyhow::bail!("the pooled worker does not start clean: {why}");
+        }
+        Ok(before)
+    }
+
+    /// `Err`: what differs now.
+    fn holds(&self, dir: &Path) -> Result<(), String> {
+        let fds = open_fds().map_err(|err| format!("{err:#}"))?;
+        if fds != self.fds {
+            return Err(format!("open descriptors {fds:?}, not {:?}", self.fds));
+        }
+        let threads = std::fs::read_dir("/proc/self/task")
+            .map_err(|err| format!("/proc/self/task: {err}"))?
+            .count();
+        if threads != 1 {
+            return Err(format!("{threads} threads"));
+        }
+        let left: Vec<String> = std::fs::read_dir(dir)
+            .map_err(|err| format!("{}: {err}", dir.display()))?
+            .filter_map(|entry| Some(entry.ok()?.file_name().to_string_lossy().into_owned()))
+            .collect();
+        if !left.is_empty() {
+            return Err(format!("{left:?} left in {}", dir.display()));
+        }
+        Ok(())
+    }
+}
+
+/// Removes everything in `dir` (best effort: what stays is seen by [`Baseline::holds`]).
+fn empty_dir(dir: &Path) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => warden_gateway::files::remove_tree(&path),
+            _ => {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
+}
+
+/// This process's open descriptors, sorted (the one reading the list left out).
+fn open_fds() -> anyhow::Result<Vec<String>> {
+    let list = std::fs::read_dir("/proc/self/fd").context("/proc/self/fd")?;
+    let mut fds: Vec<String> = list
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let target = std::fs::read_link(entry.path()).ok()?;
+            Some(format!(
+                "{}={}",
+                entry.file_name().to_string_lossy(),
+                target.display()
+            ))
+        })
+        .collect();
+    fds.sort();
+    Ok(fds)
+}
+
+/// One pooled job: its jail, and its claim.
+fn serve_one(
+    line: &str,
+    dir: &Path,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> anyhow::Result<Served> {
+    let job: PoolJob = serde_json::from_str(line).context("the pool job is not valid")?;
     let start = job.pool;
     if start.defer {
         return serve_deferred(&start, dir, input, out);
@@ -109,20 +234,22 @@ pub fn serve_pooled(
     let (policy, mut session, failed, origin) = match begin(&start) {
         Ok(started) => started,
         Err(err) => {
-            return send(
+            send(
                 out,
                 &PoolAnswer::Failed {
                     message: format!("{err:#}"),
                 },
-            )
+            )?;
+            return Ok(Served::Done);
         }
     };
+    let forked = origin.is_ok();
     send(
         out,
         &PoolAnswer::Ready {
             layers: Some(session.layers().clone()),
             preload_failed: failed,
-            forked: origin.is_ok(),
+            forked,
             template_error: origin.err(),
             jail_pid: session.jail_pid(),
         },
@@ -130,7 +257,7 @@ pub fn serve_pooled(
     let mut line = String::new();
     if input.read_line(&mut line)? == 0 {
         // Discarded unused: the session ends cleanly when dropped.
-        return Ok(());
+        return Ok(Served::Done);
     }
     warden_jail::trace("pool: claim read");
     let claim: Claim = serde_json::from_str(&line).context("the claim is not valid")?;
@@ -164,7 +291,10 @@ pub fn serve_pooled(
             drop(session);
             let ended = warden_jail::finish_teardown();
             warden_jail::trace("pool: jail ended");
-            sent.and(ended.map_err(anyhow::Error::from))
+            sent.and(ended.map_err(anyhow::Error::from))?;
+            // Only a worker whose jail was forked is used again: one that started its own jail
+            // (a copy of itself) is not.
+            Ok(if forked { Served::Ran } else { Served::Done })
         }
         Claim::Session { job } => {
             anyhow::ensure!(
@@ -173,7 +303,8 @@ pub fn serve_pooled(
             );
             let applied = AppliedLimits::of(&policy, &job.limits);
             session.set_limits(&pipeline::effective_limits(&policy, &job.limits));
-            crate::session_worker::serve_started(session, &job.inputs, applied, input, out)
+            crate::session_worker::serve_started(session, &job.inputs, applied, input, out)?;
+            Ok(Served::Done)
         }
     }
 }
@@ -194,7 +325,7 @@ fn serve_deferred(
     dir: &Path,
     input: &mut impl BufRead,
     out: &mut impl Write,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Served> {
     let ready = match (&start.template, policy_of(start)) {
         (Some(channel), Ok(policy)) => Ok((channel, policy)),
         (None, _) => Err("a deferred jail needs a template".to_owned()),
@@ -202,7 +333,10 @@ fn serve_deferred(
     };
     let (channel, policy) = match ready {
         Ok(ready) => ready,
-        Err(message) => return send(out, &PoolAnswer::Failed { message }),
+        Err(message) => {
+            send(out, &PoolAnswer::Failed { message })?;
+            return Ok(Served::Done);
+        }
     };
     send(
         out,
@@ -216,7 +350,7 @@ fn serve_deferred(
     )?;
     let mut line = String::new();
     if input.read_line(&mut line)? == 0 {
-        return Ok(());
+        return Ok(Served::Done);
     }
     let claim: Claim = serde_json::from_str(&line).context("the claim is not valid")?;
     // As a pooled run's: the record before the jail's teardown.
@@ -236,7 +370,8 @@ fn serve_deferred(
     };
     let sent = send(out, &reply);
     let ended = warden_jail::finish_teardown();
-    sent.and(ended.map_err(anyhow::Error::from))
+    sent.and(ended.map_err(anyhow::Error::from))?;
+    Ok(Served::Ran)
 }
 
 /// The worker's reply for a pooled run's result. A warm jail that never took the program (the
