@@ -394,7 +394,26 @@ def main():
                              "ratio_p50": round(warm["p50_ms"] / cold["p50_ms"], 3)}
         results["session_ready"] = session_ready(server, max(10, args.samples // 2))
         results["density"] = density(server)
+        counters = ("hits_total", "misses_total", "forked_on_miss_total", "forked_total",
+                    "workers_reused_total", "refills_total")
+
+        def pool_counters():
+            text = server.get("/metrics")
+            found = {}
+            for name in counters:
+                prefix = f"warden_pool_{name}{{policy=\"default\""
+                found[name] = sum(float(line.split()[-1]) for line in text.splitlines()
+                                  if line.startswith(prefix))
+            return found
+
+        before = pool_counters()
         results["throughput_pool"] = throughput(server, args.seconds)
+        after = pool_counters()
+        # What the pool did during the load (hits: pooled jails claimed; workers_reused: jails
+        # started by a worker back from an earlier run rather than a new worker process).
+        results["throughput_pool"]["pool"] = {
+            name: int(after[name] - before[name]) for name in counters
+        }
     finally:
         server.stop()
     server = Server(args.warden, "[pool]\nenabled = false\n")
