@@ -722,12 +722,20 @@ impl Pool {
             ends.spawn(end_worker(worker.child, worker.stdin, worker.dir));
         }
         while ends.join_next().await.is_some() {}
-        // The claimed workers still ending their jails after their reply: waited for, then killed.
+        // The claimed workers still ending their jails after their reply, and the jails still
+        // starting (each is discarded as it becomes ready: `finish_start`): waited for, then the
+        // claimed ones are killed. A worker killed while it starts a jail would leave that jail's
+        // cgroup for the next run's reaping of stale ones.
         let deadline = Instant::now() + REAP_WITHIN;
-        while self.busy() > 0 && Instant::now() < deadline {
+        while (self.busy() > 0 || self.starting() > 0) && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         self.kill_busy();
+    }
+
+    /// Jails being started into the pool (all policies).
+    fn starting(&self) -> usize {
+        self.state.lock().map_or(0, |s| s.starting.values().sum())
     }
 
     /// Claimed workers not reaped yet (running a program, or ending its jail after the reply).
@@ -980,12 +988,11 @@ impl Pool {
     }
 
     async fn finish_start(&self, policy: &str, result: anyhow::Result<Warm>, started: Instant) {
-        let late = self.closed.load(Ordering::SeqCst);
         let mut leftover = None;
         if let Ok(mut state) = self.state.lock() {
-            if let Some(n) = state.starting.get_mut(policy) {
-                *n = n.saturating_sub(1);
-            }
+            // Read under the lock: `close` sets it before it takes the waiting jails, so a jail
+            // ready after that is never left among them.
+            let late = self.closed.load(Ordering::SeqCst);
             let stats = state.stats.entry(policy.to_owned()).or_default();
             match result {
                 Ok(warm) => {
@@ -1011,11 +1018,25 @@ impl Pool {
                     stats.retry_at = Some(Instant::now() + BACKOFF);
                 }
             }
+            if leftover.is_none() {
+                Self::started(&mut state, policy);
+            }
         }
         if let Some(warm) = leftover {
+            // Counted starting until it has ended: shutdown waits for it (`close`).
             discard(warm).await;
+            if let Ok(mut state) = self.state.lock() {
+                Self::started(&mut state, policy);
+            }
         }
         self.wake.notify_one();
+    }
+
+    /// One jail of `policy` less starting.
+    fn started(state: &mut State, policy: &str) {
+        if let Some(n) = state.starting.get_mut(policy) {
+            *n = n.saturating_sub(1);
+        }
     }
 
     /// Removes the jails that waited longer than `max_idle`, and the idle workers that waited

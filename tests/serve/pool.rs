@@ -479,6 +479,19 @@ fn shutdown_ends_the_waiting_jails_and_leaves_nothing() {
         "{}",
         metrics(&server)
     );
+    // Runs first: their workers come back idle (no jail), and must end at shutdown too.
+    for i in 0..3 {
+        let record = warm(&server, "default", &format!("print({i})"));
+        assert_eq!(record["stdout"], format!("{i}\n"), "{record}");
+    }
+    assert!(
+        wait_until(Duration::from_secs(20), || {
+            support::metric(&metrics(&server), "warden_pool_busy") == Some(0.0)
+                && ready(&server, "default") >= 2.0
+        }),
+        "{}",
+        metrics(&server)
+    );
     let workers = session_workers(&server.state_dir);
     assert!(workers.len() >= 2, "{workers:?}");
     server.stop();
