@@ -803,6 +803,13 @@ impl Pool {
         let _ = writeln!(out, "warden_pool_busy {}", state.busy.len());
         family(
             &mut out,
+            "warden_pool_idle_workers",
+            "gauge",
+            "Pooled workers back from a run, holding no jail, kept for the next jail the pool starts.",
+        );
+        let _ = writeln!(out, "warden_pool_idle_workers {}", state.idle.len());
+        family(
+            &mut out,
             "warden_pool_memory_bytes",
             "gauge",
             "Proportional memory (PSS) of the waiting jails, measured when each became ready.",

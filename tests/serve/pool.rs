@@ -494,6 +494,11 @@ fn shutdown_ends_the_waiting_jails_and_leaves_nothing() {
     );
     let workers = session_workers(&server.state_dir);
     assert!(workers.len() >= 2, "{workers:?}");
+    assert!(
+        support::metric(&metrics(&server), "warden_pool_idle_workers").is_some_and(|n| n >= 1.0),
+        "no idle worker before the shutdown\n{}",
+        metrics(&server)
+    );
     server.stop();
     for pid in &workers {
         assert!(
