@@ -1810,6 +1810,24 @@ fn a_pooled_worker_is_used_again_for_new_jails() {
         metrics(&server),
         server.stderr.lock().map(|s| s.clone()).unwrap_or_default()
     );
+    // A worker used again serves any policy: each jail has its own policy's limits (a worker
+    // keeps its last policy only for a jail of the same rules).
+    for i in 0..6 {
+        let (policy, memory) = if i % 2 == 0 {
+            ("strict", 256)
+        } else {
+            ("nostatic", 1024)
+        };
+        let record = warm(&server, policy, "print(1)\n");
+        assert_eq!(record["status"], "ok", "{record}");
+        assert_eq!(record["limits"]["memory_mib"], memory, "{policy}: {record}");
+    }
+    let across = pool_counter(&server, "warden_pool_workers_reused_total", "strict");
+    assert!(
+        across >= 1.0,
+        "no strict jail started by a worker used again\n{}",
+        metrics(&server)
+    );
     // Every pooled worker (waiting with a jail, or idle) dies: no run is lost to it.
     let workers = session_workers(&server.state_dir);
     assert!(!workers.is_empty(), "no pooled worker");

@@ -116,9 +116,10 @@ pub fn serve_pooled(
     // The trace file (when tracing) is opened before the baseline is taken.
     warden_jail::trace("pool: worker up");
     let before = Baseline::of(dir)?;
+    let mut last = LastPolicy::default();
     let mut line = first.to_owned();
     loop {
-        if serve_one(&line, dir, input, out)? == Served::Done {
+        if serve_one(&line, dir, input, out, &mut last)? == Served::Done {
             return Ok(());
         }
         warden_jail::defer_teardown(false);
@@ -219,19 +220,46 @@ fn open_fds() -> anyhow::Result<Vec<String>> {
     Ok(fds)
 }
 
+/// The policy of a worker's last jail, kept while it is used again: the next jail of the same
+/// rules (the same digest, base directory and resolved text) does not read and index them again.
+#[derive(Default)]
+struct LastPolicy(Option<(PoolStart, warden_policy::Policy)>);
+
+impl LastPolicy {
+    /// The policy of `start`: the one kept when it is the same, else read from `start`.
+    fn take_for(&mut self, start: &PoolStart) -> anyhow::Result<warden_policy::Policy> {
+        match self.0.take() {
+            Some((kept, policy))
+                if kept.policy_sha256 == start.policy_sha256
+                    && kept.policy_base_dir == start.policy_base_dir
+                    && kept.policy_resolved.is_some()
+                    && kept.policy_resolved == start.policy_resolved =>
+            {
+                Ok(policy)
+            }
+            _ => policy_of(start),
+        }
+    }
+
+    fn keep(&mut self, start: PoolStart, policy: warden_policy::Policy) {
+        self.0 = Some((start, policy));
+    }
+}
+
 /// One pooled job: its jail, and its claim.
 fn serve_one(
     line: &str,
     dir: &Path,
     input: &mut impl BufRead,
     out: &mut impl Write,
+    last: &mut LastPolicy,
 ) -> anyhow::Result<Served> {
     let job: PoolJob = serde_json::from_str(line).context("the pool job is not valid")?;
     let start = job.pool;
     if start.defer {
-        return serve_deferred(&start, dir, input, out);
+        return serve_deferred(start, dir, input, out, last);
     }
-    let (policy, mut session, failed, origin) = match begin(&start) {
+    let (policy, mut session, failed, origin) = match begin(&start, last) {
         Ok(started) => started,
         Err(err) => {
             send(
@@ -294,7 +322,11 @@ fn serve_one(
             sent.and(ended.map_err(anyhow::Error::from))?;
             // Only a worker whose jail was forked is used again: one that started its own jail
             // (a copy of itself) is not.
-            Ok(if forked { Served::Ran } else { Served::Done })
+            if !forked {
+                return Ok(Served::Done);
+            }
+            last.keep(start, policy);
+            Ok(Served::Ran)
         }
         Claim::Session { job } => {
             anyhow::ensure!(
@@ -321,12 +353,13 @@ type Begun = (
 /// A deferred pooled worker: ready at once, it forks its jail from the template when the claim
 /// (a run) comes, with the run's input files copied in.
 fn serve_deferred(
-    start: &PoolStart,
+    start: PoolStart,
     dir: &Path,
     input: &mut impl BufRead,
     out: &mut impl Write,
+    last: &mut LastPolicy,
 ) -> anyhow::Result<Served> {
-    let ready = match (&start.template, policy_of(start)) {
+    let ready = match (&start.template, last.take_for(&start)) {
         (Some(channel), Ok(policy)) => Ok((channel, policy)),
         (None, _) => Err("a deferred jail needs a template".to_owned()),
         (_, Err(err)) => Err(format!("{err:#}")),
@@ -371,6 +404,7 @@ fn serve_deferred(
     let sent = send(out, &reply);
     let ended = warden_jail::finish_teardown();
     sent.and(ended.map_err(anyhow::Error::from))?;
+    last.keep(start, policy);
     Ok(Served::Ran)
 }
 
@@ -387,8 +421,8 @@ fn reply_of(result: anyhow::Result<pipeline::RunRecord>) -> WorkerReply {
     }
 }
 
-fn begin(start: &PoolStart) -> anyhow::Result<Begun> {
-    let policy = policy_of(start)?;
+fn begin(start: &PoolStart, last: &mut LastPolicy) -> anyhow::Result<Begun> {
+    let policy = last.take_for(start)?;
     let options = SessionOptions {
         lifetime: Duration::from_millis(start.lifetime_ms.max(1)),
         ..SessionOptions::default()
