@@ -492,4 +492,48 @@ mod tests {
         assert!(matches!(claim, Claim::Run { .. }));
         assert!(serde_json::from_str::<Claim>(r#"{"claim":"fork"}"#).is_err());
     }
+
+    fn start_of(text: &str) -> PoolStart {
+        let (policy, resolved) = warden_policy::Policy::from_toml_with_json(text, None).unwrap();
+        PoolStart {
+            policy_text: text.to_owned(),
+            policy_resolved: Some(resolved),
+            policy_base_dir: None,
+            policy_sha256: policy.sha256,
+            lifetime_ms: 1,
+            template: None,
+            defer: false,
+        }
+    }
+
+    /// A reused worker's kept policy serves only a jail of the same rules; any other gets its
+    /// own, read from its job.
+    #[test]
+    fn a_kept_policy_serves_only_the_same_rules() {
+        let default = start_of(warden_policy::settings::DEFAULT_RULES);
+        let other_text = format!(
+            "{}\n# another policy\n",
+            warden_policy::settings::DEFAULT_RULES
+        );
+        let other = start_of(&other_text);
+        assert_ne!(default.policy_sha256, other.policy_sha256);
+        let mut last = LastPolicy::default();
+        let policy = last.take_for(&default).unwrap();
+        assert_eq!(policy.sha256, default.policy_sha256);
+        last.keep(default.clone(), policy);
+        assert_eq!(last.take_for(&other).unwrap().sha256, other.policy_sha256);
+        // Taken once: the next jail reads it again unless it was kept again.
+        let policy = last.take_for(&default).unwrap();
+        last.keep(default.clone(), policy);
+        let mut moved = default.clone();
+        moved.policy_base_dir = Some(PathBuf::from("/elsewhere"));
+        assert!(last.take_for(&moved).is_ok());
+        assert!(last.0.is_none());
+        // A job whose text does not match its digest is refused, kept policy or not.
+        let policy = last.take_for(&default).unwrap();
+        last.keep(default.clone(), policy);
+        let mut forged = other.clone();
+        forged.policy_sha256 = default.policy_sha256.clone();
+        assert!(last.take_for(&forged).is_err());
+    }
 }
