@@ -683,7 +683,7 @@ impl Pool {
             _ => Some(worker),
         };
         match refused {
-            Some(worker) => end_worker(worker.child, worker.stdin, worker.dir).await,
+            Some(worker) => worker.end().await,
             None => self.wake.notify_one(),
         }
     }
@@ -719,7 +719,7 @@ impl Pool {
             ends.spawn(discard(warm));
         }
         for worker in idle {
-            ends.spawn(end_worker(worker.child, worker.stdin, worker.dir));
+            ends.spawn(worker.end());
         }
         while ends.join_next().await.is_some() {}
         // The claimed workers still ending their jails after their reply, and the jails still
@@ -935,7 +935,7 @@ pub async fn maintain(service: Arc<Service>) {
             tokio::spawn(discard(warm));
         }
         for worker in idle {
-            tokio::spawn(end_worker(worker.child, worker.stdin, worker.dir));
+            tokio::spawn(worker.end());
         }
         for (name, registered) in &service.config.policies {
             while let Some(()) = pool.reserve_start(name) {
@@ -1251,6 +1251,11 @@ struct NewWorker {
 }
 
 impl NewWorker {
+    /// Ends it (the end of its input; killed when it does not end soon).
+    async fn end(self) {
+        end_worker(self.child, self.stdin, self.dir).await;
+    }
+
     /// Kills a worker whose answer was not one, and says what its standard error said.
     async fn out_of_turn(mut self, what: &str) -> anyhow::Error {
         let _ = self.child.kill().await;
