@@ -147,6 +147,13 @@ fn each_module_entry<'py>(
     }
 }
 
+/// The addresses of the modules `dict` binds (a namespace), read as [`each_module_entry`] reads.
+fn module_addresses(dict: &Bound<'_, PyDict>) -> Vec<usize> {
+    let mut addresses = Vec::new();
+    each_module_entry(dict, |_, value| addresses.push(value as usize));
+    addresses
+}
+
 /// The finder and loader of the hidden modules: first on `sys.meta_path`. It holds nothing; the
 /// modules are in a Rust static.
 #[pyclass(name = "HiddenModules", module = "warden", frozen)]
@@ -328,10 +335,7 @@ fn fill(
         let package = own
             .as_ref()
             .is_some_and(|d| d.contains(pyo3::intern!(py, "__path__")).unwrap_or(false));
-        let mut refs = Vec::new();
-        if let Some(own) = &own {
-            each_module_entry(own, |_, value| refs.push(value as usize));
-        }
+        let refs = own.as_ref().map(module_addresses).unwrap_or_default();
         store.refs.insert(module.as_ptr() as usize, refs);
         modules.del_item(name)?;
         store.names.insert(module.as_ptr() as usize, text.clone());
@@ -415,14 +419,10 @@ fn reveal(py: Python<'_>, name: &str, module: &Bound<'_, PyAny>) -> PyResult<()>
             let known = with_store(py, |store| store.refs.remove(&(current.as_ptr() as usize)))?;
             let addresses = match known {
                 Some(addresses) => addresses,
-                None => {
-                    let Some(own) = namespace(current) else {
-                        continue;
-                    };
-                    let mut addresses = Vec::new();
-                    each_module_entry(&own, |_, value| addresses.push(value as usize));
-                    addresses
-                }
+                None => match namespace(current) {
+                    Some(own) => module_addresses(&own),
+                    None => continue,
+                },
             };
             let found = with_store(py, |store| {
                 let mut found = Vec::new();

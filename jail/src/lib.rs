@@ -71,6 +71,7 @@ pub use plan::{Availability, Host, Plan, BOOTSTRAP, NAMESPACES};
 pub use seccomp::SeccompPlan;
 pub use session::{Event, Session};
 pub use supervise::{defer_teardown, finish_teardown, Stream};
+pub use sys::thread_count;
 pub use userns::Mode;
 
 static SEQUENCE: AtomicU64 = AtomicU64::new(0);

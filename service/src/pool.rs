@@ -689,15 +689,24 @@ impl Pool {
     }
 
     /// A worker back from a run, for a new jail (the most recent: its pages are the warmest).
+    /// Those found gone or too old are dropped (killed, their directories removed) after the lock.
     fn unpark(&self) -> Option<NewWorker> {
-        let mut state = self.state.lock().ok()?;
-        while let Some((mut worker, since)) = state.idle.pop() {
-            if since.elapsed() < IDLE_WORKER_TTL && matches!(worker.child.try_wait(), Ok(None)) {
-                return Some(worker);
+        let mut gone = Vec::new();
+        let found = {
+            let mut state = self.state.lock().ok()?;
+            let mut found = None;
+            while let Some((mut worker, since)) = state.idle.pop() {
+                if since.elapsed() < IDLE_WORKER_TTL && matches!(worker.child.try_wait(), Ok(None))
+                {
+                    found = Some(worker);
+                    break;
+                }
+                gone.push(worker);
             }
-            drop(worker);
-        }
-        None
+            found
+        };
+        drop(gone);
+        found
     }
 
     /// Refuses to hand out jails from now on, and discards every waiting one (their workers see

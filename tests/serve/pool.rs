@@ -206,6 +206,13 @@ fn the_runtime_layer_judges_a_pooled_run_as_it_judges_a_cold_one() {
             "modules",
             "import sys\nprint(sorted(m for m in ('pickle', 'pandas', 'numpy', 'ctypes') if m in sys.modules))\n",
         ),
+        // pandas loads numpy, which the preload imported first (not pandas' own group): numpy
+        // comes back because pandas' modules bind it, as a cold `import pandas` loads it.
+        (
+            "modules bound by an import",
+            "import pandas, sys\n\
+             print(sorted(m for m in ('numpy', 'numpy.linalg', 'numpy.random', 'pandas.core.frame') if m in sys.modules))\n",
+        ),
     ] {
         let pooled = warm(&server, "nostatic", code);
         let started = cold(&server, "nostatic", code);

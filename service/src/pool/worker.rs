@@ -172,9 +172,8 @@ impl Baseline {
         if fds != self.fds {
             return Err(format!("open descriptors {fds:?}, not {:?}", self.fds));
         }
-        let threads = std::fs::read_dir("/proc/self/task")
-            .map_err(|err| format!("/proc/self/task: {err}"))?
-            .count();
+        let threads =
+            warden_jail::thread_count().map_err(|err| format!("/proc/self/task: {err}"))?;
         if threads != 1 {
             return Err(format!("{threads} threads"));
         }
