@@ -326,6 +326,39 @@ class Client:
         """`GET /v1/sessions`: this caller's live sessions."""
         return self._json("GET", "/v1/sessions").get("sessions", [])
 
+    def session_info(self, session_id: str) -> Dict[str, Any]:
+        """`GET /v1/sessions/{id}`: one of this caller's sessions (404 `NotFound` when it has none such)."""
+        return self._json("GET", f"/v1/sessions/{urllib.parse.quote(session_id, safe='')}")
+
+    # --- reviews (docs/serve.md#review) ------------------------------------------------------------
+
+    def reviews(self) -> List[Dict[str, Any]]:
+        """`GET /v1/reviews`: every review for an approver, this caller's own otherwise."""
+        return self._json("GET", "/v1/reviews").get("reviews", [])
+
+    def review(self, review_id: str) -> Dict[str, Any]:
+        """`GET /v1/reviews/{id}`: one review with its `status`, `code`, `findings`, `decided_by`."""
+        return self._json("GET", self._review_path(review_id))
+
+    def approve_review(self, review_id: str, reason: Optional[str] = None) -> Dict[str, Any]:
+        """`POST /v1/reviews/{id}/approve` (approvers only: `Forbidden` otherwise)."""
+        return self._json("POST", self._review_path(review_id, "/approve"), {"reason": reason} if reason else {})
+
+    def reject_review(self, review_id: str, reason: Optional[str] = None) -> Dict[str, Any]:
+        """`POST /v1/reviews/{id}/reject` (approvers only: `Forbidden` otherwise)."""
+        return self._json("POST", self._review_path(review_id, "/reject"), {"reason": reason} if reason else {})
+
+    def run_review(self, review_id: str, *, code: Optional[str] = None, timeout: Optional[float] = None) -> RunResult:
+        """`POST /v1/reviews/{id}/run`: runs the approved program once (the submitter only); `code`,
+        when given, must be the program that was reviewed. A review not approved yet raises
+        `WardenError` with status 409 and its code (`review_pending`, `review_rejected`, ...)."""
+        body = {"code": code} if code is not None else {}
+        return RunResult(self._json("POST", self._review_path(review_id, "/run"), body, timeout=timeout))
+
+    @staticmethod
+    def _review_path(review_id: str, suffix: str = "") -> str:
+        return f"/v1/reviews/{urllib.parse.quote(review_id, safe='')}{suffix}"
+
 
 class Session:
     """A live session on the server. Use it as a context manager, or call `close()`."""
@@ -370,10 +403,13 @@ class Session:
         """Run one cell. With `on_output(name, text)`, output is passed on as the cell writes it
         (`name` is `stdout` or `stderr`; Server-Sent Events underneath)."""
         if on_output is None:
-            return CellResult(
+            cell = CellResult(
                 self._mine(lambda: self.client._json("POST", self._path("/execute"), {"code": code}, timeout=timeout))
             )
-        return self._mine(lambda: self._execute_streaming(code, on_output, timeout))
+        else:
+            cell = self._mine(lambda: self._execute_streaming(code, on_output, timeout))
+        cell.limits = self.info.get("limits")
+        return cell
 
     def _execute_streaming(
         self, code: str, on_output: Callable[[str, str], None], timeout: Optional[float]

@@ -12,6 +12,8 @@ from __future__ import annotations
 import base64
 from typing import Any, Dict, List, Optional
 
+from .render import ModelOutput, images_of, render
+
 
 class Finding:
     """One finding of the static check: a rule, where it is, why, and how to repair the code."""
@@ -87,39 +89,33 @@ class _Record:
     def message(self) -> Optional[str]:
         return self.raw.get("message")
 
+    @property
+    def review(self) -> Optional[Dict[str, Any]]:
+        """For `review_required`: `{"id", "status", "expires_at", ...}` of the held review, or None."""
+        return self.raw.get("review")
+
     def __getitem__(self, key: str) -> Any:
         return self.raw[key]
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.raw.get(key, default)
 
-    def _denial_text(self, state_note: str) -> str:
-        lines = [f"warden did not run this code: the policy's decision is `{self.decision or self.status}`."]
-        findings = self.findings
-        if findings:
-            lines.append("Findings:")
-            lines.extend(f"- {finding.describe()}" for finding in findings)
-        elif self.message:
-            lines.append(self.message)
-        lines.append(f"Nothing of this code ran{state_note}. Change the code as the hints say and try again.")
-        return "\n".join(lines)
+    #: The limits in force, to name a limit hit with its value (a cell's are its session's).
+    limits: Optional[Dict[str, Any]] = None
 
-    def _error_text(self) -> str:
-        error = self.error or {}
-        traceback = error.get("traceback")
-        if isinstance(traceback, list):
-            traceback = "\n".join(traceback)
-        if not traceback:
-            traceback = f"{error.get('name', 'Error')}: {error.get('value', '')}"
-        return traceback
+    def for_model(self, budget: Optional[int] = None) -> ModelOutput:
+        """What a model should read about this record: bounded text (`budget` characters, default
+        `render.DEFAULT_TEXT_BUDGET`) and the images it showed (see `warden_client.render`)."""
+        return render(self.raw, budget=budget, cell=isinstance(self, CellResult), limits=self.limits)
 
-    def _output_text(self) -> str:
-        parts = []
-        if self.stdout:
-            parts.append(self.stdout.rstrip("\n"))
-        if self.stderr:
-            parts.append("[stderr]\n" + self.stderr.rstrip("\n"))
-        return "\n".join(parts)
+    def text_for_model(self, budget: Optional[int] = None) -> str:
+        """`for_model(budget).text`: the output, value and images named, or why it did not succeed."""
+        return self.for_model(budget).text
+
+    @property
+    def images(self) -> List[bytes]:
+        """PNG images: a cell's shown figures and a figure value; a run's PNG files."""
+        return [image.data for image in images_of(self.raw)]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(status={self.status!r})"
@@ -146,18 +142,6 @@ class RunResult(_Record):
     def limits_hit(self) -> List[str]:
         return list(self.raw.get("limits_hit") or [])
 
-    def text_for_model(self) -> str:
-        """What a model should read about this run: its output, or why it did not succeed."""
-        if self.denied:
-            return self._denial_text("")
-        output = self._output_text()
-        if self.ok:
-            return output
-        if self.status == "error" and self.error:
-            detail = self._error_text()
-        else:
-            detail = self.message or f"the run ended with status `{self.status}`"
-        return "\n".join(p for p in (output, detail) if p)
 
 
 class CellResult(_Record):
@@ -176,32 +160,8 @@ class CellResult(_Record):
     def result_text(self) -> Optional[str]:
         return (self.result or {}).get("text/plain")
 
-    @property
-    def images(self) -> List[bytes]:
-        """PNG images the cell showed, and the result's if it is a figure."""
-        bundles = list(self.raw.get("display") or [])
-        if self.result:
-            bundles.append(self.result)
-        return [base64.b64decode(b["image/png"]) for b in bundles if "image/png" in b]
 
     @property
     def session_alive(self) -> bool:
         return bool(self.raw.get("session_alive"))
 
-    def text_for_model(self) -> str:
-        """What a model should read about this cell: output and value, or why it did not succeed."""
-        if self.denied:
-            return self._denial_text("; the session kept its state")
-        output = self._output_text()
-        if self.ok:
-            parts = [output] if output else []
-            if self.result_text is not None:
-                parts.append(f"Out[{self.execution_count}]: {self.result_text}")
-            return "\n".join(parts)
-        if self.status == "error" and self.error:
-            detail = self._error_text()
-        else:
-            detail = self.message or f"the cell ended with status `{self.status}`"
-        if not self.session_alive:
-            detail += "\nThe session has ended: its variables are lost."
-        return "\n".join(p for p in (output, detail) if p)

@@ -10,26 +10,55 @@
 Python blocks (`python`, `py`) run as cells of one warden session, so variables persist from block
 to block and from one message to the next, as with AutoGen's Jupyter executor (`stateful=False`
 runs every block as a one-shot `POST /v1/run` instead). The blocks of one call run in order and stop
-at the first that does not succeed. The `CodeResult` is `exit_code` 0 when every block succeeded,
-else 1, and `output` the text a model should read: the blocks' output and values, or the
-traceback, or — for code the policy refused — each finding with its rule, line and hint. Blocks in
-other languages are refused (warden runs Python only). Cancelling the call (the agent's
-`CancellationToken`) ends the session, which interrupts the running cell; `restart()` starts a
-fresh one.
+at the first that does not succeed. The result is a `WardenCodeResult` (a `CodeResult`): `exit_code`
+0 when every block succeeded, else 1; `output` the text a model should read (`warden_client.render`:
+the blocks' output, `display()` outputs and values, figures named, bounded by `text_budget`
+characters, default 20 000 per block; or the traceback; or — for code the policy refused — each
+finding with its rule, line and hint; for code held for review, its id and how approval works; for a
+limit, which and its value); `images` the figures as `autogen_core.Image`; `ran` whether the code
+ran at all. Blocks in other languages are refused (warden runs Python only). Cancelling the call
+(the agent's `CancellationToken`) ends the session, which interrupts the running cell; `restart()`
+starts a fresh one. A session that is gone (the server restarted, it expired) is replaced by a new
+one and the block fails with "your session was lost: its variables are gone".
+
+AutoGen's `CodeExecutorAgent` frames every non-zero exit as "The script ran, then exited with an
+error", a denial included, and passes text only. `WardenCodeExecutorAgent` (the same agent) says
+"warden did not run this code" for a denial or a review instead, and puts the figures in the
+model's context as images (a `UserMessage` with `autogen_core.Image`s) before the text.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Dict, List, Optional
+import base64
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence
 
-from autogen_core import CancellationToken, Component
+from autogen_agentchat.agents import CodeExecutorAgent
+from autogen_core import CancellationToken, Component, Image
 from autogen_core.code_executor import CodeBlock, CodeExecutor, CodeResult
+from autogen_core.models import UserMessage
 from pydantic import BaseModel
 from typing_extensions import Self
 
 from ..client import Client, Inputs, Session
-from ..errors import WardenError
+from ..errors import SessionGone, WardenError
+from ..render import SESSION_LOST_TEXT
+
+
+@dataclass
+class WardenCodeResult(CodeResult):
+    """A `CodeResult` with what warden adds: the figures, and whether the code ran at all."""
+
+    images: List[Image] = field(default_factory=list)
+    #: False when warden did not run the (last) block: denied, held for review, session lost.
+    ran: bool = True
+    #: The text for the model, as the executor made it (agents may reframe `output`).
+    text: str = ""
+
+
+class _Gone(Exception):
+    """The session was gone: a new one was started, and nothing of the block ran."""
 
 PYTHON_LANGUAGES = ("python", "py", "python3")
 
@@ -67,8 +96,10 @@ class WardenCodeExecutor(CodeExecutor, Component[WardenCodeExecutorConfig]):
         limits: Optional[Dict[str, int]] = None,
         inputs: Inputs = None,
         stateful: bool = True,
+        text_budget: Optional[int] = None,
     ) -> None:
         self.client = client or Client()
+        self.text_budget = text_budget
         self.policy = policy
         self.limits = limits
         self.inputs = dict(inputs.items()) if hasattr(inputs, "items") else list(inputs or [])
@@ -81,23 +112,36 @@ class WardenCodeExecutor(CodeExecutor, Component[WardenCodeExecutorConfig]):
         if not self.stateful:
             return self.client.run(code, policy=self.policy, inputs=self.inputs or None, limits=self.limits)
         if self._session is None or self._session.closed:
-            self._session = self.client.session(policy=self.policy, limits=self.limits, inputs=self.inputs or None)
-        cell = self._session.execute(code)
+            self._session = self._new_session()
+        try:
+            cell = self._session.execute(code)
+        except SessionGone as exc:
+            self._session = self._new_session()
+            raise _Gone(exc.message) from exc
         if not cell.session_alive:
             self._session.close()
         return cell
 
+    def _new_session(self) -> Session:
+        return self.client.session(policy=self.policy, limits=self.limits, inputs=self.inputs or None)
+
     async def execute_code_blocks(
         self, code_blocks: List[CodeBlock], cancellation_token: CancellationToken
-    ) -> CodeResult:
+    ) -> WardenCodeResult:
         outputs: List[str] = []
+        images: List[Image] = []
+
+        def result(exit_code: int, ran: bool = True) -> WardenCodeResult:
+            text = "\n".join(outputs)
+            return WardenCodeResult(exit_code=exit_code, output=text, images=images, ran=ran, text=text)
+
         for block in code_blocks:
             language = (block.language or "").strip().lower()
             if language not in PYTHON_LANGUAGES:
                 outputs.append(
                     f"warden runs Python only; a `{block.language}` block was not run. Write the step in Python."
                 )
-                return CodeResult(exit_code=1, output="\n".join(outputs))
+                return result(1, ran=False)
             future = asyncio.ensure_future(asyncio.to_thread(self._run_block, block.code))
             cancellation_token.link_future(future)
             try:
@@ -105,16 +149,24 @@ class WardenCodeExecutor(CodeExecutor, Component[WardenCodeExecutorConfig]):
             except asyncio.CancelledError:
                 await self._end_session()
                 raise
+            except _Gone as exc:
+                outputs.append(
+                    f"{SESSION_LOST_TEXT} ({exc}) A new session has started; nothing of this block ran. "
+                    "Define the variables and imports you need again."
+                )
+                return result(1, ran=False)
             except WardenError as exc:
                 outputs.append(f"warden could not run the code: {exc}")
-                return CodeResult(exit_code=1, output="\n".join(outputs))
+                return result(1, ran=False)
             self.records.append(record)
-            text = record.text_for_model()
-            if text:
-                outputs.append(text)
+            view = record.for_model(self.text_budget)
+            if view.text and view.text != "(the code ran and printed nothing)":
+                outputs.append(view.text)
+            for image in view.images:
+                images.append(Image.from_base64(base64.b64encode(image.data).decode("ascii")))
             if not record.ok:
-                return CodeResult(exit_code=1, output="\n".join(outputs))
-        return CodeResult(exit_code=0, output="\n".join(outputs))
+                return result(1, ran=record.status not in ("denied", "review_required"))
+        return result(0)
 
     async def _end_session(self) -> None:
         session, self._session = self._session, None
@@ -143,3 +195,25 @@ class WardenCodeExecutor(CodeExecutor, Component[WardenCodeExecutorConfig]):
 
     async def restart(self) -> None:
         await self._end_session()
+
+
+class WardenCodeExecutorAgent(CodeExecutorAgent):
+    """AutoGen's `CodeExecutorAgent`, framing warden's results as what they are.
+
+    For code warden did not run (a denial, a review, a lost session, a non-Python block) the model
+    reads warden's own text instead of "The script ran, then exited with an error"; the figures a
+    block showed go into the model's context as images, in a message before the text."""
+
+    async def execute_code_block(
+        self, code_blocks: List[CodeBlock], cancellation_token: CancellationToken
+    ) -> CodeResult:
+        result = await super().execute_code_block(code_blocks, cancellation_token)
+        if not isinstance(result, WardenCodeResult):
+            return result
+        if not result.ran:
+            result.output = f"The code did not run (exit code {result.exit_code}).\n{result.text}"
+        if result.images:
+            content: List[Any] = [f"The figures the code showed ({len(result.images)}), in order:"]
+            content.extend(result.images)
+            await self._model_context.add_message(UserMessage(content=content, source=self.name))
+        return result

@@ -8,23 +8,30 @@
 
 The tool (`run_python`, one argument `code`) runs each call as a cell of one warden session, so
 variables, imports and files persist from call to call (`stateful=False` runs every call as a
-one-shot `POST /v1/run`). A call that succeeds returns its output and the value of its last
-expression. A call that does not — denied by the policy, raised, timed out, hit a limit — raises
-`ToolException` with the text a model can act on (the traceback, or each finding with its rule,
-line and hint); with `handle_tool_error=True` (the default here) LangChain hands that text back to
-the model as a `ToolMessage` with `status="error"`. The description tells the model which modules
+one-shot `POST /v1/run`). A call that succeeds returns the record's text for a model
+(`warden_client.render`: output, `display()` outputs and the last value, bounded by `text_budget`
+characters, default 20 000, with a line saying what was cut); when the cell showed figures the
+answer is a list of content blocks, the text then one `image` block (base64 PNG) per figure. A call
+that does not succeed — denied by the policy, held for review, raised, timed out, hit a limit —
+raises `ToolException` with the text a model can act on (the findings with their rules, lines and
+hints and that nothing ran; the review id and how approval works; the traceback; the limit and its
+value); with `handle_tool_error=True` (the default here) LangChain hands that text back to the model
+as a `ToolMessage` with `status="error"`. A session that is gone (the server restarted, it expired)
+is replaced by a new one and the model is told that its variables are gone. The description tells the model which modules
 the policy allows, read from the server when the tool is made (`describe_policy=False` skips it).
 """
 
 from __future__ import annotations
 
+import base64
 from typing import Any, Dict, List, Optional, Type
 
 from langchain_core.tools import BaseTool, ToolException
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from ..client import Client, Session
-from ..errors import WardenError
+from ..errors import SessionGone, WardenError
+from ..render import SESSION_LOST_TEXT
 
 _DESCRIPTION = (
     "Run Python code in a confined interpreter and get back what it printed and the value of its "
@@ -53,6 +60,7 @@ class WardenPythonTool(BaseTool):
     limits: Optional[Dict[str, int]] = None
     stateful: bool = True
     describe_policy: bool = True
+    text_budget: Optional[int] = None
 
     _session: Optional[Session] = PrivateAttr(default=None)
     _records: List[Any] = PrivateAttr(default_factory=list)
@@ -75,23 +83,40 @@ class WardenPythonTool(BaseTool):
         """Every record (cell or run) of this tool, in order."""
         return self._records
 
-    def _run(self, code: str, run_manager: Any = None) -> str:
+    def _run(self, code: str, run_manager: Any = None) -> Any:
         try:
             if self.stateful:
                 if self._session is None or self._session.closed:
                     self._session = self.client.session(policy=self.policy, limits=self.limits)
-                record = self._session.execute(code)
+                try:
+                    record = self._session.execute(code)
+                except SessionGone as exc:
+                    # Its state is gone with it: start again, and say so rather than run the code
+                    # into a NameError.
+                    self._session = self.client.session(policy=self.policy, limits=self.limits)
+                    raise ToolException(
+                        f"{SESSION_LOST_TEXT} ({exc.message}) A new session has started; nothing of this "
+                        "code ran. Define the variables and imports you need again, then run it."
+                    ) from exc
                 if not record.session_alive:
                     self._session.close()
             else:
                 record = self.client.run(code, policy=self.policy, limits=self.limits)
+        except ToolException:
+            raise
         except WardenError as exc:
             raise ToolException(f"warden could not run the code: {exc}") from exc
         self._records.append(record)
-        text = record.text_for_model()
+        view = record.for_model(self.text_budget)
         if not record.ok:
-            raise ToolException(text)
-        return text or "(the code ran and printed nothing)"
+            raise ToolException(view.text)
+        if not view.images:
+            return view.text
+        blocks: List[Dict[str, Any]] = [{"type": "text", "text": view.text}]
+        for image in view.images:
+            blocks.append({"type": "image", "base64": base64.b64encode(image.data).decode("ascii"),
+                           "mime_type": image.mime})
+        return blocks
 
     def close(self) -> None:
         """Ends the tool's session (a later call starts a new one)."""

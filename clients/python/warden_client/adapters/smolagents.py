@@ -11,9 +11,16 @@
 What this executor does with smolagents' executor interface (`smolagents.local_python_executor.PythonExecutor`):
 
 - `__call__(code)`: runs the step as a cell; variables persist from step to step, as in smolagents'
-  own executors. A cell that raised, was denied by the policy, timed out or hit a limit raises
-  `WardenStepError`, whose text (the traceback, or each finding with its rule, line and hint) the
-  agent puts in the model's next prompt.
+  own executors. The step's logs are the record's text for a model (`warden_client.render`: output,
+  `display()` outputs, figures named, bounded by `text_budget` characters, default 20 000, with a
+  line saying what was cut); its output is the value of the last expression. A cell that raised,
+  was denied by the policy, was held for review, timed out or hit a limit raises `WardenStepError`,
+  whose text (the traceback; each finding with its rule, line and hint; the review id and how
+  approval works; the limit and its value) the agent puts in the model's next prompt. A session that
+  is gone is replaced by a new one (`final_answer` and the tools defined again) and the step fails
+  with "your session was lost: its variables are gone".
+- Figures: `CodeAgent(..., step_callbacks=[executor.attach_images])` puts the images a step showed
+  into the step's `observations_images` (PIL images), which smolagents shows a vision model.
 - `final_answer(value)` works in the cell: it stops the step and hands the value back (JSON values
   come back as they were; anything else as its `repr`).
 - `send_tools(tools)`: `final_answer` is defined in the session. Other tools run on the host in
@@ -36,7 +43,8 @@ from smolagents.local_python_executor import CodeOutput, PythonExecutor
 from smolagents.tools import Tool
 
 from ..client import Client, Inputs, Session
-from ..errors import WardenError
+from ..errors import SessionGone, WardenError
+from ..render import DEFAULT_TEXT_BUDGET, SESSION_LOST_TEXT, render
 from ..results import CellResult
 
 FINAL_ANSWER_CLASS = "WardenFinalAnswer"
@@ -76,8 +84,10 @@ class WardenStepError(WardenError):
 
     `cell` is the cell's record; `str(error)` is the text meant for the model."""
 
-    def __init__(self, cell: CellResult) -> None:
-        super().__init__(cell.text_for_model() or f"the step ended with status `{cell.status}`")
+    def __init__(self, cell: Optional[CellResult], text: Optional[str] = None) -> None:
+        if text is None:
+            text = (cell.text_for_model() if cell is not None else "") or "the step did not succeed"
+        super().__init__(text)
         self.cell = cell
 
     def __str__(self) -> str:
@@ -108,6 +118,7 @@ class WardenExecutor(PythonExecutor):
         limits: Optional[Dict[str, int]] = None,
         inputs: Inputs = None,
         tools: str = "refuse",
+        text_budget: Optional[int] = None,
     ) -> None:
         if tools not in ("refuse", "source"):
             raise ValueError('tools must be "refuse" or "source"')
@@ -116,10 +127,12 @@ class WardenExecutor(PythonExecutor):
         self.limits = limits
         self.inputs = dict(inputs.items()) if hasattr(inputs, "items") else list(inputs or [])
         self.tools_mode = tools
+        self.text_budget = text_budget
         self.session: Optional[Session] = None
         self._tools_code: List[str] = []
         #: Every cell record of this executor, in order (for logs and tests).
         self.cells: List[CellResult] = []
+        self._pending_images: List[Any] = []
 
     # --- the session -----------------------------------------------------------------------------
 
@@ -190,19 +203,55 @@ class WardenExecutor(PythonExecutor):
         self._define("\n".join(lines) + "\n")
 
     def __call__(self, code_action: str) -> CodeOutput:
-        cell = self._session().execute(code_action)
+        session = self._session()
+        self._pending_images = []
+        try:
+            cell = session.execute(code_action)
+        except SessionGone as exc:
+            self.session = None
+            self._session()  # a new session, with final_answer and the tools defined again
+            raise WardenStepError(
+                None,
+                f"{SESSION_LOST_TEXT} ({exc.message}) A new session has started; nothing of this step "
+                "ran. Define the variables and imports you need again.",
+            ) from exc
         self.cells.append(cell)
+        self._pending_images = cell.for_model(self.text_budget).images
         if cell.status == "error" and (cell.error or {}).get("name") == FINAL_ANSWER_CLASS:
             return CodeOutput(output=_decode_final_answer(cell), logs=cell.stdout, is_final_answer=True)
         if not cell.ok:
             if not cell.session_alive and self.session is not None:
                 self.session.close()  # the next step starts a fresh session
-            raise WardenStepError(cell)
+            raise WardenStepError(cell, cell.text_for_model(self.text_budget))
+        # The value goes as smolagents' output ("Last output from code snippet"), the rest as logs;
+        # both within the budget.
+        budget = self.text_budget or DEFAULT_TEXT_BUDGET
         output = cell.result_text
-        logs = cell.stdout
-        if cell.stderr:
-            logs += ("\n" if logs and not logs.endswith("\n") else "") + cell.stderr
+        if output is not None and len(output) > budget // 4:
+            output = _clip_value(output, budget // 4)
+        view = render(
+            dict(cell.raw, result=None if cell.result and "image/png" not in cell.result else cell.raw.get("result")),
+            budget=budget - len(output or ""), cell=True, limits=cell.limits,
+        )
+        logs = "" if view.text == "(the code ran and printed nothing)" else view.text
         return CodeOutput(output=output, logs=logs, is_final_answer=False)
+
+    def attach_images(self, memory_step: Any, agent: Any = None) -> None:
+        """A smolagents step callback: the images of the step's cell (figures shown, a figure
+        value) become the step's `observations_images`, which the agent shows a vision model."""
+        images, self._pending_images = self._pending_images, []
+        if not images or not hasattr(memory_step, "observations_images"):
+            return
+        import io
+
+        from PIL import Image as PILImage
+
+        pictures = []
+        for image in images:
+            picture = PILImage.open(io.BytesIO(image.data))
+            picture.load()
+            pictures.append(picture)
+        memory_step.observations_images = (memory_step.observations_images or []) + pictures
 
     def cleanup(self) -> None:
         if self.session is not None:
@@ -211,6 +260,15 @@ class WardenExecutor(PythonExecutor):
             except WardenError:
                 pass
             self.session = None
+
+
+def _clip_value(text: str, room: int) -> str:
+    head = text[: room * 2 // 3]
+    tail = text[len(text) - room // 3:]
+    return (
+        f"{head}\n[... warden cut {len(text) - len(head) - len(tail):,} of {len(text):,} characters of the "
+        f"value here; show a smaller part of it (e.g. `x[:50]`, `df.head(20)`) ...]\n{tail}"
+    )
 
 
 def _decode_final_answer(cell: CellResult) -> Any:
