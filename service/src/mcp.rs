@@ -45,6 +45,15 @@ const MAX_FILE_IMAGES: usize = 4;
 const MAX_FILE_IMAGE_BYTES: u64 = 8 << 20;
 /// The most new or changed work-dir files a result names.
 const FILES_SHOWN: usize = 20;
+/// The most characters of text one tool result gives the model (the Python client's default
+/// budget, `warden_client.render.DEFAULT_TEXT_BUDGET`): output over it is cut in the middle, its
+/// head and tail kept, with a line saying what was cut and how to see it.
+const TEXT_BUDGET: usize = 20_000;
+/// Each part's share of the budget: stdout, and stderr, each `display()` output, the value.
+const STDOUT_CHARS: usize = 12_000;
+const PART_CHARS: usize = 3_000;
+/// How to see output that was cut.
+const HOW_TO_SEE_OUTPUT: &str = "to see the cut part, print less at a time, or write the output to a file and read it with get_file or print slices of it";
 
 const INSTRUCTIONS: &str =
     "warden runs Python in a locked-down Linux jail: no network, no subprocesses, \
@@ -186,10 +195,19 @@ struct RunArgs {
     inputs: Vec<InputFile>,
     #[serde(default)]
     schema: Option<Value>,
+    /// Where the result the schema judges is read from (as the HTTP API's `result`).
+    #[serde(default)]
+    result: Option<warden_gateway::validate::ResultFrom>,
     #[serde(default)]
     timeout_ms: Option<u64>,
     #[serde(default)]
     reset: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GetFileArgs {
+    path: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -246,6 +264,10 @@ impl ServerHandler for Warden {
                 Ok(args) => self.describe_policy(&args),
                 Err(result) => result,
             },
+            "get_file" => match parse::<GetFileArgs>(arguments) {
+                Ok(args) => self.get_file(&args).await,
+                Err(result) => result,
+            },
             "review_status" => match parse::<ReviewArgs>(arguments) {
                 Ok(args) => self.review_status(&args),
                 Err(result) => result,
@@ -274,6 +296,11 @@ impl Warden {
         context: &RequestContext<RoleServer>,
     ) -> CallToolResult {
         // A bad schema or policy changes nothing.
+        if args.result.is_some() && args.schema.is_none() {
+            return service_error(&ServiceError::BadRequest(
+                "result: says where the result the schema judges is; give a schema too".to_owned(),
+            ));
+        }
         if let Some(schema) = &args.schema {
             if let Err(err) = warden_gateway::validate::check_bounds(schema) {
                 return service_error(&ServiceError::BadRequest(format!(
@@ -405,12 +432,30 @@ impl Warden {
             file_images = self.written_images(&session.id, &written).await;
         }
         let wall_time_ms = session.wall_time_ms;
+        let session_id = session.id.clone();
         if !alive {
             *slot = None;
         }
         drop(slot);
+        let from = args.result.unwrap_or_default();
         let validation = match (&args.schema, record.get("status").and_then(Value::as_str)) {
-            (Some(schema), Some("ok")) => Some(validate(schema.clone(), &record).await),
+            (Some(schema), Some("ok")) => {
+                let file = if from == warden_gateway::validate::ResultFrom::File && alive {
+                    Some(
+                        self.service
+                            .download_file(
+                                &self.caller,
+                                &session_id,
+                                warden_gateway::validate::RESULT_FILE,
+                                "run_python",
+                            )
+                            .await,
+                    )
+                } else {
+                    None
+                };
+                Some(validate(schema.clone(), from, &record, file).await)
+            }
             _ => None,
         };
         let limits = CellLimits {
@@ -450,6 +495,76 @@ impl Warden {
             }
         }
         images
+    }
+
+    /// A file of the session's work dir, for the model: an image as an image, UTF-8 text as text
+    /// (its head and tail past the budget), anything else as an embedded binary resource.
+    async fn get_file(&self, args: &GetFileArgs) -> CallToolResult {
+        use base64::Engine;
+        let id = match self.session.lock().await.as_ref() {
+            Some(session) if self.service.session_alive(&self.caller, &session.id) => {
+                session.id.clone()
+            }
+            _ => {
+                return CallToolResult::error(vec![ContentBlock::text(
+                    "there is no session, so no work dir to read from: files come from the \
+                     session run_python starts (its variables and files are gone when it ends)",
+                )])
+            }
+        };
+        let bytes = match self
+            .service
+            .download_file(&self.caller, &id, &args.path, "get_file")
+            .await
+        {
+            Ok(bytes) => bytes,
+            Err(ServiceError::NotFound(_)) => {
+                let mut text = format!(
+                    "no file {:?} in the session's work dir (paths are relative to it).",
+                    args.path
+                );
+                let files = self.files(&id).await;
+                if !files.is_empty() {
+                    let names: Vec<&str> = files.keys().take(FILES_SHOWN).map(String::as_str).collect();
+                    let _ = write!(text, " Its files: {}", names.join(", "));
+                }
+                return CallToolResult::error(vec![ContentBlock::text(text)]);
+            }
+            Err(err) => return service_error(&err),
+        };
+        let size = bytes.len();
+        let encode = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+        if let Some(mime) = image_type(&bytes) {
+            return CallToolResult::success(vec![
+                ContentBlock::text(format!("{} ({size} bytes, {mime}):", args.path)),
+                ContentBlock::image(encode(&bytes), mime),
+            ]);
+        }
+        match std::str::from_utf8(&bytes) {
+            Ok(text) => CallToolResult::success(vec![ContentBlock::text(format!(
+                "{} ({size} bytes):\n{}",
+                args.path,
+                clip(
+                    text,
+                    TEXT_BUDGET,
+                    "this file",
+                    "read a part of it with run_python (open(path).read()[start:end], or its lines)"
+                )
+            ))]),
+            Err(_) => CallToolResult::success(vec![
+                ContentBlock::text(format!(
+                    "{} ({size} bytes) is binary; its bytes are attached as a resource.",
+                    args.path
+                )),
+                ContentBlock::resource(
+                    rmcp::model::ResourceContents::blob(
+                        encode(&bytes),
+                        format!("file:///work/{}", args.path.trim_start_matches('/')),
+                    )
+                    .with_mime_type("application/octet-stream"),
+                ),
+            ]),
+        }
     }
 
     async fn upload(&self, id: &str, input: &InputFile) -> Result<Value, ServiceError> {
@@ -592,7 +707,12 @@ fn tools() -> Vec<Tool> {
             },
             "schema": {
                 "type": "object",
-                "description": "A JSON Schema this cell's standard output (parsed as JSON) must satisfy."
+                "description": "A JSON Schema this cell's result must satisfy: by default the whole of its standard output, parsed as one JSON document (see result)."
+            },
+            "result": {
+                "type": "string",
+                "enum": ["stdout", "last_line", "file"],
+                "description": "Where the result the schema judges is read from: stdout (the whole of standard output, the default), last_line (the last non-empty line of stdout; earlier prints are free) or file (result.json the cell writes in the work dir). Only with schema."
             },
             "timeout_ms": {
                 "type": "integer",
@@ -613,6 +733,17 @@ fn tools() -> Vec<Tool> {
             }
         },
         "required": ["code"],
+        "additionalProperties": false
+    });
+    let get_file = json!({
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "description": "A path relative to the session's work dir, e.g. chart.png or out/summary.csv (no '..')."
+            }
+        },
+        "required": ["path"],
         "additionalProperties": false
     });
     let describe = json!({
@@ -650,6 +781,17 @@ fn tools() -> Vec<Tool> {
                 .open_world(false),
         ),
         Tool::new(
+            "get_file",
+            "Fetch a file a cell wrote in the session's work dir: an image comes back as an image, text as text (its head and tail when long), anything else as a binary resource. run_python names the files each cell wrote.",
+            schema_object(get_file),
+        )
+        .with_annotations(
+            ToolAnnotations::with_title("Fetch a file from the session's work dir")
+                .read_only(true)
+                .idempotent(true)
+                .open_world(false),
+        ),
+        Tool::new(
             "describe_policy",
             "Describe a policy: the modules a program may import (and which members of partly allowed modules), the files it may read and write, and its time, memory and output limits.",
             schema_object(describe),
@@ -661,6 +803,21 @@ fn tools() -> Vec<Tool> {
                 .open_world(false),
         ),
     ]
+}
+
+/// The MIME type of an image MCP clients show, by its magic bytes.
+fn image_type(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(b"\xff\xd8\xff") {
+        Some("image/jpeg")
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if bytes.len() > 12 && bytes.starts_with(b"RIFF") && &bytes[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
 }
 
 fn schema_object(value: Value) -> Arc<JsonObject> {
@@ -678,9 +835,16 @@ struct CellLimits {
     hard_limit_ms: Option<u64>,
 }
 
-/// Validates a cell's stdout against the caller's schema (compiled and run off the async
-/// threads).
-async fn validate(schema: Value, record: &Value) -> warden_gateway::validate::Validation {
+/// Validates a cell's result against the caller's schema, read from where `from` says: its stdout,
+/// the last line of it, or `result.json` in the session's work dir (`file`: its download), compiled
+/// and run off the async threads.
+async fn validate(
+    schema: Value,
+    from: warden_gateway::validate::ResultFrom,
+    record: &Value,
+    file: Option<Result<Vec<u8>, ServiceError>>,
+) -> warden_gateway::validate::Validation {
+    use warden_gateway::validate::{delivery_help, ResultFrom, RESULT_FILE};
     let stdout = record
         .get("stdout")
         .and_then(Value::as_str)
@@ -688,16 +852,49 @@ async fn validate(schema: Value, record: &Value) -> warden_gateway::validate::Va
         .as_bytes()
         .to_vec();
     let truncated = record.get("stdout_truncated") == Some(&Value::Bool(true));
+    let (text, from_text) = match (from, file) {
+        (ResultFrom::File, Some(Ok(bytes))) => (bytes, ResultFrom::Stdout),
+        (ResultFrom::File, Some(Err(ServiceError::NotFound(_))) | None) => {
+            let mut validation = failed_validation(format!(
+                "{RESULT_FILE} was not written in the work dir. {}",
+                delivery_help(ResultFrom::File)
+            ));
+            validation.result = ResultFrom::File;
+            return validation;
+        }
+        (ResultFrom::File, Some(Err(err))) => {
+            let mut validation =
+                failed_validation(format!("{RESULT_FILE} cannot be read: {}", err.message()));
+            validation.result = ResultFrom::File;
+            return validation;
+        }
+        (other, _) => (stdout, other),
+    };
     let judged = tokio::task::spawn_blocking(move || {
-        warden_gateway::validate::OutputSchema::compile(&schema)
-            .map(|compiled| compiled.validate(&stdout, truncated))
+        warden_gateway::validate::OutputSchema::compile(&schema).map(|compiled| {
+            compiled.validate_result(from_text, &text, truncated && from != ResultFrom::File, None, 0)
+        })
     })
     .await;
-    match judged {
+    let mut validation = match judged {
         Ok(Ok(validation)) => validation,
         Ok(Err(err)) => failed_validation(format!("{err:#}")),
         Err(err) => failed_validation(format!("the schema check failed: {err}")),
+    };
+    if from == ResultFrom::File {
+        // The file's text was judged as a document of its own: name it as what it is.
+        validation.result = ResultFrom::File;
+        for error in &mut validation.errors {
+            if error.instance_path.is_empty() && error.schema_path.is_empty() {
+                error.message = error
+                    .message
+                    .replace("standard output is empty", &format!("{RESULT_FILE} is empty"))
+                    .replace("standard output is not", &format!("{RESULT_FILE} is not"))
+                    .replace(&delivery_help(ResultFrom::Stdout), &delivery_help(ResultFrom::File));
+            }
+        }
     }
+    validation
 }
 
 fn failed_validation(message: String) -> warden_gateway::validate::Validation {
@@ -818,16 +1015,35 @@ fn cell_result(
     if let Some(validation) = validation {
         if !validation.valid {
             is_error = true;
-            text.push_str("\nThe cell ran, but its stdout does not satisfy the output schema:");
+            let _ = write!(
+                text,
+                "\nThe cell ran, but its result ({}) does not satisfy the output schema:",
+                match validation.result {
+                    warden_gateway::validate::ResultFrom::Stdout => "the whole of stdout",
+                    warden_gateway::validate::ResultFrom::LastLine =>
+                        "the last non-empty line of stdout",
+                    warden_gateway::validate::ResultFrom::File => "result.json in the work dir",
+                }
+            );
             for error in &validation.errors {
                 let path = if error.instance_path.is_empty() {
                     "/"
                 } else {
                     &error.instance_path
                 };
-                let _ = write!(text, "\n- at {path}: {}", error.message);
+                let message = error.message.replace(
+                    "warden run --result stdout|last-line|file",
+                    "run_python's result argument: stdout, last_line or file",
+                );
+                let _ = write!(text, "\n- at {path} (instance path): {message}");
+                if !error.schema_path.is_empty() {
+                    let _ = write!(text, " (schema requirement: {})", error.schema_path);
+                }
             }
-            text.push_str("\nPrint exactly one JSON value that matches the schema.");
+            text.push_str(
+                "\nMake the result one JSON value that matches the schema (run_python's result \
+                 argument says where it is read: stdout, last_line or file).",
+            );
         }
     }
     if !written.is_empty() {
@@ -848,7 +1064,19 @@ fn cell_result(
             }
         );
     }
+    if !file_images.is_empty() {
+        let _ = write!(
+            text,
+            "\n{} PNG file{} the cell wrote {} attached as image{} after the figures.",
+            file_images.len(),
+            if file_images.len() == 1 { "" } else { "s" },
+            if file_images.len() == 1 { "is" } else { "are" },
+            if file_images.len() == 1 { "" } else { "s" },
+        );
+    }
     let _ = write!(text, "\n\n{}", summary_line(record));
+    // The bound holds whatever the parts: each is clipped to its share, and this catches the rest.
+    let text = clip(&text, TEXT_BUDGET, "this result", HOW_TO_SEE_OUTPUT).into_owned();
     let mut content = vec![ContentBlock::text(text)];
     for image in images(record) {
         content.push(ContentBlock::image(image, "image/png"));
@@ -856,13 +1084,12 @@ fn cell_result(
     for image in file_images {
         content.push(ContentBlock::image(image.clone(), "image/png"));
     }
+    // The record goes as structured content only: the text and images above already say what it
+    // holds, so a copy of it as text would only repeat them.
     let mut compact = compact_record(record);
     if let (Some(validation), Some(object)) = (validation, compact.as_object_mut()) {
         object.insert("validation".into(), json!(validation));
     }
-    content.push(ContentBlock::text(format!(
-        "cell record (output and images are shown above): {compact}"
-    )));
     let mut result = if is_error {
         CallToolResult::error(content)
     } else {
@@ -881,30 +1108,71 @@ fn ok_text(record: &Value) -> String {
     let mut text = if stdout.is_empty() {
         "The cell ran and printed nothing on stdout.".to_owned()
     } else {
-        format!("stdout:\n{}", stdout.trim_end())
+        format!(
+            "stdout:\n{}",
+            clip(stdout.trim_end(), STDOUT_CHARS, "stdout", HOW_TO_SEE_OUTPUT)
+        )
     };
     if record.get("stdout_truncated") == Some(&Value::Bool(true)) {
         text.push_str("\n[stdout was truncated at the policy's cap]");
     }
     let stderr = text_of(record, "stderr");
     if !stderr.is_empty() {
-        let _ = write!(text, "\nstderr:\n{}", tail(stderr));
-    }
-    if let (Some(value), Some(count)) = (
-        record
-            .pointer("/result/text~1plain")
-            .and_then(Value::as_str),
-        record.get("execution_count").and_then(Value::as_u64),
-    ) {
-        let _ = write!(text, "\nOut[{count}]: {}", tail(value));
-    }
-    let figures = images(record).len();
-    if figures > 0 {
         let _ = write!(
             text,
-            "\n{figures} figure{} shown below.",
-            if figures == 1 { "" } else { "s" }
+            "\nstderr:\n{}",
+            clip(stderr.trim_end(), PART_CHARS, "stderr", HOW_TO_SEE_OUTPUT)
         );
+    }
+    // What display() showed, in order: a figure is named (its image follows the text), anything
+    // else (a DataFrame, a value) is its text/plain.
+    let mut figure = 0;
+    let displays = record
+        .get("display")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten();
+    for (index, bundle) in displays.enumerate() {
+        if bundle.get("image/png").is_some() {
+            figure += 1;
+            let _ = write!(
+                text,
+                "\n[display {}: figure, image {figure} below]",
+                index + 1
+            );
+        } else if let Some(plain) = bundle.get("text/plain").and_then(Value::as_str) {
+            let _ = write!(
+                text,
+                "\n[display {}]:\n{}",
+                index + 1,
+                clip(
+                    plain.trim_end(),
+                    PART_CHARS,
+                    "this display() output",
+                    "display a smaller part (df.head(20), x[:50])"
+                )
+            );
+        }
+    }
+    if let Some(count) = record.get("execution_count").and_then(Value::as_u64) {
+        if record.pointer("/result/image~1png").is_some() {
+            figure += 1;
+            let _ = write!(text, "\nOut[{count}]: a figure, image {figure} below");
+        } else if let Some(value) = record
+            .pointer("/result/text~1plain")
+            .and_then(Value::as_str)
+        {
+            let _ = write!(
+                text,
+                "\nOut[{count}]: {}",
+                clip(
+                    value,
+                    PART_CHARS,
+                    "the value",
+                    "show a smaller part of it (df.head(20), x[:50])"
+                )
+            );
+        }
     }
     text
 }
@@ -939,12 +1207,16 @@ fn error_text(record: &Value) -> String {
     text
 }
 
-/// The end of the cell's stdout and stderr, when it printed any.
+/// The cell's stdout and stderr (their head and tail when long), when it printed any.
 fn append_output(record: &Value, text: &mut String) {
     for key in ["stdout", "stderr"] {
         let value = text_of(record, key);
         if !value.trim().is_empty() {
-            let _ = write!(text, "\n{key} (end):\n{}", tail(value));
+            let _ = write!(
+                text,
+                "\n{key}:\n{}",
+                clip(value.trim_end(), PART_CHARS * 2, key, HOW_TO_SEE_OUTPUT)
+            );
         }
     }
 }
@@ -1108,6 +1380,46 @@ fn check_result(report: &CheckRecord) -> CallToolResult {
             report.decision.as_str()
         ))]),
     }
+}
+
+/// `text` in at most about `room` characters: its head (two thirds) and tail, whole lines where a
+/// line end is near, and between them one line saying what was cut and how to see it.
+fn clip<'a>(text: &'a str, room: usize, what: &str, how: &str) -> Cow<'a, str> {
+    let total = text.chars().count();
+    if total <= room {
+        return Cow::Borrowed(text);
+    }
+    let keep = room.saturating_sub(300);
+    let head_chars = keep * 2 / 3;
+    let tail_chars = keep - head_chars;
+    let head_end = text
+        .char_indices()
+        .nth(head_chars)
+        .map_or(text.len(), |(at, _)| at);
+    let tail_start = text
+        .char_indices()
+        .nth(total - tail_chars)
+        .map_or(text.len(), |(at, _)| at);
+    let mut head = &text[..head_end];
+    if let Some(newline) = head.rfind('\n').filter(|at| *at > head.len() / 2) {
+        head = &head[..=newline];
+    }
+    let mut tail = &text[tail_start..];
+    if let Some(newline) = tail.find('\n').filter(|at| *at < tail.len() / 2) {
+        tail = &tail[newline + 1..];
+    }
+    let cut = total - head.chars().count() - tail.chars().count();
+    let first_line = head.matches('\n').count() + 1;
+    let last_line = text.matches('\n').count() + 1 - tail.matches('\n').count();
+    let lines = if last_line > first_line {
+        format!(" (lines {first_line}-{last_line})")
+    } else {
+        String::new()
+    };
+    let newline = if head.ends_with('\n') { "" } else { "\n" };
+    Cow::Owned(format!(
+        "{head}{newline}[... warden cut {cut} of {total} characters of {what} here{lines}; {how} ...]\n{tail}"
+    ))
 }
 
 /// The last lines of a long text, marked as cut.
@@ -1275,6 +1587,89 @@ mod tests {
             changed_files(&before, &now),
             vec![("b".to_owned(), 3), ("c/d".to_owned(), 4)]
         );
+    }
+
+    #[test]
+    fn long_output_is_bounded_with_its_head_tail_and_a_line_on_what_was_cut() {
+        let mut cell = record("ok");
+        let stdout: String = (0..200_000).map(|i| format!("row {i}\n")).collect();
+        cell["stdout"] = json!(stdout);
+        cell["result"] = json!({"text/plain": "x".repeat(50_000)});
+        cell["display"] = json!([{"text/plain": "y".repeat(50_000)}]);
+        let result = cell_result(&cell, &[], &[], &[], None, &limits());
+        let text = texts(&result);
+        assert!(text.chars().count() <= TEXT_BUDGET, "{}", text.len());
+        assert!(text.contains("row 0\nrow 1\n"), "the head is kept");
+        assert!(text.contains("row 199999"), "the tail is kept");
+        assert!(
+            text.contains("warden cut") && text.contains("print less at a time"),
+            "{text}"
+        );
+        assert!(text.contains("characters of the value"), "the value is bounded");
+        assert!(
+            text.contains("characters of this display() output"),
+            "displays are bounded"
+        );
+        // Short text passes whole; a cut line names the lines it took out.
+        assert_eq!(clip("short", 10, "it", "how"), "short");
+        let lines: String = (0..1000).map(|i| format!("{i}\n")).collect();
+        let cut = clip(&lines, 1_000, "stdout", "how");
+        assert!(cut.starts_with("0\n1\n") && cut.ends_with("999\n"), "{cut}");
+        assert!(cut.contains("(lines "), "{cut}");
+    }
+
+    #[test]
+    fn displays_are_shown_and_the_record_is_structured_content_not_a_text_dump() {
+        let png = "iVBORw0KGgo=";
+        let mut cell = record("ok");
+        cell["display"] = json!([
+            {"text/plain": "   region  n\n0  north  31337", "text/html": "<table>"},
+            {"image/png": png, "text/plain": "<Figure>"},
+        ]);
+        let result = cell_result(&cell, &[], &[], &[], None, &limits());
+        let text = texts(&result);
+        assert!(text.contains("north  31337"), "{text}");
+        assert!(text.contains("[display 2: figure, image 1 below]"), "{text}");
+        assert!(!text.contains("execution_count"), "no JSON dump: {text}");
+        assert!(!text.contains("<table>"), "{text}");
+        let structured = result.structured_content.unwrap();
+        assert_eq!(structured["status"], "ok");
+        assert_eq!(result.content.len(), 2, "one text, one image");
+    }
+
+    #[test]
+    fn schema_errors_name_the_instance_path_the_requirement_and_the_tools_option() {
+        let validation = warden_gateway::validate::Validation {
+            valid: false,
+            errors: vec![warden_gateway::validate::OutputError {
+                instance_path: "/n".to_owned(),
+                schema_path: "/properties/n/type".to_owned(),
+                message: "3 is not of type \"string\"".to_owned(),
+            }],
+            result: warden_gateway::validate::ResultFrom::LastLine,
+        };
+        let mut cell = record("ok");
+        cell["stdout"] = json!("{\"n\": 3}\n");
+        let result = cell_result(&cell, &[], &[], &[], Some(&validation), &limits());
+        assert_eq!(result.is_error, Some(true));
+        let text = texts(&result);
+        assert!(
+            text.contains("at /n (instance path): 3 is not of type \"string\"")
+                && text.contains("(schema requirement: /properties/n/type)")
+                && text.contains("the last non-empty line of stdout")
+                && text.contains("run_python's result argument"),
+            "{text}"
+        );
+        assert!(!text.contains("warden run"), "{text}");
+    }
+
+    #[test]
+    fn images_are_told_by_their_magic_bytes() {
+        assert_eq!(image_type(b"\x89PNG\r\n\x1a\nrest"), Some("image/png"));
+        assert_eq!(image_type(b"\xff\xd8\xff\xe0"), Some("image/jpeg"));
+        assert_eq!(image_type(b"GIF89a.."), Some("image/gif"));
+        assert_eq!(image_type(b"RIFF\0\0\0\0WEBPVP8 "), Some("image/webp"));
+        assert_eq!(image_type(b"a,b\n1,2\n"), None);
     }
 
     #[test]

@@ -16,6 +16,8 @@
 //! - **Browsers** are refused: a request with an `Origin` header gets 403 (rmcp's check). The
 //!   `Host` header is not checked: every TCP request carries a token, which DNS rebinding cannot
 //!   supply, and the socket is not reachable from a browser.
+//! - **Ending a session**: `DELETE /mcp` with its `Mcp-Session-Id` closes the MCP session (and its
+//!   warden session) and answers 200, as the official clients expect when they exit.
 //! - **Audit and metrics**: each tool call writes the audit line of the service call it makes
 //!   (`run_python`, `check_python`…); every refused request is counted in
 //!   `warden_requests_rejected_total`.
@@ -142,10 +144,16 @@ impl Endpoint {
             Err(response) => return *response,
         };
         let owner = caller.owner.clone();
-        let response = CALLER
+        let mut response = CALLER
             .scope(caller, self.mcp.handle(request))
             .await
             .into_response();
+        if deleting && response.status() == StatusCode::ACCEPTED {
+            // The session is closed by now. rmcp answers 202, which the official clients take for
+            // a failure ("Session termination failed: 202"): the protocol's answer to a DELETE
+            // that ended the session is 200.
+            *response.status_mut() = StatusCode::OK;
+        }
         self.after(session.as_deref(), deleting, &owner, &response);
         // rmcp's own refusals (a malformed message, an unknown session…); the server's failures
         // are not refusals.

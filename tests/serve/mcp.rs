@@ -18,6 +18,15 @@ const CHECKS: &[&str] = &[
     "run_ok_stdout",
     "run_ok_png_content",
     "run_ok_png_magic",
+    "run_record_is_structured_not_dumped",
+    "get_file_image",
+    "get_file_missing_names_the_files",
+    "run_output_bounded",
+    "run_display_text",
+    "run_schema_errors_are_actionable",
+    "run_schema_last_line_ok",
+    "run_schema_file_ok",
+    "run_schema_file_missing",
     "run_denied_is_error",
     "run_denied_names_rule",
     "run_denied_did_not_run",
@@ -189,6 +198,7 @@ const HTTP_CHECKS: &[&str] = &[
     "other_client_gets_404",
     "token_policies_apply",
     "socket_run_ok",
+    "session_terminated_cleanly",
 ];
 
 #[test]
@@ -229,6 +239,11 @@ fn an_agent_uses_the_tools_over_streamable_http_behind_the_apis_tokens() {
             "check {check} was not made or failed: {summary}"
         );
     }
+    // DELETE /mcp is answered as the official client expects: it exits without a warning.
+    assert!(
+        !stderr.contains("Session termination failed"),
+        "the client could not end its MCP session:\n{stderr}"
+    );
     // The tool calls are audited under the caller that made them.
     let audit = server.audit_lines();
     let by = |endpoint: &str, client: &str| {

@@ -94,7 +94,7 @@ async def session(binary, extra_args, checks):
             names = sorted(tool.name for tool in tools.tools)
             checks.check(
                 "list_tools",
-                names == ["check_python", "describe_policy", "review_status", "run_python", "run_reviewed"],
+                names == ["check_python", "describe_policy", "get_file", "review_status", "run_python", "run_reviewed"],
                 f"tools: {names}",
             )
 
@@ -107,6 +107,98 @@ async def session(binary, extra_args, checks):
             if pngs:
                 raw = base64.b64decode(pngs[0].data)
                 checks.check("run_ok_png_magic", raw.startswith(b"\x89PNG\r\n\x1a\n"), repr(raw[:16]))
+
+            # The record comes as structured content, never again as a JSON dump in the text.
+            structured = plot.structured_content or {}
+            checks.check(
+                "run_record_is_structured_not_dumped",
+                structured.get("status") == "ok"
+                and "cell record" not in plot_text
+                and '"execution_count"' not in plot_text,
+                f"{plot_text!r} {structured!r}"[:2000],
+            )
+
+            # A file the cell wrote comes back through get_file: an image as an image.
+            chart = await client.call_tool("get_file", {"path": "chart.png"})
+            chart_pngs = [image for image in images(chart) if image.mime_type == "image/png"]
+            checks.check(
+                "get_file_image",
+                chart.is_error is False
+                and len(chart_pngs) == 1
+                and base64.b64decode(chart_pngs[0].data).startswith(b"\x89PNG\r\n\x1a\n"),
+                f"{chart.content!r}"[:2000],
+            )
+            missing = await client.call_tool("get_file", {"path": "nope.txt"})
+            checks.check(
+                "get_file_missing_names_the_files",
+                missing.is_error is True and "nope.txt" in texts(missing) and "chart.png" in texts(missing),
+                texts(missing),
+            )
+
+            # Output is bounded: head and tail kept, a line says what was cut and how to see it.
+            flood = await client.call_tool(
+                "run_python", {"code": "for i in range(200000):\n    print('row', i)\n"}
+            )
+            flood_text = texts(flood)
+            checks.check(
+                "run_output_bounded",
+                len(flood_text) <= 20_500
+                and "row 0\n" in flood_text
+                and "warden cut" in flood_text
+                and "print less" in flood_text,
+                f"{len(flood_text)} chars: {flood_text[:300]!r} ... {flood_text[-300:]!r}",
+            )
+
+            # display() outputs reach the model as text (a DataFrame's text/plain).
+            shown = await client.call_tool(
+                "run_python",
+                {"code": "import pandas as pd\ndisplay(pd.DataFrame({'region': ['north'], 'n': [31337]}))\n"},
+            )
+            shown_text = texts(shown)
+            checks.check(
+                "run_display_text",
+                shown.is_error is False and "31337" in shown_text and "north" in shown_text,
+                shown_text,
+            )
+
+            # The API's result/schema options: the last line is the result; an invalid one names
+            # the instance path and the requirement, and advises run_python's own option.
+            schema = {"type": "object", "properties": {"n": {"type": "string"}}, "required": ["n"]}
+            invalid = await client.call_tool(
+                "run_python",
+                {"code": "import json\nprint('debug')\nprint(json.dumps({'n': 3}))\n", "schema": schema,
+                 "result": "last_line"},
+            )
+            invalid_text = texts(invalid)
+            checks.check(
+                "run_schema_errors_are_actionable",
+                invalid.is_error is True
+                and "/n" in invalid_text
+                and "instance path" in invalid_text
+                and "/properties/n/type" in invalid_text
+                and "warden run" not in invalid_text,
+                invalid_text,
+            )
+            valid = await client.call_tool(
+                "run_python",
+                {"code": "import json\nprint('debug')\nprint(json.dumps({'n': 'x'}))\n", "schema": schema,
+                 "result": "last_line"},
+            )
+            checks.check("run_schema_last_line_ok", valid.is_error is False, texts(valid))
+            in_file = await client.call_tool(
+                "run_python",
+                {"code": "import json\nopen('result.json', 'w').write(json.dumps({'n': 'y'}))\n",
+                 "schema": schema, "result": "file"},
+            )
+            checks.check("run_schema_file_ok", in_file.is_error is False, texts(in_file))
+            no_file = await client.call_tool(
+                "run_python", {"code": "import os\nos.remove('result.json')\n", "schema": schema, "result": "file"}
+            )
+            checks.check(
+                "run_schema_file_missing",
+                no_file.is_error is True and "result.json was not written" in texts(no_file),
+                texts(no_file),
+            )
 
             denied = await client.call_tool("run_python", {"code": DENIED_PROGRAM})
             denied_text = texts(denied)

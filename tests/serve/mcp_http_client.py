@@ -10,6 +10,7 @@ itself broke.
 
 import asyncio
 import json
+import logging
 import os
 import sys
 import traceback
@@ -65,6 +66,17 @@ def http_client(token=None, uds=None, session_ids=None):
         timeout=httpx2.Timeout(TIMEOUT_S),
         event_hooks={"response": [note]},
     )
+
+
+class Warnings(logging.Handler):
+    """The client library's own warnings (it logs a DELETE it takes for failed)."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
 
 
 async def over_tcp(url, checks):
@@ -142,6 +154,13 @@ async def over_tcp(url, checks):
                         )
                     checks.check("other_client_gets_404", hijack.status_code == 404, f"{hijack.status_code} {hijack.text}")
 
+    # Leaving the client ended the MCP session with DELETE /mcp, which the client took as done.
+    checks.check(
+        "session_terminated_cleanly",
+        not any("termination" in message for message in WARNINGS.messages),
+        f"{WARNINGS.messages}",
+    )
+
     # A token limited to the strict policy cannot use the default one through MCP either.
     async with http_client(strict) as client:
         async with streamable_http_client(url, http_client=client) as (read, write):
@@ -165,7 +184,11 @@ async def over_socket(socket_path, checks):
                 checks.check("socket_run_ok", ran.is_error is False and "45" in texts(ran), texts(ran))
 
 
+WARNINGS = Warnings()
+
+
 def main():
+    logging.getLogger().addHandler(WARNINGS)
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2

@@ -34,6 +34,11 @@ def strict_token() -> str:
     return _env("WARDEN_TEST_STRICT_TOKEN")
 
 
+def approver_token() -> str:
+    """A token that may approve reviews (`approve = true`)."""
+    return _env("WARDEN_TEST_APPROVER_TOKEN")
+
+
 def unix_client(**kwargs) -> Client:
     return Client("unix:" + socket_path(), **kwargs)
 

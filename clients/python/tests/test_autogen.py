@@ -10,13 +10,13 @@ import warnings
 
 from autogen_agentchat.agents import CodeExecutorAgent
 from autogen_agentchat.messages import CodeExecutionEvent
-from autogen_core import CancellationToken
+from autogen_core import CancellationToken, Image
 from autogen_core.code_executor import CodeBlock
 from autogen_core.models import ModelFamily, ModelInfo
 from autogen_ext.models.replay import ReplayChatCompletionClient
 
 from warden_client import errors
-from warden_client.adapters.autogen import WardenCodeExecutor
+from warden_client.adapters.autogen import WardenCodeExecutor, WardenCodeExecutorAgent, WardenCodeResult
 
 from . import support
 
@@ -114,6 +114,70 @@ class AutogenCodeExecutorAgent(unittest.TestCase):
         self.assertIsInstance(restored, WardenCodeExecutor)
         self.assertEqual((restored.client.url, restored.policy, restored.limits),
                          (self.client.url, "default", {"wall_time_ms": 5000}))
+
+    def test_figures_reach_the_model_as_images_and_a_denial_is_framed_as_a_denial(self):
+        model = ReplayChatCompletionClient(
+            [
+                block(
+                    "import pandas as pd\nimport matplotlib.pyplot as plt\n"
+                    "display(pd.DataFrame({'region': ['north'], 'n': [31337]}))\n"
+                    "plt.plot([1, 2, 3])\nplt.show()"
+                ),
+                "One figure.",
+            ],
+            model_info=MODEL_INFO,
+        )
+
+        async def scenario():
+            async with WardenCodeExecutor(self.client) as executor:
+                agent = WardenCodeExecutorAgent("coder", model_client=model, code_executor=executor)
+                plotted = [item async for item in agent.run_stream(task="Plot it.")]
+                runner = WardenCodeExecutorAgent("runner", code_executor=executor)
+                denied = await runner.run(task=block("import subprocess"))
+                return plotted, denied
+
+        plotted, denied = asyncio.run(scenario())
+        results = [m.result for m in plotted if isinstance(m, CodeExecutionEvent)]
+        self.assertEqual(len(results), 1)
+        self.assertIsInstance(results[0], WardenCodeResult)
+        self.assertEqual(len(results[0].images), 1)
+        self.assertIn("31337", results[0].output)
+        self.assertIn("[image 1: PNG", results[0].output)
+        # The reflection's prompt holds the figure as an image, and the text.
+        reflection = model.create_calls[1]["messages"]
+        pictures = [part for m in reflection if isinstance(m.content, list)
+                    for part in m.content if isinstance(part, Image)]
+        self.assertEqual(len(pictures), 1)
+        self.assertIn("31337", prompt_text(model.create_calls[1]))
+        # A denial reads as one: nothing ran, with the rule and the hint.
+        text = denied.messages[-1].content
+        self.assertNotIn("The script ran", text)
+        self.assertIn("The code did not run", text)
+        self.assertIn("IMP101", text)
+        self.assertIn("hint:", text)
+
+    def test_bounded_output_and_a_lost_session(self):
+        async def scenario():
+            async with WardenCodeExecutor(self.client) as executor:
+                flood = await executor.execute_code_blocks(
+                    [CodeBlock("w = 1\nfor i in range(200000):\n    print('row', i)", "python")],
+                    CancellationToken(),
+                )
+                # The server loses the session between two blocks.
+                self.client._json("DELETE", f"/v1/sessions/{executor._session.id}")
+                lost = await executor.execute_code_blocks([CodeBlock("print(w)", "python")], CancellationToken())
+                after = await executor.execute_code_blocks([CodeBlock("print(6 * 7)", "python")], CancellationToken())
+                return flood, lost, after
+
+        flood, lost, after = asyncio.run(scenario())
+        self.assertEqual(flood.exit_code, 0)
+        self.assertLessEqual(len(flood.output), 20_000)
+        self.assertTrue(flood.output.startswith("row 0\n"), flood.output[:80])
+        self.assertIn("warden cut", flood.output)
+        self.assertEqual((lost.exit_code, lost.ran), (1, False))
+        self.assertIn("Your session was lost: its variables are gone.", lost.output)
+        self.assertNotIn("NameError", lost.output)
+        self.assertEqual((after.exit_code, after.output.strip()), (0, "42"))
 
     def test_one_shot_runs_and_cancellation(self):
         async def scenario():

@@ -253,6 +253,115 @@ class Sessions(unittest.TestCase):
             holder.close()
 
 
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+class ModelText(unittest.TestCase):
+    """`text_for_model()` / `for_model()`: bounded, complete and actionable, from real records."""
+
+    def setUp(self):
+        self.client = support.tcp_client()
+
+    def test_output_is_bounded_keeping_head_and_tail_and_saying_what_was_cut(self):
+        record = self.client.run("for i in range(200000):\n    print('row', i)\n")
+        self.assertGreater(len(record.stdout), 1_000_000)
+        text = record.text_for_model()
+        self.assertLessEqual(len(text), warden_client.DEFAULT_TEXT_BUDGET)
+        self.assertTrue(text.startswith("row 0\nrow 1\n"), text[:100])
+        self.assertIn("warden cut", text)
+        self.assertIn("characters of stdout", text)
+        self.assertIn("print less at a time", text)
+        # The tail is kept: the last whole line the record holds is shown.
+        last = record.stdout.rstrip("\n").rsplit("\n", 1)[-1]
+        self.assertIn(last, text)
+        # The budget is the caller's to set.
+        small = record.for_model(budget=3000)
+        self.assertLessEqual(len(small.text), 3000)
+        self.assertGreater(small.cut, len(record.stdout) - 3000)
+
+    def test_a_traceback_is_shown_once_after_the_output(self):
+        record = self.client.run("print('before')\ndef f():\n    raise ValueError('bad value')\nf()\n")
+        text = record.text_for_model()
+        self.assertEqual(text.count("Traceback (most recent call last)"), 1, text)
+        self.assertEqual(text.count("ValueError: bad value"), 1, text)
+        self.assertTrue(text.startswith("before\n"), text)
+
+    def test_schema_errors_name_the_instance_path_and_the_requirement(self):
+        schema = {"type": "object", "properties": {"n": {"type": "string"}}, "required": ["n"]}
+        record = self.client.run("import json\nprint(json.dumps({'n': 3}))\n", schema=schema)
+        self.assertEqual(record.status, "output_invalid", record.raw)
+        text = record.text_for_model()
+        self.assertIn("at `/n` (instance path)", text)
+        self.assertIn("/properties/n/type", text)
+        self.assertIn("is not of type", text)
+
+    def test_the_limit_hit_is_named_with_its_value(self):
+        record = self.client.run("import time\ntime.sleep(10)\n", limits={"wall_time_ms": 700})
+        self.assertEqual(record.status, "timeout", record.raw)
+        self.assertIn("wall time limit (700 ms; `wall_time_ms`)", record.text_for_model())
+
+    def test_displays_values_and_figures_reach_the_model(self):
+        code = (
+            "import pandas as pd\n"
+            "import matplotlib.pyplot as plt\n"
+            "display(pd.DataFrame({'region': ['north'], 'n': [31337]}))\n"
+            "plt.plot([1, 2, 3])\n"
+            "plt.show()\n"
+            "6 * 7\n"
+        )
+        with self.client.session() as session:
+            cell = session.execute(code)
+            self.assertTrue(cell.ok, cell.raw)
+            view = cell.for_model()
+        self.assertIn("31337", view.text)
+        self.assertIn("north", view.text)
+        self.assertIn("Out[1]: 42", view.text)
+        self.assertEqual(len(view.images), 1, view)
+        self.assertTrue(view.images[0].data.startswith(PNG_MAGIC))
+        self.assertRegex(view.text, r"\[image 1: PNG \d+x\d+ from display 2, attached\]")
+
+    def test_a_session_that_ended_says_its_variables_are_gone(self):
+        with self.client.session(limits={"memory_mib": 256}) as session:
+            session.execute("x = 1")
+            cell = session.execute("blocks = [bytearray(32 << 20) for _ in range(16)]")
+        self.assertEqual(cell.status, "memory_limit", cell.raw)
+        text = cell.text_for_model()
+        self.assertIn("Your session was lost: its variables are gone.", text)
+        self.assertIn("memory limit (256 MiB; `memory_mib`)", text)
+
+    def test_a_review_says_its_id_and_how_approval_works_and_the_client_drives_it(self):
+        code = "names = sorted(globals())\nprint('reviewed', len(names) > 0)\n"
+        record = self.client.run(code, policy="review")
+        self.assertEqual(record.status, "review_required", record.raw)
+        review_id = record.review["id"]
+        text = record.text_for_model()
+        self.assertIn(f"held for review as `{review_id}`", text)
+        self.assertIn(f"warden review approve {review_id}", text)
+        self.assertIn("DYN403", text)
+        self.assertIn(review_id, [r["id"] for r in self.client.reviews()])
+        self.assertEqual(self.client.review(review_id)["status"], "pending")
+        with self.assertRaises(errors.WardenError) as caught:
+            self.client.run_review(review_id)
+        self.assertEqual((caught.exception.status, caught.exception.code), (409, "review_pending"))
+        with self.assertRaises(errors.Forbidden):
+            self.client.approve_review(review_id)
+        approver = warden_client.Client(support.tcp_url(), token=support.approver_token())
+        self.assertEqual(approver.approve_review(review_id, reason="fine")["status"], "approved")
+        ran = self.client.run_review(review_id)
+        self.assertTrue(ran.ok, ran.raw)
+        self.assertEqual(ran.stdout, "reviewed True\n")
+        rejected = self.client.run(code, policy="review")
+        self.assertEqual(approver.reject_review(rejected.review["id"], reason="no")["status"], "rejected")
+
+    def test_sessions_are_listed_and_described(self):
+        with self.client.session() as session:
+            listed = [s["id"] for s in self.client.sessions()]
+            self.assertIn(session.id, listed)
+            self.assertEqual(self.client.session_info(session.id)["id"], session.id)
+        with self.assertRaises(errors.NotFound):
+            self.client.session_info(session.id)
+
+
 class Errors(unittest.TestCase):
     def test_mapping(self):
         self.assertIsInstance(errors.error_for(429, "queue_full", "m", 2.0), errors.QueueFull)

@@ -3,6 +3,7 @@ chat model, calling `WardenPythonTool`."""
 
 from __future__ import annotations
 
+import base64
 import unittest
 from typing import Any, List
 
@@ -91,6 +92,67 @@ class LangchainAgent(unittest.TestCase):
         self.assertEqual(again.status, "error")
         self.assertIn("NameError", again.content)
         self.assertEqual(tool.invoke({"code": "print(1 + 1)"}), "2")
+
+    def test_bounded_text_figures_as_content_blocks_and_a_lost_session_said(self):
+        model = ScriptedChatModel(
+            messages=iter(
+                [
+                    call("x = 1\nfor i in range(200000):\n    print('row', i)", 1),
+                    call(
+                        "import pandas as pd\nimport matplotlib.pyplot as plt\n"
+                        "display(pd.DataFrame({'region': ['north'], 'n': [31337]}))\n"
+                        "plt.plot([1, 2, 3])\nplt.show()",
+                        2,
+                    ),
+                    AIMessage(content="Printed and plotted."),
+                ]
+            ),
+            received=[],
+        )
+        tool = WardenPythonTool(client=self.client, describe_policy=False)
+        try:
+            agent = create_agent(model, tools=[tool])
+            agent.invoke({"messages": [("user", "Print rows, then plot.")]})
+            flood = model.received[1][-1]
+            self.assertIsInstance(flood, ToolMessage)
+            self.assertEqual(flood.status, "success")
+            self.assertLessEqual(len(flood.content), 20_000)
+            self.assertTrue(flood.content.startswith("row 0\n"), flood.content[:80])
+            self.assertIn("warden cut", flood.content)
+            # The figure reaches the model as an image content block after the text.
+            shown = model.received[2][-1]
+            self.assertIsInstance(shown.content, list)
+            text = shown.content[0]["text"]
+            self.assertIn("31337", text)
+            self.assertIn("[image 1: PNG", text)
+            image = shown.content[1]
+            self.assertEqual((image["type"], image["mime_type"]), ("image", "image/png"))
+            self.assertTrue(base64.b64decode(image["base64"]).startswith(b"\x89PNG\r\n\x1a\n"))
+            # The server loses the session: the model reads that its variables are gone, and the
+            # next call runs in a new session.
+            self.client._json("DELETE", f"/v1/sessions/{tool._session.id}")
+            lost = tool.invoke({"type": "tool_call", "name": "run_python", "id": "c3", "args": {"code": "print(x)"}})
+            self.assertEqual(lost.status, "error")
+            self.assertIn("Your session was lost: its variables are gone.", lost.content)
+            self.assertNotIn("NameError", lost.content)
+            self.assertEqual(tool.invoke({"code": "y = 2\ny * 21"}), "Out[1]: 42")
+        finally:
+            tool.close()
+
+    def test_a_denial_and_a_limit_are_tool_errors_that_say_what_to_change(self):
+        tool = WardenPythonTool(client=self.client, describe_policy=False, limits={"wall_time_ms": 700})
+        try:
+            denied = tool.invoke({"type": "tool_call", "name": "run_python", "id": "c1",
+                                  "args": {"code": "import subprocess"}})
+            self.assertEqual(denied.status, "error")
+            self.assertTrue(denied.content.startswith("warden did not run this code"), denied.content)
+            self.assertIn("hint:", denied.content)
+            slow = tool.invoke({"type": "tool_call", "name": "run_python", "id": "c2",
+                                "args": {"code": "import time\ntime.sleep(5)"}})
+            self.assertEqual(slow.status, "error")
+            self.assertIn("wall time limit (700 ms; `wall_time_ms`)", slow.content)
+        finally:
+            tool.close()
 
     def test_an_unreachable_server_is_a_tool_error_not_a_crash(self):
         from warden_client import Client

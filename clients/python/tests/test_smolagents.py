@@ -25,11 +25,23 @@ class ScriptedModel(Model):
         self.prompts.append(list(messages))
         if not self.replies:
             raise AssertionError("the agent asked the model more often than scripted")
-        return ChatMessage(role=MessageRole.ASSISTANT, content=self.replies.pop(0))
+        reply = self.replies.pop(0)
+        if callable(reply):
+            reply = reply()  # something to do between two steps, then the reply
+        return ChatMessage(role=MessageRole.ASSISTANT, content=reply)
 
 
 def text_of(messages) -> str:
     return "\n".join(support.flatten(m.content) for m in messages)
+
+
+def images_in(messages) -> list:
+    """The image parts of the messages smolagents sent the model."""
+    found = []
+    for message in messages:
+        if isinstance(message.content, list):
+            found.extend(part for part in message.content if isinstance(part, dict) and part.get("type") == "image")
+    return found
 
 
 def step(code: str, thought: str = "Thought: next step.") -> str:
@@ -137,6 +149,65 @@ class SmolagentsCodeAgent(unittest.TestCase):
         executor = WardenExecutor(self.client, tools="source")
         with CodeAgent(tools=[lookup_price], model=model, executor=executor, max_steps=2, verbosity_level=0) as agent:
             self.assertEqual(agent.run("Price of an apple and a pear?"), 1.25)
+
+    def test_output_is_bounded_figures_are_observation_images_and_a_lost_session_is_said(self):
+        executor = WardenExecutor(self.client)
+        holder = {}
+
+        def lose_the_session():
+            # The server loses the session between two steps (as after a restart or an expiry).
+            holder["lost"] = executor.session.id
+            self.client._json("DELETE", f"/v1/sessions/{executor.session.id}")
+            return step("print(x)")
+
+        model = ScriptedModel(
+            [
+                step("x = 1\nfor i in range(200000):\n    print('row', i)"),
+                step(
+                    "import pandas as pd\nimport matplotlib.pyplot as plt\n"
+                    "display(pd.DataFrame({'region': ['north'], 'n': [31337]}))\n"
+                    "plt.plot([1, 2, 3])\nplt.show()"
+                ),
+                lose_the_session,
+                step("final_answer('done')"),
+            ]
+        )
+        with CodeAgent(tools=[], model=model, executor=executor, max_steps=6, verbosity_level=0,
+                       step_callbacks=[executor.attach_images]) as agent:
+            self.assertEqual(agent.run("Print rows, plot, go on."), "done")
+        # The flood reached the model bounded, its head and tail kept, the cut said.
+        flood = text_of(model.prompts[1][-1:])
+        self.assertLess(len(flood), 21_000)
+        self.assertIn("row 0\n", flood)
+        self.assertIn("warden cut", flood)
+        self.assertIn("print less at a time", flood)
+        # display() output and the figure: named in the text, the PNG an observation image.
+        shown = model.prompts[2]
+        self.assertIn("31337", text_of(shown[-1:]))
+        self.assertIn("[image 1: PNG", text_of(shown[-1:]))
+        self.assertEqual(len(images_in(shown)), 1, shown[-1])
+        # The lost session: said plainly, a new one started (final_answer works in it).
+        lost = text_of(model.prompts[3][-1:])
+        self.assertIn("Your session was lost: its variables are gone.", lost)
+        self.assertNotIn("NameError", lost)
+        self.assertNotEqual(executor.cells[-1].raw.get("execution_count"), None)
+
+    def test_a_cell_the_policy_sends_to_review_says_how_to_go_on(self):
+        executor = WardenExecutor(self.client, policy="review")
+        try:
+            executor.send_tools({})
+            with self.assertRaises(WardenStepError) as caught:
+                executor("names = sorted(globals())\nprint(len(names))")
+            cell = caught.exception.cell
+            # A session takes no approvals: the cell is refused, and the text says how to go on.
+            self.assertEqual((cell.status, cell.decision), ("denied", "review"), cell.raw)
+            text = str(caught.exception)
+            self.assertIn("requires a person to review it", text)
+            self.assertIn("warden review approve", text)
+            self.assertIn("DYN403", text)
+            self.assertIn("the session kept its state", text)
+        finally:
+            executor.cleanup()
 
     def test_a_step_error_carries_its_cell(self):
         executor = WardenExecutor(self.client)

@@ -20,6 +20,7 @@ from .errors import (
     WardenError,
     WardenTimeout,
 )
+from .render import DEFAULT_TEXT_BUDGET, Image, ModelOutput, render
 from .results import CellResult, Finding, RunResult
 
 __version__ = "0.1.0"
@@ -27,9 +28,12 @@ __version__ = "0.1.0"
 __all__ = [
     "BadRequest",
     "CellResult",
+    "DEFAULT_TEXT_BUDGET",
     "Client",
     "Finding",
     "Forbidden",
+    "Image",
+    "ModelOutput",
     "NotFound",
     "Overloaded",
     "ProtocolError",
@@ -47,4 +51,5 @@ __all__ = [
     "WardenError",
     "WardenTimeout",
     "default_socket",
+    "render",
 ]

@@ -295,7 +295,21 @@ def render(
     limits = dict(limits or raw.get("limits") or {})
     detail: List[str] = []
 
-    if status == "denied":
+    decision = (raw.get("check") or {}).get("decision", "")
+    if status == "denied" and decision == "review":
+        # A session's cell: sessions take no approvals, so nothing is held.
+        detail.append(
+            "warden did not run this code: the policy requires a person to review it first, and a "
+            "session's cells cannot be approved. Change the code so that no rule needs a review, or "
+            "submit it as a one-shot run (`Client.run`), which holds it for review with an id a "
+            "person approves (`warden review approve ID`)."
+        )
+        findings = (raw.get("check") or {}).get("findings") or []
+        if findings:
+            detail.append("Findings:")
+            detail.extend(_finding(f) for f in findings)
+        detail.append("Nothing of this code ran" + ("; the session kept its state." if cell else "."))
+    elif status == "denied":
         findings = (raw.get("check") or {}).get("findings") or []
         detail.append(f"warden did not run this code: the policy denied it (decision `{(raw.get('check') or {}).get('decision', 'deny')}`).")
         if findings:
