@@ -181,6 +181,8 @@ struct McpSession {
     policy: String,
     /// Each cell's wall-clock limit (the policy's, for sessions).
     wall_time_ms: u64,
+    /// Each cell's stdout cap.
+    stdout_bytes: u64,
     /// The work dir's files after the last call, to name what a cell wrote.
     files: BTreeMap<String, u64>,
 }
@@ -385,6 +387,10 @@ impl Warden {
                         .pointer("/limits/wall_time_ms")
                         .and_then(Value::as_u64)
                         .unwrap_or(0),
+                    stdout_bytes: created
+                        .pointer("/limits/stdout_bytes")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0),
                     files,
                 })
             }
@@ -432,6 +438,7 @@ impl Warden {
             file_images = self.written_images(&session.id, &written).await;
         }
         let wall_time_ms = session.wall_time_ms;
+        let stdout_bytes = session.stdout_bytes;
         let session_id = session.id.clone();
         if !alive {
             *slot = None;
@@ -460,6 +467,7 @@ impl Warden {
         };
         let limits = CellLimits {
             wall_time_ms,
+            stdout_bytes,
             hard_limit_ms: args.timeout_ms,
         };
         cell_result(
@@ -831,6 +839,8 @@ fn schema_object(value: Value) -> Arc<JsonObject> {
 struct CellLimits {
     /// Each cell's wall-clock limit in the session (past it the cell is interrupted).
     wall_time_ms: u64,
+    /// Each cell's stdout cap in the session (past it the output is truncated).
+    stdout_bytes: u64,
     /// The call's `timeout_ms` (past it the session is ended).
     hard_limit_ms: Option<u64>,
 }
@@ -980,6 +990,17 @@ fn cell_result(
                     limits.wall_time_ms
                 ),
             };
+            append_output(record, &mut text);
+        }
+        "output_limit" if alive => {
+            let _ = write!(
+                text,
+                "The cell's output went past its cap of {} bytes of stdout per cell \
+                 (stdout_bytes) and was truncated. The session kept its state. Print less (a \
+                 summary, the first rows), and write large results to files (get_file reads \
+                 them).",
+                limits.stdout_bytes
+            );
             append_output(record, &mut text);
         }
         "memory_limit" | "output_limit" | "session_lost" => {
@@ -1459,6 +1480,7 @@ mod tests {
     fn limits() -> CellLimits {
         CellLimits {
             wall_time_ms: 30_000,
+            stdout_bytes: 1 << 20,
             hard_limit_ms: None,
         }
     }
@@ -1564,6 +1586,7 @@ mod tests {
             None,
             &CellLimits {
                 wall_time_ms: 30_000,
+                stdout_bytes: 1 << 20,
                 hard_limit_ms: Some(700),
             },
         );
@@ -1616,6 +1639,25 @@ mod tests {
         let cut = clip(&lines, 1_000, "stdout", "how");
         assert!(cut.starts_with("0\n1\n") && cut.ends_with("999\n"), "{cut}");
         assert!(cut.contains("(lines "), "{cut}");
+    }
+
+    #[test]
+    fn output_past_its_cap_names_the_cap_and_keeps_the_session() {
+        let mut cell = record("output_limit");
+        cell["stdout"] = json!("row 0\nrow 1\n");
+        cell["stdout_truncated"] = json!(true);
+        let result = cell_result(&cell, &[], &[], &[], None, &limits());
+        assert_eq!(result.is_error, Some(true));
+        let text = texts(&result);
+        assert!(
+            text.contains("cap of 1048576 bytes of stdout per cell")
+                && text.contains("The session kept its state")
+                && text.contains("row 0"),
+            "{text}"
+        );
+        cell["session_alive"] = json!(false);
+        let text = texts(&cell_result(&cell, &[], &[], &[], None, &limits()));
+        assert!(text.contains("The session is over"), "{text}");
     }
 
     #[test]

@@ -145,7 +145,8 @@ async def session(binary, extra_args, checks):
                 len(flood_text) <= 20_500
                 and "row 0\n" in flood_text
                 and "warden cut" in flood_text
-                and "print less" in flood_text,
+                and "print less" in flood_text
+                and "kept its state" in flood_text,
                 f"{len(flood_text)} chars: {flood_text[:300]!r} ... {flood_text[-300:]!r}",
             )
 

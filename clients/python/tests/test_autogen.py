@@ -170,8 +170,10 @@ class AutogenCodeExecutorAgent(unittest.TestCase):
                 return flood, lost, after
 
         flood, lost, after = asyncio.run(scenario())
-        self.assertEqual(flood.exit_code, 0)
+        # Past the policy's stdout cap: `output_limit`, the session kept, the text bounded.
+        self.assertEqual(flood.exit_code, 1)
         self.assertLessEqual(len(flood.output), 20_000)
+        self.assertIn("stdout size limit (1,048,576 bytes; `stdout_bytes`)", flood.output)
         self.assertTrue(flood.output.startswith("row 0\n"), flood.output[:80])
         self.assertIn("warden cut", flood.output)
         self.assertEqual((lost.exit_code, lost.ran), (1, False))

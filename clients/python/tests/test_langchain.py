@@ -113,10 +113,12 @@ class LangchainAgent(unittest.TestCase):
         try:
             agent = create_agent(model, tools=[tool])
             agent.invoke({"messages": [("user", "Print rows, then plot.")]})
+            # Past the policy's stdout cap the cell is `output_limit` (a tool error), its text bounded.
             flood = model.received[1][-1]
             self.assertIsInstance(flood, ToolMessage)
-            self.assertEqual(flood.status, "success")
+            self.assertEqual(flood.status, "error")
             self.assertLessEqual(len(flood.content), 20_000)
+            self.assertIn("stdout size limit (1,048,576 bytes; `stdout_bytes`)", flood.content)
             self.assertTrue(flood.content.startswith("row 0\n"), flood.content[:80])
             self.assertIn("warden cut", flood.content)
             # The figure reaches the model as an image content block after the text.
