@@ -549,7 +549,7 @@ fn run_in_warm_jail(
     record.limits = Some(AppliedLimits::of(policy, &request.limits));
     record.layers = Some(warm.layers().clone());
     record.warm = true;
-    let outcome = match warm.run_program(text, &limits) {
+    let outcome = match warm.run_program(text, &limits, request.program_name.as_deref()) {
         Ok(outcome) => outcome,
         // Never delivered: nothing ran, and the caller may run it cold.
         Err(message) if warm.execution_count() == 0 => {

@@ -107,8 +107,12 @@ def _run():
         import linecache
 
         source = run["code"]
-        code = compile(source, program, "exec", dont_inherit=True)
-        linecache.cache[program] = (len(source), None, source.splitlines(True), program)
+        # The name tracebacks show, as a cold run's --name (checked the same way).
+        shown = run.get("name")
+        if not isinstance(shown, str) or not shown or "/" in shown or shown.startswith("<frozen"):
+            shown = program
+        code = compile(source, shown, "exec", dont_inherit=True)
+        linecache.cache[shown] = (len(source), None, source.splitlines(True), shown)
         del linecache
         main.__dict__["__file__"] = program
         _show_saves_figures()

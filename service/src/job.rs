@@ -22,6 +22,11 @@ use warden_gateway::pipeline::{self, CallerLimits, RunRecord, RunRequest};
 /// The environment variable that names the server's pid for a worker: the worker dies with it.
 pub const PARENT_PID_ENV: &str = "WARDEN_SERVER_PID";
 
+/// The file name a served program's tracebacks and warnings show (`File "main.py", line 3`), cold
+/// or pooled: the program a client sent has no file of its own, and the jail's path for it
+/// (`/run/warden/main.py`) means nothing to the model that reads the traceback.
+pub const SERVED_PROGRAM_NAME: &str = "main.py";
+
 /// A file the client sends with a run; placed in the work dir by name.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -274,6 +279,8 @@ pub(crate) fn run_with(
         result: job.result,
         approval: job.approval.clone(),
         limits: job.limits,
+        // Tracebacks name the program `main.py`, cold or pooled, not the jail's internal path.
+        program_name: Some(SERVED_PROGRAM_NAME.to_owned()),
         // The static and runtime layers always apply to a served run.
         ..RunRequest::default()
     };

@@ -80,13 +80,22 @@ impl Session {
     /// the run's wall time, CPU time and output caps (the jail's memory limit was set when it
     /// started). `Err` with [`Session::execution_count`] still 0: nothing ran, and the jail is
     /// ended (it was lost or refused the program); after the delivery, the jail failed at its end.
-    pub fn run_program(&mut self, text: &str, limits: &PolicyLimits) -> Result<Outcome, String> {
+    /// `name`: the file name tracebacks show for the program, as a cold run's `program_name`.
+    pub fn run_program(
+        &mut self,
+        text: &str,
+        limits: &PolicyLimits,
+        name: Option<&str>,
+    ) -> Result<Outcome, String> {
         if self.count > 0 || self.ended.is_some() {
             return Err("the pooled jail was already used".into());
         }
-        let request = serde_json::json!({
+        let mut request = serde_json::json!({
             "op": "run", "code": text, "cpu_time_ms": limits.cpu_time_ms,
         });
+        if let (Some(name), Some(object)) = (name, request.as_object_mut()) {
+            object.insert("name".into(), Value::from(name));
+        }
         let answer = match self.operation_within(request, DELIVER_TIMEOUT) {
             Ok(answer) => answer,
             Err(err) => {
