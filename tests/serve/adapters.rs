@@ -128,7 +128,7 @@ fn the_python_client_speaks_the_whole_api_on_the_standard_library_alone() {
             "test_retry_after_is_honoured_on_the_session_cap",
             "test_mapping",
             "test_output_is_bounded_keeping_head_and_tail_and_saying_what_was_cut",
-            "test_a_traceback_is_shown_once_after_the_output",
+            "test_a_traceback_is_shown_once_after_the_output_naming_main_py",
             "test_schema_errors_name_the_instance_path_and_the_requirement",
             "test_the_limit_hit_is_named_with_its_value",
             "test_displays_values_and_figures_reach_the_model",

@@ -193,7 +193,7 @@ async def session(binary, extra_args, checks):
             )
             checks.check("run_schema_file_ok", in_file.is_error is False, texts(in_file))
             no_file = await client.call_tool(
-                "run_python", {"code": "import os\nos.remove('result.json')\n", "schema": schema, "result": "file"}
+                "run_python", {"code": "x = 1\n", "schema": schema, "result": "file", "reset": True}
             )
             checks.check(
                 "run_schema_file_missing",

@@ -279,12 +279,15 @@ class ModelText(unittest.TestCase):
         self.assertLessEqual(len(small.text), 3000)
         self.assertGreater(small.cut, len(record.stdout) - 3000)
 
-    def test_a_traceback_is_shown_once_after_the_output(self):
+    def test_a_traceback_is_shown_once_after_the_output_naming_main_py(self):
         record = self.client.run("print('before')\ndef f():\n    raise ValueError('bad value')\nf()\n")
         text = record.text_for_model()
         self.assertEqual(text.count("Traceback (most recent call last)"), 1, text)
         self.assertEqual(text.count("ValueError: bad value"), 1, text)
         self.assertTrue(text.startswith("before\n"), text)
+        # It names the program's file as the model knows it, not the jail's path for it.
+        self.assertIn('File "main.py", line 3, in f', text)
+        self.assertNotIn("/run/warden", text)
 
     def test_schema_errors_name_the_instance_path_and_the_requirement(self):
         schema = {"type": "object", "properties": {"n": {"type": "string"}}, "required": ["n"]}
