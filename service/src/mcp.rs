@@ -533,7 +533,8 @@ impl Warden {
                 );
                 let files = self.files(&id).await;
                 if !files.is_empty() {
-                    let names: Vec<&str> = files.keys().take(FILES_SHOWN).map(String::as_str).collect();
+                    let names: Vec<&str> =
+                        files.keys().take(FILES_SHOWN).map(String::as_str).collect();
                     let _ = write!(text, " Its files: {}", names.join(", "));
                 }
                 return CallToolResult::error(vec![ContentBlock::text(text)]);
@@ -882,7 +883,13 @@ async fn validate(
     };
     let judged = tokio::task::spawn_blocking(move || {
         warden_gateway::validate::OutputSchema::compile(&schema).map(|compiled| {
-            compiled.validate_result(from_text, &text, truncated && from != ResultFrom::File, None, 0)
+            compiled.validate_result(
+                from_text,
+                &text,
+                truncated && from != ResultFrom::File,
+                None,
+                0,
+            )
         })
     })
     .await;
@@ -898,9 +905,15 @@ async fn validate(
             if error.instance_path.is_empty() && error.schema_path.is_empty() {
                 error.message = error
                     .message
-                    .replace("standard output is empty", &format!("{RESULT_FILE} is empty"))
+                    .replace(
+                        "standard output is empty",
+                        &format!("{RESULT_FILE} is empty"),
+                    )
                     .replace("standard output is not", &format!("{RESULT_FILE} is not"))
-                    .replace(&delivery_help(ResultFrom::Stdout), &delivery_help(ResultFrom::File));
+                    .replace(
+                        &delivery_help(ResultFrom::Stdout),
+                        &delivery_help(ResultFrom::File),
+                    );
             }
         }
     }
@@ -1628,7 +1641,10 @@ mod tests {
             text.contains("warden cut") && text.contains("print less at a time"),
             "{text}"
         );
-        assert!(text.contains("characters of the value"), "the value is bounded");
+        assert!(
+            text.contains("characters of the value"),
+            "the value is bounded"
+        );
         assert!(
             text.contains("characters of this display() output"),
             "displays are bounded"
@@ -1671,7 +1687,10 @@ mod tests {
         let result = cell_result(&cell, &[], &[], &[], None, &limits());
         let text = texts(&result);
         assert!(text.contains("north  31337"), "{text}");
-        assert!(text.contains("[display 2: figure, image 1 below]"), "{text}");
+        assert!(
+            text.contains("[display 2: figure, image 1 below]"),
+            "{text}"
+        );
         assert!(!text.contains("execution_count"), "no JSON dump: {text}");
         assert!(!text.contains("<table>"), "{text}");
         let structured = result.structured_content.unwrap();

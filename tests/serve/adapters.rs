@@ -244,8 +244,12 @@ fn the_client_installs_from_a_wheel_built_without_writing_into_the_checkout() {
     assert!(again.status.success());
     assert_eq!(
         std::fs::read(&wheel).expect("the wheel"),
-        std::fs::read(dir.path().join("again").join(wheel.file_name().expect("name")))
-            .expect("the second wheel"),
+        std::fs::read(
+            dir.path()
+                .join("again")
+                .join(wheel.file_name().expect("name"))
+        )
+        .expect("the second wheel"),
         "the wheel is not reproducible"
     );
     // Installed with pip into a fresh venv, offline, it imports from there with its metadata.
@@ -255,9 +259,21 @@ fn the_client_installs_from_a_wheel_built_without_writing_into_the_checkout() {
         .arg(&venv)
         .output()
         .expect("make a venv");
-    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
     let installed = Command::new(venv.join("bin/python3"))
-        .args(["-m", "pip", "install", "--quiet", "--no-index", "--no-deps", "--disable-pip-version-check"])
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-index",
+            "--no-deps",
+            "--disable-pip-version-check",
+        ])
         .arg(&wheel)
         .output()
         .expect("pip install the wheel");

@@ -167,8 +167,7 @@ with open('notes.txt', 'w') as f:\n    f.write('hello')\n",
     let record = warm(&server, "default", programs[2].1);
     let traceback = record["error"]["traceback"].as_str().unwrap_or("");
     assert!(
-        traceback.contains("File \"main.py\", line 2, in f")
-            && traceback.contains("return xs[3]"),
+        traceback.contains("File \"main.py\", line 2, in f") && traceback.contains("return xs[3]"),
         "{record}"
     );
 }
