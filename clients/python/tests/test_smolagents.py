@@ -169,7 +169,7 @@ class SmolagentsCodeAgent(unittest.TestCase):
                     "plt.plot([1, 2, 3])\nplt.show()"
                 ),
                 lose_the_session,
-                step("final_answer('done')"),
+                lambda: holder.update(new=executor.session.id) or step("final_answer('done')"),
             ]
         )
         with CodeAgent(tools=[], model=model, executor=executor, max_steps=6, verbosity_level=0,
@@ -190,7 +190,8 @@ class SmolagentsCodeAgent(unittest.TestCase):
         lost = text_of(model.prompts[3][-1:])
         self.assertIn("Your session was lost: its variables are gone.", lost)
         self.assertNotIn("NameError", lost)
-        self.assertNotEqual(executor.cells[-1].raw.get("execution_count"), None)
+        self.assertNotEqual(holder["new"], holder["lost"])
+        self.assertEqual(executor.cells[-1].error["name"], "WardenFinalAnswer")
 
     def test_a_cell_the_policy_sends_to_review_says_how_to_go_on(self):
         executor = WardenExecutor(self.client, policy="review")
