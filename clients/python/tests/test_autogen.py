@@ -25,6 +25,11 @@ MODEL_INFO = ModelInfo(vision=False, function_calling=False, json_output=True, f
                        structured_output=True)
 
 
+# A vision model: AutoGen removes images from the prompts of the others.
+VISION_MODEL_INFO = ModelInfo(vision=True, function_calling=False, json_output=True, family=ModelFamily.UNKNOWN,
+                              structured_output=True)
+
+
 def block(code: str, lead: str = "Here is the code.") -> str:
     return f"{lead}\n```python\n{code}\n```"
 
@@ -125,7 +130,7 @@ class AutogenCodeExecutorAgent(unittest.TestCase):
                 ),
                 "One figure.",
             ],
-            model_info=MODEL_INFO,
+            model_info=VISION_MODEL_INFO,
         )
 
         async def scenario():
