@@ -543,6 +543,15 @@ impl Warden {
         };
         let size = bytes.len();
         let encode = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+        let text_file = std::str::from_utf8(&bytes).is_ok() && image_type(&bytes).is_none();
+        if !text_file && size as u64 > MAX_FILE_IMAGE_BYTES {
+            return CallToolResult::error(vec![ContentBlock::text(format!(
+                "{} is {size} bytes, over the {MAX_FILE_IMAGE_BYTES} bytes a binary file or an \
+                 image may have here: read what you need of it with run_python (a smaller \
+                 image, a summary of the data)",
+                args.path
+            ))]);
+        }
         if let Some(mime) = image_type(&bytes) {
             return CallToolResult::success(vec![
                 ContentBlock::text(format!("{} ({size} bytes, {mime}):", args.path)),
