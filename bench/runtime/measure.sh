@@ -5,7 +5,8 @@
 # python, a fresh temp dir as cwd and HOME, MPLBACKEND=Agg, one BLAS/OpenMP thread, at most 2 at once).
 # Benign corpora only: never point this at attack corpora.
 #
-# usage: bench/runtime/measure.sh [SET...]      (default: every sets/*.in: A-current B-pd22 C-pd21 D-pd15 E-old)
+# usage: bench/runtime/measure.sh [SET...]      (default: every sets/*.in: A-current B-pd22 C-pd21 D-pd15 E-old
+#        F-pd22-bridge G-pd22-np126). BigCodeBench, unconfined and through the jail: run_bigcodebench.py.
 # Needs /usr/bin/python3 (3.11) with venv, PyPI, ~1 GB of disk per set, ../shared/corpora/{ds1000,humaneval}.
 # Work files (venvs, wheels, frozen sets, results, logs) go to $RT_MEASURE_DIR (default /tmp/rt-measure).
 # Time: ~1 min to install a set on an idle machine, ~25 min per set for the corpora on 2 cores.

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Run benign corpus cases unconfined with a venv's python. Usage:
 run_corpus.py VENV_PY OUT.jsonl [--jobs 2] [--timeout 120] [--only ds1000|humaneval|snippets]
-Each case runs in a fresh temp dir (cwd) with HOME pointed at it, MPLBACKEND=Agg, no PYTHONPATH."""
+Each case runs in a fresh temp dir (cwd) with HOME pointed at it, MPLBACKEND=Agg, no PYTHONPATH.
+With --warden BIN --rules FILE [--no-policy], each case runs through `warden run --json` instead (VENV_PY is
+then ignored; the runtime is the one FILE names, under $WARDEN_DATA_DIR): pass = status "ok", exit code 0
+and the case's marker in stdout; the record's `stopped_by` is kept."""
 import re, json, os, subprocess, sys, tempfile, time, argparse, shutil
 from concurrent.futures import ThreadPoolExecutor
 W = os.environ.get('RT_MEASURE_DIR', '/tmp/rt-measure')
@@ -12,7 +15,10 @@ ap.add_argument('py'); ap.add_argument('out')
 ap.add_argument('--jobs', type=int, default=2); ap.add_argument('--timeout', type=int, default=120)
 ap.add_argument('--only', action='append')
 ap.add_argument('--section', action='append', help='DS-1000 category filter, e.g. Scipy')
+ap.add_argument('--warden'); ap.add_argument('--rules'); ap.add_argument('--no-policy', action='store_true')
 a = ap.parse_args(); a.py = os.path.abspath(a.py)
+if a.warden:
+    a.warden = os.path.abspath(a.warden); a.rules = os.path.abspath(a.rules)
 cases = []
 if not a.only or 'ds1000' in a.only:
     for l in open(f'{C}/ds1000/index.jsonl'):
@@ -40,9 +46,20 @@ def run(c):
            'OMP_NUM_THREADS': '1', 'OPENBLAS_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1', 'PYTHONHASHSEED': '0'}
     t = time.time()
     try:
-        p = subprocess.run([a.py, c['path']], cwd=d, env=env, capture_output=True, timeout=a.timeout, stdin=subprocess.DEVNULL)
-        out = p.stdout.decode(errors='replace'); err = p.stderr.decode(errors='replace')
-        passed = p.returncode == 0 and (c['ok'] is None or c['ok'] in out)
+        if a.warden:
+            env['PATH'] = os.environ.get('PATH', '/usr/bin:/bin')
+            if 'WARDEN_DATA_DIR' in os.environ:
+                env['WARDEN_DATA_DIR'] = os.environ['WARDEN_DATA_DIR']
+            cmd = [a.warden, 'run', '--rules', a.rules, '--json'] + (['--no-policy'] if a.no_policy else []) + [c['path']]
+            p = subprocess.run(cmd, cwd=d, env=env, capture_output=True, timeout=a.timeout + 30, stdin=subprocess.DEVNULL)
+            rec = json.loads(p.stdout.decode(errors='replace') or '{}')
+            out = rec.get('stdout') or ''; err = (rec.get('stderr') or '') + (rec.get('message') or '')
+            c = dict(c, stopped_by=rec.get('stopped_by'), record_status=rec.get('status'))
+            passed = rec.get('status') == 'ok' and rec.get('exit_code') == 0 and (c['ok'] is None or c['ok'] in out)
+        else:
+            p = subprocess.run([a.py, c['path']], cwd=d, env=env, capture_output=True, timeout=a.timeout, stdin=subprocess.DEVNULL)
+            out = p.stdout.decode(errors='replace'); err = p.stderr.decode(errors='replace')
+            passed = p.returncode == 0 and (c['ok'] is None or c['ok'] in out)
         status = 'pass' if passed else 'fail'
         tail = '' if passed else (err.strip().splitlines() or ['rc=%d' % p.returncode])[-1][:300]
         warn = sorted(set(re.findall(r'(\w+Warning): ', err)))

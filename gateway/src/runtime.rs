@@ -17,6 +17,7 @@ pub const PROFILES: &[(&str, &str)] = &[
     ("default", include_str!("../../rules/runtime/default.txt")),
     ("current", include_str!("../../rules/runtime/current.txt")),
     ("ds1000", include_str!("../../rules/runtime/ds1000.txt")),
+    ("legacy", include_str!("../../rules/runtime/legacy.txt")),
 ];
 
 /// The built-in requirements of the `default` runtime (the same text as `rules/runtime/default.txt`).
@@ -569,5 +570,29 @@ mod tests {
         }
         assert_eq!(profile("default"), Some(DEFAULT_REQUIREMENTS));
         assert!(profile("nope").is_none());
+    }
+
+    /// The two generations of model code (issue 26): `default` pins pandas 2.2 (what recent models write),
+    /// `legacy` the previous default, pandas 1.5; every other pin is the same in both, so a program that
+    /// fails on one and passes on the other differs by pandas alone (docs/compatibility.md).
+    #[test]
+    fn legacy_differs_from_default_only_in_pandas() {
+        let pins = |text: &'static str| -> Vec<&'static str> {
+            text.lines()
+                .map(str::trim)
+                .filter(|line| !line.is_empty() && !line.starts_with('#'))
+                .collect()
+        };
+        let default = pins(DEFAULT_REQUIREMENTS);
+        let legacy = pins(profile("legacy").expect("a legacy set ships"));
+        assert!(default.contains(&"pandas==2.2.3"), "{default:?}");
+        assert!(legacy.contains(&"pandas==1.5.3"), "{legacy:?}");
+        let rest = |set: &[&'static str]| -> Vec<&'static str> {
+            set.iter()
+                .copied()
+                .filter(|pin| !pin.starts_with("pandas=="))
+                .collect()
+        };
+        assert_eq!(rest(&default), rest(&legacy));
     }
 }

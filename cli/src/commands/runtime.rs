@@ -26,7 +26,7 @@ pub enum RuntimeCommand {
         python: PathBuf,
         /// Requirements file, pip format (a lock written by a previous installation works too). Default:
         /// the built-in set named like the runtime: `default` (rules/runtime/default.txt), `current`
-        /// (rules/runtime/current.txt) or `ds1000`.
+        /// (rules/runtime/current.txt), `legacy` (rules/runtime/legacy.txt: pandas 1.5) or `ds1000`.
         #[arg(long, value_name = "FILE")]
         requirements: Option<PathBuf>,
     },
