@@ -8,7 +8,8 @@ mod rules;
 #[path = "../src/settings.rs"]
 mod settings;
 
-use rules::{as_proc_self, link_target, module_matches, normalise, real_path, under, Denial, Rule};
+use rules::{
+    as_proc_self, link_target, module_denied, module_matches, normalise, real_path, under, Denial, Rule};
 use settings::{InterpreterFacts, Settings};
 
 fn settings() -> Settings {
@@ -131,6 +132,28 @@ fn module_patterns_follow_the_static_layers_semantics() {
     assert!(module_matches(&deny, "subprocess", true));
     assert!(module_matches(&deny, "subprocess.x", true));
     assert!(!module_matches(&deny, "subprocessx", true));
+}
+
+#[test]
+fn a_denied_modules_private_twins_are_denied_by_rule() {
+    let deny: Vec<String> = ["sqlite3", "socket", "pyarrow.fs", "pyarrow.flight", "multiprocessing"]
+        .map(str::to_owned)
+        .into();
+    for twin in [
+        "_sqlite3",
+        "_socket",
+        "pyarrow._fs",
+        "pyarrow._flight",
+        "pyarrow._flight.x",
+        "_multiprocessing",
+        "sqlite3.dbapi2",
+        "_sqlite3.x",
+    ] {
+        assert!(module_denied(&deny, twin), "{twin}");
+    }
+    for other in ["_json", "pyarrow._compute", "pyarrow", "__socket", "_", "pyarrow.__fs", "_pyarrow"] {
+        assert!(!module_denied(&deny, other), "{other}");
+    }
 }
 
 #[test]

@@ -1,0 +1,13 @@
+# warden-case: jail-rt3-mknod-fifo-dev-shm
+# group: JAIL
+# technique: os.mknod of a FIFO node outside the write roots
+# variant: creator
+# expect-static: deny
+# expect-rules: TODO
+# expect-jail: contained
+# expect-runtime: FILE702
+import os
+import stat
+
+os.mknod("/dev/shm/" + "warden-rt3-node", 0o600 | stat.S_IFIFO)
+print("made")
