@@ -171,8 +171,7 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 let path = arg(args, 0);
                 let at = crate::creators::OPEN_AT.with(|at| at.get());
                 let dir_fd = at.and_then(|(object, fd)| (object == path as usize).then_some(fd));
-                planted_bytecode(s, path)
-                    .or_else(|| check_path_at(s, path, dir_fd, write, "open"))
+                planted_bytecode(s, path).or_else(|| check_path_at(s, path, dir_fd, write, "open"))
             }
             "os.listdir" | "os.scandir" | "glob.glob" | "pathlib.Path.glob"
             | "pathlib.Path.rglob" | "os.chdir" => {
@@ -253,9 +252,10 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 judge_path(s, &path, None, true, event)
             }
             "sqlite3.enable_load_extension" | "sqlite3.load_extension" if p.deny_native => {
-                let enabling = event == "sqlite3.load_extension"
-                    || ffi::PyObject_IsTrue(arg(args, 1)) != 0;
-                enabling.then(|| Denial::new(Rule::Native, "loading a native extension into SQLite"))
+                let enabling =
+                    event == "sqlite3.load_extension" || ffi::PyObject_IsTrue(arg(args, 1)) != 0;
+                enabling
+                    .then(|| Denial::new(Rule::Native, "loading a native extension into SQLite"))
             }
             // Deserialisation.
             "pickle.find_class" if p.deny_pickle => {

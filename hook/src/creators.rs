@@ -123,12 +123,20 @@ impl Guarded {
                 } else {
                     c"os.mknod"
                 };
-                audit(py, event, &PyTuple::new(py, [path, fd.into_pyobject(py)?.into_any()])?)?;
+                audit(
+                    py,
+                    event,
+                    &PyTuple::new(py, [path, fd.into_pyobject(py)?.into_any()])?,
+                )?;
             }
             Kind::ShmOpen => {
                 let path = argument(args, kwargs, 0, "path").unwrap_or_else(none);
                 let flags = argument(args, kwargs, 1, "flags").unwrap_or_else(none);
-                audit(py, c"_posixshmem.shm_open", &PyTuple::new(py, [path, flags])?)?;
+                audit(
+                    py,
+                    c"_posixshmem.shm_open",
+                    &PyTuple::new(py, [path, flags])?,
+                )?;
             }
             Kind::SemLock => {
                 let name = argument(args, kwargs, 3, "name").unwrap_or_else(none);
@@ -168,12 +176,15 @@ pub fn patch(py: Python<'_>, name: &str, module: &Bound<'_, PyAny>) -> PyResult<
         let Ok(original) = module.getattr(attribute) else {
             continue;
         };
-        if original.is_instance(&guarded)? {
+        if original.is_instance(guarded.as_any())? {
             continue;
         }
         // `os.open` is `posix.open`: one guard for both, so `os.supports_dir_fd` holds it.
         if name == "os" {
-            if let Some(guard) = posix.as_ref().and_then(|posix| posix.getattr(attribute).ok()) {
+            if let Some(guard) = posix
+                .as_ref()
+                .and_then(|posix| posix.getattr(attribute).ok())
+            {
                 if let Ok(guard) = guard.downcast::<Guarded>() {
                     if guard.get().original.bind(py).is(&original) {
                         module.setattr(attribute, guard)?;

@@ -22,9 +22,7 @@ thread_local! {
 pub fn resolved(write_roots: &[String], written: &str) -> String {
     let pid = std::process::id();
     let lexical = normalise(written, "/");
-    let plain = !written
-        .split('/')
-        .any(|part| part == ".." || part == ".");
+    let plain = !written.split('/').any(|part| part == ".." || part == ".");
     let volatile = |path: &str| under(write_roots, path) || path.starts_with("/proc");
     if plain && !volatile(&lexical) {
         if let Some((directory, name)) = lexical.rsplit_once('/') {

@@ -20,6 +20,9 @@ pub const PERIOD: Duration = Duration::from_millis(1);
 /// KiB; the state is larger).
 const MAX_SCAN: usize = 1 << 20;
 
+/// glibc's `dladdr1` flag asking for the symbol's ELF entry (`<dlfcn.h>`; not in the libc crate).
+const RTLD_DL_SYMENT: libc::c_int = 1;
+
 /// CPython 3.11's `_Py_AuditHookEntry`.
 #[repr(C)]
 struct Entry {
@@ -49,12 +52,7 @@ fn runtime_state() -> Option<(*const u8, usize)> {
         }
         let mut info: libc::Dl_info = std::mem::zeroed();
         let mut symbol: *mut c_void = std::ptr::null_mut();
-        let found = libc::dladdr1(
-            address,
-            &mut info,
-            &mut symbol,
-            libc::RTLD_DL_SYMENT,
-        );
+        let found = libc::dladdr1(address, &mut info, &mut symbol, RTLD_DL_SYMENT);
         if found == 0 || symbol.is_null() {
             return None;
         }
@@ -92,7 +90,7 @@ impl Watch {
             return (added, None);
         };
         let entry = after[*index];
-        if before[*index] != 0 || entry < 0x10000 || entry % std::mem::align_of::<Entry>() != 0 {
+        if before[*index] != 0 || entry < 0x10000 || !entry.is_multiple_of(std::mem::align_of::<Entry>()) {
             return (added, None);
         }
         // SAFETY: the word became non-null exactly while `PySys_AddAuditHook` ran with no other

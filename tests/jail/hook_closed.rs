@@ -162,12 +162,31 @@ print("DONE")
     let run = run_with(fine, &rules, &out, &["--no-policy"]);
     assert_eq!(run.status(), "ok", "{}", run.stderr());
     assert!(run.stdout().contains("DONE"));
-    assert!(collected(&run).contains(&"data.db".to_owned()), "{:?}", collected(&run));
+    assert!(
+        collected(&run).contains(&"data.db".to_owned()),
+        "{:?}",
+        collected(&run)
+    );
 
     for (name, program, rule, event) in [
-        ("outside the write roots", "import sqlite3\nsqlite3.connect('/dev/shm/warden.db').execute('create table t (x)')\n", "FILE702", "sqlite3.connect"),
-        ("a URI outside", "import sqlite3\nsqlite3.connect('file:/dev/shm/warden.db?mode=rwc', uri=True)\n", "FILE702", "sqlite3.connect"),
-        ("extension loading", "import sqlite3\nsqlite3.connect(':memory:').enable_load_extension(True)\n", "NAT803", "sqlite3.enable_load_extension"),
+        (
+            "outside the write roots",
+            "import sqlite3\nsqlite3.connect('/dev/shm/warden.db').execute('create table t (x)')\n",
+            "FILE702",
+            "sqlite3.connect",
+        ),
+        (
+            "a URI outside",
+            "import sqlite3\nsqlite3.connect('file:/dev/shm/warden.db?mode=rwc', uri=True)\n",
+            "FILE702",
+            "sqlite3.connect",
+        ),
+        (
+            "extension loading",
+            "import sqlite3\nsqlite3.connect(':memory:').enable_load_extension(True)\n",
+            "NAT803",
+            "sqlite3.enable_load_extension",
+        ),
     ] {
         let (_dir, out) = output_dir();
         let run = run_with(program, &rules, &out, &["--no-policy"]);
@@ -191,7 +210,7 @@ fn a_hook_removed_through_raw_memory_ends_the_run() {
     warden_test_support::require_root!();
     let canary = Canary::new();
     let probe = r#"
-import ctypes
+import ctypes, os
 api = ctypes.pythonapi
 runtime = ctypes.addressof(ctypes.c_char.in_dll(api, "_PyRuntime"))
 words = (ctypes.c_size_t * 4096).from_address(runtime)
@@ -205,11 +224,18 @@ after = list(words)
 for index, (old, new) in enumerate(zip(before, after)):
     if old == 0 and new > 0x10000 and new % 8 == 0:
         if (ctypes.c_size_t * 2).from_address(new)[1] == function:
-            print("OFFSETS", runtime - id(type), index * 8)
+            print("OFFSETS", runtime - id(type), index * 8, flush=True)
             break
+# Its own C hook must not outlive ctypes at finalisation.
+os._exit(0)
 "#;
     let (_dir, out) = output_dir();
-    let first = run_with(probe, &default_rules(), &out, &["--no-policy", "--no-hooks"]);
+    let first = run_with(
+        probe,
+        &default_rules(),
+        &out,
+        &["--no-policy", "--no-hooks"],
+    );
     let line = first.lines_starting("OFFSETS ").join("");
     let offsets: Vec<i64> = line
         .split_whitespace()
@@ -242,6 +268,15 @@ print("SURVIVED", open({secret:?}).read(), flush=True)
     assert!(!run.everything().contains(&canary.secret));
     assert_eq!(run.status(), "error", "{:?}", run.record);
     let (layer, rule, _) = stopped_by(&run);
-    assert_eq!((layer.as_str(), rule.as_str()), ("runtime", "AUD805"), "{}", run.stderr());
-    assert!(run.stderr().contains("the audit hook was removed"), "{}", run.stderr());
+    assert_eq!(
+        (layer.as_str(), rule.as_str()),
+        ("runtime", "AUD805"),
+        "{}",
+        run.stderr()
+    );
+    assert!(
+        run.stderr().contains("the audit hook was removed"),
+        "{}",
+        run.stderr()
+    );
 }
