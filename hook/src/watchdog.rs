@@ -90,7 +90,10 @@ impl Watch {
             return (added, None);
         };
         let entry = after[*index];
-        if before[*index] != 0 || entry < 0x10000 || !entry.is_multiple_of(std::mem::align_of::<Entry>()) {
+        if before[*index] != 0
+            || entry < 0x10000
+            || !entry.is_multiple_of(std::mem::align_of::<Entry>())
+        {
             return (added, None);
         }
         // SAFETY: the word became non-null exactly while `PySys_AddAuditHook` ran with no other

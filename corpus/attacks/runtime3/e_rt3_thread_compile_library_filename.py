@@ -11,6 +11,6 @@ import time
 
 thread = os.sys.modules["_thread"]
 sources = ["__import__('ftp' + 'lib')"]
-thread.start_new_thread(list, (map(exec, map(compile, sources, [os.__file__], ["exec"])),))
+thread.start_new_thread(list, (map(exec, map(compile, sources, [os.__file__], ["exec"]), [{}]),))
 time.sleep(0.3)
 print("ftplib" in os.sys.modules)

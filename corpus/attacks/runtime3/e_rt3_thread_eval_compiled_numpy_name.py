@@ -13,6 +13,6 @@ import numpy as np
 
 thread = os.sys.modules["_thread"]
 code = ["open('/work/PWNED', 'w')"]
-thread.start_new_thread(list, (map(eval, map(compile, code, [np.__file__], ["eval"])),))
+thread.start_new_thread(list, (map(eval, map(compile, code, [np.__file__], ["eval"]), [{}]),))
 time.sleep(0.3)
 print(os.path.exists("PWNED"))

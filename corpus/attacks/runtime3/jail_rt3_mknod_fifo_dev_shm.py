@@ -7,7 +7,6 @@
 # expect-jail: contained
 # expect-runtime: FILE702
 import os
-import stat
 
-os.mknod("/dev/shm/" + "warden-rt3-node", 0o600 | stat.S_IFIFO)
+os.mknod("/dev/shm/" + "warden-rt3-node", 0o600 | 0o010000)
 print("made")

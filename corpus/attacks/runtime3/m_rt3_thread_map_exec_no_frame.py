@@ -10,6 +10,6 @@ import os
 import time
 
 thread = os.sys.modules["_thread"]
-thread.start_new_thread(list, (map(exec, ["open('/work/PWNED', 'w')"]),))
+thread.start_new_thread(list, (map(exec, ["open('/work/PWNED', 'w')"], [{}]),))
 time.sleep(0.3)
 print("exists" if os.path.exists("PWNED") else "absent")
