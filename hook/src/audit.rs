@@ -97,6 +97,11 @@ pub unsafe extern "C" fn hook(
     let (Some(settings), Ok(name)) = (SETTINGS.get(), std::str::from_utf8(name)) else {
         return 0;
     };
+    if name == "cpython._PySys_ClearAuditHooks" {
+        // SAFETY: GIL held (CPython calls hooks with it).
+        unsafe { crate::watchdog::clearing() };
+        return 0;
+    }
     // An event can be raised while an exception is being handled: keep it, decide, restore it.
     let (mut kind, mut value, mut traceback) = (
         std::ptr::null_mut(),

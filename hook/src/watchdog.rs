@@ -10,6 +10,7 @@
 //! call and takes the one word that changed, when it points to an entry calling the hook.
 
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -40,6 +41,28 @@ pub struct Watch {
 }
 
 static WATCH: OnceLock<Watch> = OnceLock::new();
+
+/// Set when the interpreter clears its hooks as it finalises: the list is emptied then, by the
+/// interpreter, and the thread stops looking.
+static FINALISING: AtomicBool = AtomicBool::new(false);
+
+extern "C" {
+    /// CPython's own "finalising" flag (set before it clears the audit hooks; no program sets it).
+    fn _Py_IsFinalizing() -> std::ffi::c_int;
+}
+
+/// Called by the hook on `cpython._PySys_ClearAuditHooks`, which the interpreter raises right
+/// before it empties the list at exit. A program can raise that event itself (`sys.audit`), so it
+/// counts only while the interpreter is really finalising.
+///
+/// # Safety
+/// GIL held.
+pub unsafe fn clearing() {
+    // SAFETY: a plain read of the runtime's flag, GIL held.
+    if unsafe { _Py_IsFinalizing() } != 0 {
+        FINALISING.store(true, Ordering::SeqCst);
+    }
+}
 
 /// `_PyRuntime`'s address and size, from the dynamic symbol table.
 fn runtime_state() -> Option<(*const u8, usize)> {
@@ -141,7 +164,12 @@ pub fn start(policy: String) -> bool {
         .name("warden-watch".into())
         .spawn(move || loop {
             std::thread::sleep(PERIOD);
-            if !watch.intact() {
+            if FINALISING.load(Ordering::SeqCst) {
+                return;
+            }
+            // The flag is set before the interpreter empties the list: read again after a
+            // change is seen, so an exit is never taken for a removal.
+            if !watch.intact() && !FINALISING.load(Ordering::SeqCst) {
                 removed(&policy);
             }
         });

@@ -11,5 +11,5 @@ import os
 base = os.open(".", os.O_RDONLY)
 os.mkdir("sub")
 os.chdir("sub")
-os.mkfifo("../dev/shm/" + "warden-rt3-fifo-at", dir_fd=base)
+os.mkfifo("../var/" + "warden-rt3-fifo-at", dir_fd=base)
 print("made")

@@ -1,4 +1,4 @@
-# warden-case: jail-rt3-mknod-fifo-dev-shm
+# warden-case: jail-rt3-mknod-fifo-var
 # group: JAIL
 # technique: os.mknod of a FIFO node outside the write roots
 # variant: creator
@@ -8,5 +8,5 @@
 # expect-runtime: FILE702
 import os
 
-os.mknod("/dev/shm/" + "warden-rt3-node", 0o600 | 0o010000)
+os.mknod("/var/" + "warden-rt3-node", 0o600 | 0o010000)
 print("made")

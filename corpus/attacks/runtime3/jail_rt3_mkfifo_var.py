@@ -1,4 +1,4 @@
-# warden-case: jail-rt3-mkfifo-dev-shm
+# warden-case: jail-rt3-mkfifo-var
 # group: JAIL
 # technique: os.mkfifo outside the write roots (no audit event in 3.11)
 # variant: creator
@@ -8,5 +8,5 @@
 # expect-runtime: FILE702
 import os
 
-os.mkfifo("/dev/shm/" + "warden-rt3-fifo")
+os.mkfifo("/var/" + "warden-rt3-fifo")
 print("made")
