@@ -313,3 +313,65 @@ print("SURVIVED", open("/etc/passwd").read(), flush=True)
         run.stderr()
     );
 }
+
+/// Every case of `corpus/attacks/runtime3` (issue 24's classes, built for the runtime layer) is
+/// stopped by the runtime layer alone (`--no-policy`) with the rule its `expect-runtime` names,
+/// and leaves nothing in the work dir it was not allowed to.
+#[test]
+fn runtime3_corpus_cases_are_stopped_by_the_runtime_layer_alone() {
+    warden_test_support::require_root!();
+    let mut cases: Vec<(PathBuf, String)> =
+        std::fs::read_dir(repo().join("corpus/attacks/runtime3"))
+            .expect("corpus/attacks/runtime3")
+            .flatten()
+            .map(|entry| entry.path())
+            .filter_map(|path| {
+                let text = std::fs::read_to_string(&path).ok()?;
+                let rule = text
+                    .lines()
+                    .take_while(|line| line.starts_with('#'))
+                    .find_map(|line| line.strip_prefix("# expect-runtime: "))?
+                    .trim()
+                    .to_owned();
+                Some((path, rule))
+            })
+            .collect();
+    cases.sort();
+    assert!(cases.len() >= 24, "only {} cases", cases.len());
+    let rules = default_rules();
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = cases
+            .chunks(cases.len().div_ceil(3))
+            .map(|chunk| {
+                let rules = &rules;
+                scope.spawn(move || {
+                    let mut failures = Vec::new();
+                    for (path, rule) in chunk {
+                        let source = std::fs::read_to_string(path).expect("case");
+                        let (_dir, out) = output_dir();
+                        let run = run_with(&source, rules, &out, &["--no-policy"]);
+                        let (layer, got, _) = stopped_by(&run);
+                        if layer != "runtime" || got != *rule {
+                            failures.push(format!(
+                                "{}: expected runtime {rule}, got {layer} {got}: {}",
+                                path.display(),
+                                run.stderr()
+                            ));
+                        }
+                        if collected(&run).iter().any(|f| f == "PWNED")
+                            || run.stdout().contains("root:")
+                        {
+                            failures.push(format!("{}: the effect happened", path.display()));
+                        }
+                    }
+                    failures
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("thread"))
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -3,7 +3,7 @@
 # technique: matplotlib imports _ssl (ssl's private twin) for the program
 # variant: twin
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: IMP101 REX501
 # expect-jail: contained
 # expect-runtime: IMP101
 import os

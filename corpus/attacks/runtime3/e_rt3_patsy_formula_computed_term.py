@@ -3,7 +3,7 @@
 # technique: a patsy formula term built at run time calls a function that imports a denied module
 # variant: computed-string
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: ATTR301
 # expect-jail: contained
 # expect-runtime: IMP101
 import pandas as pd

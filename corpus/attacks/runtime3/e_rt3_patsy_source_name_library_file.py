@@ -3,7 +3,7 @@
 # technique: patsy evaluates a computed string under a library file's name (source_name)
 # variant: computed-string
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: ATTR301 REF201
 # expect-jail: contained
 # expect-runtime: IMP101
 import numpy as np

@@ -3,7 +3,7 @@
 # technique: sympy.sympify of a computed string that writes a file outside the write roots
 # variant: computed-string
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: STR601
 # expect-jail: no-path /usr/warden-rt3-sympify
 # expect-runtime: FILE702
 import sympy

@@ -3,7 +3,7 @@
 # technique: compile(src, os.__file__) run with no frame so the code would pass for the stdlib's
 # variant: no-frame
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: DYN401 IMP101 REX501
 # expect-jail: contained
 # expect-runtime: DYN401
 import os

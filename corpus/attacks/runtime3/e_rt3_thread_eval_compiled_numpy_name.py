@@ -3,7 +3,7 @@
 # technique: a string compiled under numpy's file name and evaluated by a C-level map chain in a thread
 # variant: no-frame
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: DYN401 IMP101 REX501
 # expect-jail: contained
 # expect-runtime: DYN401
 import os

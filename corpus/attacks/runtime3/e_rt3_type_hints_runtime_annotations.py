@@ -3,7 +3,7 @@
 # technique: typing.get_type_hints on a class whose __annotations__ the program filled at run time with a computed import
 # variant: computed-string
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: ATTR301
 # expect-jail: contained
 # expect-runtime: IMP101
 import typing

@@ -3,7 +3,7 @@
 # technique: numpy's own pickle module reached through an attribute, loads with a global
 # variant: loaded-module
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: REX501
 # expect-jail: contained
 # expect-runtime: DES804
 import numpy as np

@@ -3,7 +3,7 @@
 # technique: pandas' pickle compatibility module's Unpickler reached through attributes
 # variant: loaded-module
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: REF201 REX501
 # expect-jail: contained
 # expect-runtime: DES804
 import io

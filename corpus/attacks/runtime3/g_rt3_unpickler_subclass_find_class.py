@@ -3,7 +3,7 @@
 # technique: a pickle.Unpickler subclass whose find_class resolves globals itself: what it resolves still runs at the sinks
 # variant: subclass
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: ATTR304 IMP101 REX501
 # expect-jail: contained
 # expect-runtime: PROC801
 import io

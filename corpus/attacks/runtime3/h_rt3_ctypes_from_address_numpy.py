@@ -3,7 +3,7 @@
 # technique: ctypes from_address on an object's address (a type pun into the interpreter's memory)
 # variant: raw-memory
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: IMP101 REX501
 # expect-jail: contained
 # expect-runtime: NAT803
 import os

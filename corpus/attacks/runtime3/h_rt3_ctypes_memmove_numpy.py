@@ -3,7 +3,7 @@
 # technique: ctypes.memmove through numpy's ctypes writes raw memory
 # variant: raw-memory
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: IMP101 REX501
 # expect-jail: contained
 # expect-runtime: NAT803
 import os

@@ -3,7 +3,7 @@
 # technique: ctypes.string_at through numpy's ctypes reads raw memory
 # variant: raw-memory
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: IMP101 REX501
 # expect-jail: contained
 # expect-runtime: NAT803
 import os

@@ -3,7 +3,7 @@
 # technique: os.mkdir with dir_fd lands outside the write roots
 # variant: dir-fd
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: IMP101
 # expect-jail: no-path /usr/warden-rt3-dirfd
 # expect-runtime: FILE702
 import os

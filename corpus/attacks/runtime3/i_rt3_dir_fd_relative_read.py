@@ -3,7 +3,7 @@
 # technique: os.open with dir_fd: the path is relative to the descriptor, not to the working directory
 # variant: dir-fd
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: IMP101
 # expect-jail: contained
 # expect-runtime: FILE701
 import os

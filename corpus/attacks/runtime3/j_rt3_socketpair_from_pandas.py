@@ -3,7 +3,7 @@
 # technique: _socket.socketpair (loaded by pandas) raises no audit event in 3.11
 # variant: loaded-module
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: IMP101 REX501
 # expect-jail: contained
 # expect-runtime: NET802
 import os

@@ -3,7 +3,7 @@
 # technique: os.mkfifo relative to a directory descriptor, outside the write roots
 # variant: creator
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: IMP101
 # expect-jail: contained
 # expect-runtime: FILE702
 import os

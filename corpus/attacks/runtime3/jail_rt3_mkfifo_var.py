@@ -3,7 +3,7 @@
 # technique: os.mkfifo outside the write roots (no audit event in 3.11)
 # variant: creator
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: IMP101
 # expect-jail: contained
 # expect-runtime: FILE702
 import os

@@ -3,7 +3,7 @@
 # technique: os.mknod of a FIFO node outside the write roots
 # variant: creator
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: IMP101
 # expect-jail: contained
 # expect-runtime: FILE702
 import os

@@ -3,7 +3,7 @@
 # technique: a thread runs importlib's _gcd_import from C: the frame walk ends inside the import system
 # variant: no-frame
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: IMP101 REX501
 # expect-jail: contained
 # expect-runtime: IMP101
 import os

@@ -3,7 +3,7 @@
 # technique: _thread.start_new_thread(list, (map(exec, ...),)): exec runs with no Python frame
 # variant: no-frame
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: DYN401 IMP101 REX501
 # expect-jail: contained
 # expect-runtime: DYN401
 import os

@@ -3,7 +3,7 @@
 # technique: _thread.start_new_thread(list, (map(__import__, ...),)): an import with no Python frame
 # variant: no-frame
 # expect-static: deny
-# expect-rules: TODO
+# expect-rules: DYN402 IMP101 REX501
 # expect-jail: contained
 # expect-runtime: IMP101
 import os
