@@ -162,6 +162,8 @@ pub fn start(policy: String) -> bool {
     };
     let spawned = std::thread::Builder::new()
         .name("warden-watch".into())
+        // It only reads two words: a small stack keeps it out of a tight address-space limit.
+        .stack_size(64 * 1024)
         .spawn(move || loop {
             std::thread::sleep(PERIOD);
             if FINALISING.load(Ordering::SeqCst) {
