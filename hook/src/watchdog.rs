@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 /// How often the thread looks.
-pub const PERIOD: Duration = Duration::from_millis(1);
+pub const PERIOD: Duration = Duration::from_millis(10);
 
 /// `_PyRuntime` is read up to this many bytes (3.11's `audit_hook_head` is within the first few
 /// KiB; the state is larger).
