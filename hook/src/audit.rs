@@ -16,8 +16,8 @@ use crate::python::{
     arg, asker, demote, import_entry, int_of, module_code_file, path_arg, text_of,
 };
 use crate::rules::{
-    as_proc_self, link_target, mode_writes, module_matches, normalise, real_path, under, Denial,
-    Rule, FRAME_ATTRIBUTES, WRITE_FLAGS,
+    link_target, mode_writes, module_denied, module_matches, normalise, under, Denial, Rule,
+    FRAME_ATTRIBUTES, WRITE_FLAGS,
 };
 use crate::settings::{Mode, Settings};
 
@@ -97,6 +97,11 @@ pub unsafe extern "C" fn hook(
     let (Some(settings), Ok(name)) = (SETTINGS.get(), std::str::from_utf8(name)) else {
         return 0;
     };
+    if name == "cpython._PySys_ClearAuditHooks" {
+        // SAFETY: GIL held (CPython calls hooks with it).
+        unsafe { crate::watchdog::clearing() };
+        return 0;
+    }
     // An event can be raised while an exception is being handled: keep it, decide, restore it.
     let (mut kind, mut value, mut traceback) = (
         std::ptr::null_mut(),
@@ -167,8 +172,11 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                     (None, Some(flags)) => flags & WRITE_FLAGS != 0,
                     (None, None) => true,
                 };
-                planted_bytecode(s, arg(args, 0))
-                    .or_else(|| check_path(s, arg(args, 0), write, "open"))
+                // `os.open(…, dir_fd=N)`: its guard (`creators.rs`) said which descriptor.
+                let path = arg(args, 0);
+                let at = crate::creators::OPEN_AT.with(|at| at.get());
+                let dir_fd = at.and_then(|(object, fd)| (object == path as usize).then_some(fd));
+                planted_bytecode(s, path).or_else(|| check_path_at(s, path, dir_fd, write, "open"))
             }
             "os.listdir" | "os.scandir" | "glob.glob" | "pathlib.Path.glob"
             | "pathlib.Path.rglob" | "os.chdir" => {
@@ -178,19 +186,81 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 }
                 check_path(s, path, false, event)
             }
-            "os.remove" | "os.rmdir" | "os.mkdir" | "os.chmod" | "os.chown" | "os.truncate"
-            | "os.utime" | "shutil.rmtree" | "os.setxattr" | "os.removexattr" => {
+            "os.truncate" | "shutil.rmtree" | "os.setxattr" | "os.removexattr" => {
                 check_path(s, arg(args, 0), true, event)
+            }
+            // Events that carry `dir_fd` (after the path's other arguments): a relative path is
+            // judged against the directory the descriptor is, as the kernel resolves it. Creating a
+            // FIFO or a device node is a write (their guards raise `os.mkfifo`, `os.mknod`).
+            "os.remove" | "os.rmdir" | "os.mkdir" | "os.chmod" | "os.chown" | "os.utime"
+            | "os.mkfifo" | "os.mknod" => {
+                let at = match event {
+                    "os.remove" | "os.rmdir" | "os.mkfifo" | "os.mknod" => 1,
+                    "os.mkdir" | "os.chmod" => 2,
+                    _ => 3,
+                };
+                check_path_at(s, arg(args, 0), int_of(arg(args, at)), true, event)
             }
             // A link is judged by where it points too: reading or writing through a link in the
             // work dir is reading or writing its target.
-            "os.symlink" => check_path(s, arg(args, 1), true, event)
+            "os.symlink" => check_path_at(s, arg(args, 1), int_of(arg(args, 2)), true, event)
                 .or_else(|| check_link_target(s, arg(args, 0), arg(args, 1), event)),
             "os.rename" | "os.link" | "shutil.copyfile" | "shutil.copytree" | "shutil.move"
             | "shutil.copymode" | "shutil.copystat" => {
                 let source_writes = matches!(event, "os.rename" | "shutil.move");
-                check_path(s, arg(args, 0), source_writes, event)
-                    .or_else(|| check_path(s, arg(args, 1), true, event))
+                let (from, to) = if matches!(event, "os.rename" | "os.link") {
+                    (int_of(arg(args, 2)), int_of(arg(args, 3)))
+                } else {
+                    (None, None)
+                };
+                check_path_at(s, arg(args, 0), from, source_writes, event)
+                    .or_else(|| check_path_at(s, arg(args, 1), to, true, event))
+            }
+            // Shared memory and named semaphores are files under `/dev/shm` (their guards raise
+            // these events; 3.11 raises none).
+            "_posixshmem.shm_open" => {
+                let name = text_of(arg(args, 0))?;
+                let write = int_of(arg(args, 1)).is_none_or(|flags| flags & WRITE_FLAGS != 0);
+                let path = format!("/dev/shm/{}", name.trim_start_matches('/'));
+                judge_path(s, &path, None, write, event)
+            }
+            "_multiprocessing.SemLock" => {
+                let name = text_of(arg(args, 0)).unwrap_or_default();
+                let path = format!("/dev/shm/sem.{}", name.trim_start_matches('/'));
+                judge_path(s, &path, None, true, event)
+            }
+            // A database file is opened for writing (and made when missing); `:memory:` is no file.
+            "sqlite3.connect" => {
+                let database = match path_arg(arg(args, 0)) {
+                    Ok(Some(database)) => database,
+                    Ok(None) => return None,
+                    Err(()) => {
+                        return Some(Denial::new(
+                            Rule::PathType,
+                            "sqlite3.connect with a database that is neither str, bytes nor os.PathLike",
+                        ))
+                    }
+                };
+                if database.is_empty() || database == ":memory:" {
+                    return None;
+                }
+                // A URI (`file:/path?mode=ro`): its path part.
+                let path = database
+                    .strip_prefix("file:")
+                    .map_or(database.as_str(), |rest| {
+                        rest.split(['?', '#']).next().unwrap_or(rest)
+                    })
+                    .to_owned();
+                if path.is_empty() || path == ":memory:" {
+                    return None;
+                }
+                judge_path(s, &path, None, true, event)
+            }
+            "sqlite3.enable_load_extension" | "sqlite3.load_extension" if p.deny_native => {
+                let enabling =
+                    event == "sqlite3.load_extension" || ffi::PyObject_IsTrue(arg(args, 1)) != 0;
+                enabling
+                    .then(|| Denial::new(Rule::Native, "loading a native extension into SQLite"))
             }
             // Deserialisation.
             "pickle.find_class" if p.deny_pickle => {
@@ -202,7 +272,7 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 ))
             }
             "marshal.loads" | "marshal.load" if p.deny_marshal => {
-                let who = asker(s, &[])?;
+                let who = asker(s, &[]);
                 (!(who.library && s.listed(&p.marshal_callers, &who.filename))).then(|| {
                     Denial::new(
                         Rule::Deserialise,
@@ -214,7 +284,7 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
             // (listed, or its code names the sink it calls), not when it runs a callable the
             // program handed it. What a library generates runs as the program's code.
             "exec" | "compile" => {
-                let who = asker(s, &[])?;
+                let who = asker(s, &[]);
                 if !who.library {
                     return Some(Denial::new(Rule::DynamicCode, "running code from a string"));
                 }
@@ -241,7 +311,7 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 // (`_find_and_load`), the import system runs code the program chose (unmarshalled
                 // from its bytes under any file name): it runs as the program's.
                 if event == "exec" && who.filename.starts_with("<frozen importlib._bootstrap") {
-                    let (who, entry) = import_entry(s, &p.import_machinery)?;
+                    let (who, entry) = import_entry(s, &p.import_machinery);
                     if !who.library && !who.importing && !IMPORT_ENTRIES.contains(&entry.as_str()) {
                         demote(s, arg(args, 0));
                     }
@@ -250,7 +320,7 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 None
             }
             "code.__new__" | "function.__new__" => {
-                let who = asker(s, &[])?;
+                let who = asker(s, &[]);
                 (!who.library)
                     .then(|| Denial::new(Rule::CodeObject, "building code objects by hand"))
             }
@@ -259,7 +329,7 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 (!p.allow_network).then(|| Denial::new(Rule::Network, "opening or using a socket"))
             }
             _ if event.starts_with("ctypes.") && p.deny_native => {
-                let who = asker(s, &p.ctypes_machinery)?;
+                let who = asker(s, &p.ctypes_machinery);
                 (!(who.library && s.listed(&p.ctypes_callers, &who.filename))).then(|| {
                     Denial::new(
                         Rule::Native,
@@ -288,7 +358,7 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 // `inspect` reads `func.__code__`); a C callable the program handed a library
                 // (`Series.map(operator.attrgetter("tb_frame"))`) reads it from the library's frame.
                 let names = [name.as_str()];
-                let (who, named) = crate::python::asker_naming(s, &[], &names)?;
+                let (who, named) = crate::python::asker_naming(s, &[], &names);
                 (who.library && !named).then(|| {
                     Denial::new(
                         Rule::Introspection,
@@ -305,7 +375,7 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 if name != "__code__" {
                     return None;
                 }
-                let who = asker(s, &[])?;
+                let who = asker(s, &[]);
                 (!who.library)
                     .then(|| Denial::new(Rule::CodeObject, "replacing a function's `__code__`"))
             }
@@ -332,7 +402,7 @@ fn process_words(event: &str, _args: *mut ffi::PyObject) -> String {
 /// GIL held.
 unsafe fn introspection(s: &Settings, what: &str) -> Option<Denial> {
     // SAFETY: GIL held (caller).
-    let who = unsafe { asker(s, &s.policy.introspection_machinery) }?;
+    let who = unsafe { asker(s, &s.policy.introspection_machinery) };
     (!who.library).then(|| Denial::new(Rule::Introspection, format!("{what} from the program")))
 }
 
@@ -361,7 +431,7 @@ unsafe fn introspection_call(s: &Settings, event: &str) -> Option<Denial> {
     };
     // SAFETY: GIL held (caller).
     let (who, named) =
-        unsafe { crate::python::asker_naming(s, &s.policy.introspection_machinery, names) }?;
+        unsafe { crate::python::asker_naming(s, &s.policy.introspection_machinery, names) };
     if !who.library {
         return Some(Denial::new(
             Rule::Introspection,
@@ -396,14 +466,14 @@ unsafe fn check_import(s: &Settings, args: *mut ffi::PyObject) -> Option<Denial>
     // The frame running the event: a library's own `import` statement (the import system's too:
     // `<frozen importlib._bootstrap_external>` imports `importlib.readers` for itself).
     // SAFETY: GIL held (caller).
-    let top = unsafe { asker(s, &[]) }?;
+    let top = unsafe { asker(s, &[]) };
     if top.library && top.importing {
         return None;
     }
     // Otherwise the import was asked for through the import system: judge whoever called it.
     // SAFETY: GIL held (caller).
-    let who = unsafe { asker(s, &p.import_machinery) }?;
-    let denied = module_matches(&p.import_deny, &module, true);
+    let who = unsafe { asker(s, &p.import_machinery) };
+    let denied = module_denied(&p.import_deny, &module);
     if who.library {
         if who.importing || !denied {
             return None;
@@ -446,7 +516,22 @@ unsafe fn check_path(
     write: bool,
     event: &str,
 ) -> Option<Denial> {
-    let p = &s.policy;
+    // SAFETY: GIL held (caller).
+    unsafe { check_path_at(s, object, None, write, event) }
+}
+
+/// A path read or write against the roots, relative to `dir_fd` when one is given (a negative
+/// one is none: the events say `-1`).
+///
+/// # Safety
+/// GIL held; `object` null or a valid reference.
+unsafe fn check_path_at(
+    s: &Settings,
+    object: *mut ffi::PyObject,
+    dir_fd: Option<i64>,
+    write: bool,
+    event: &str,
+) -> Option<Denial> {
     // SAFETY: GIL held (caller).
     let path = match unsafe { path_arg(object) } {
         Ok(Some(path)) => path,
@@ -458,29 +543,42 @@ unsafe fn check_path(
             ))
         }
     };
-    let cwd = std::env::current_dir()
-        .map(|dir| dir.to_string_lossy().into_owned())
-        .unwrap_or_else(|_| "/".to_owned());
-    let lexical = normalise(&path, &cwd);
-    // The writable roots are where the program can plant links, and `/proc` holds the kernel's
-    // (`/proc/self/root`, `/proc/self/cwd`, `/proc/self/fd/N`): a path there is judged by where it
-    // really leads (the rest of the tree is read-only and the runtime's own). The kernel follows a
-    // link before the `..` after it: the real path is that of the path as written.
+    judge_path(s, &path, dir_fd.filter(|fd| *fd >= 0), write, event)
+}
+
+/// `path` judged by its real target: made absolute against `dir_fd`'s directory or the working
+/// directory, every symbolic link resolved as far as the path exists (`/usr/bin/X11/../../etc/passwd`
+/// is `/etc/passwd` when `/usr/bin/X11` is a link to `.`: the kernel follows a link before the `..`
+/// after it), then checked against the roots.
+fn judge_path(
+    s: &Settings,
+    path: &str,
+    dir_fd: Option<i64>,
+    write: bool,
+    event: &str,
+) -> Option<Denial> {
+    let p = &s.policy;
+    let rule = if write { Rule::Write } else { Rule::Read };
     let written = if path.starts_with('/') {
-        path.clone()
+        path.to_owned()
     } else {
-        format!("{cwd}/{path}")
+        let base = match dir_fd {
+            Some(fd) => match std::fs::read_link(format!("/proc/self/fd/{fd}")) {
+                Ok(dir) => dir.to_string_lossy().into_owned(),
+                Err(_) => {
+                    return Some(Denial::new(
+                        rule,
+                        format!("{event} of {path} relative to descriptor {fd}, which is no directory the hook can name"),
+                    ))
+                }
+            },
+            None => std::env::current_dir()
+                .map(|dir| dir.to_string_lossy().into_owned())
+                .unwrap_or_else(|_| "/".to_owned()),
+        };
+        format!("{base}/{path}")
     };
-    let path = if under(&p.write_roots, &lexical)
-        || lexical.starts_with("/proc/")
-        || written.starts_with("/proc/")
-    {
-        real_path(&written)
-            .map(|real| as_proc_self(real, std::process::id()))
-            .unwrap_or(lexical)
-    } else {
-        lexical
-    };
+    let path = crate::paths::resolved(&p.write_roots, &written);
     if write {
         return (!under(&p.write_roots, &path)).then(|| {
             Denial::new(
@@ -555,7 +653,7 @@ unsafe fn planted_bytecode(s: &Settings, object: *mut ffi::PyObject) -> Option<D
         return None;
     }
     // SAFETY: GIL held (caller).
-    let who = unsafe { asker(s, &[]) }?;
+    let who = unsafe { asker(s, &[]) };
     if !who
         .filename
         .starts_with("<frozen importlib._bootstrap_external")
@@ -606,7 +704,7 @@ fn judge_import(s: &Settings, module: &str, who: &crate::python::Asker) -> Optio
     if who.library && who.importing {
         return None;
     }
-    let denied = module_matches(&p.import_deny, module, true);
+    let denied = module_denied(&p.import_deny, module);
     if who.library {
         return denied.then(|| {
             Denial::new(

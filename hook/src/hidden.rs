@@ -271,7 +271,7 @@ impl HiddenModules {
         if let Some(settings) = crate::audit::SETTINGS.get() {
             // SAFETY: GIL held (we hold `py`); the frame walk reads the running frames only.
             let caller = unsafe { crate::python::asker(settings, &[]) };
-            if caller.is_none_or(|who| *who.filename != *settings.interpreter.bootstrap) {
+            if *caller.filename != *settings.interpreter.bootstrap {
                 return Err(PyRuntimeError::new_err(
                     "only warden's bootstrap hides the preloaded modules",
                 ));

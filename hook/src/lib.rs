@@ -20,12 +20,15 @@
 //! policy's intent with a message a model can act on; the jail holds when the hook is bypassed).
 
 mod audit;
+mod creators;
 mod hidden;
 mod kernel;
+mod paths;
 mod python;
 mod rules;
 mod settings;
 mod template;
+mod watchdog;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -136,10 +139,43 @@ fn create_module(
     if denied {
         return Err(PyErr::fetch(py));
     }
-    match file {
-        Some(file) => original.call1(py, (spec, file)),
-        None => original.call1(py, (spec,)),
-    }
+    let module = match file {
+        Some(file) => original.call1(py, (spec, file))?,
+        None => original.call1(py, (spec,))?,
+    };
+    creators::patch_built(py, module.bind(py))?;
+    Ok(module)
+}
+
+/// `_imp.exec_dynamic` and `_imp.exec_builtin` as the interpreter had them.
+static EXEC_DYNAMIC: std::sync::OnceLock<Py<PyAny>> = std::sync::OnceLock::new();
+static EXEC_BUILTIN: std::sync::OnceLock<Py<PyAny>> = std::sync::OnceLock::new();
+
+/// Runs a module's initialisation with `original`, then guards what it defined (a class such as
+/// `_multiprocessing.SemLock` is added there, not when the module is built).
+fn exec_module(
+    py: Python<'_>,
+    original: &std::sync::OnceLock<Py<PyAny>>,
+    module: &Bound<'_, PyAny>,
+) -> PyResult<PyObject> {
+    let Some(original) = original.get() else {
+        return Err(PyRuntimeError::new_err("_imp is not wrapped"));
+    };
+    let result = original.call1(py, (module,))?;
+    creators::patch_built(py, module)?;
+    Ok(result)
+}
+
+/// Replaces `_imp.exec_dynamic` (see [`exec_module`]).
+#[pyfunction]
+fn exec_dynamic(py: Python<'_>, module: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+    exec_module(py, &EXEC_DYNAMIC, module)
+}
+
+/// Replaces `_imp.exec_builtin` (see [`exec_module`]).
+#[pyfunction]
+fn exec_builtin(py: Python<'_>, module: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+    exec_module(py, &EXEC_BUILTIN, module)
 }
 
 /// Replaces `_imp.create_builtin` (see [`create_module`]).
@@ -160,15 +196,19 @@ fn create_dynamic(
 }
 
 /// Installs the audit hook. `settings`: the policy's JSON; `trusted_roots`: the interpreter's import
-/// path at start-up; `prefixes`: its prefixes; `bootstrap`: the bootstrap's file name. Once per
-/// process.
+/// path at start-up; `prefixes`: its prefixes; `bootstrap`: the bootstrap's file name; `watch`:
+/// start the thread that ends the run when the hook is removed (a pooled jail's template, which
+/// must stay single-threaded to fork, passes `False`: each run's process starts it after its
+/// fork). Once per process.
 #[pyfunction]
+#[pyo3(signature = (settings, trusted_roots, prefixes, bootstrap, watch = true))]
 fn install(
     py: Python<'_>,
     settings: &str,
     trusted_roots: Vec<String>,
     prefixes: Vec<String>,
     bootstrap: String,
+    watch: bool,
 ) -> PyResult<()> {
     let version: (u8, u8) = py
         .import("sys")?
@@ -191,8 +231,12 @@ fn install(
         prefixes,
         bootstrap,
     };
-    let settings = Settings::new(settings, facts).map_err(PyRuntimeError::new_err)?;
+    let mut settings = Settings::new(settings, facts).map_err(PyRuntimeError::new_err)?;
+    // Paths are judged by their real target: a root that is a link (`/etc/localtime`) or lies
+    // below one is also a root as the kernel names it.
+    settings.add_real_roots();
     let allow_processes = settings.policy.allow_processes;
+    let policy_name = settings.policy.policy.clone();
     audit::SETTINGS
         .set(settings)
         .map_err(|_| PyRuntimeError::new_err("the audit hook is already configured"))?;
@@ -242,10 +286,42 @@ fn install(
     {
         imp.setattr("create_dynamic", wrap_pyfunction!(create_dynamic, py)?)?;
     }
+    if EXEC_DYNAMIC
+        .set(imp.getattr("exec_dynamic")?.unbind())
+        .is_ok()
+    {
+        imp.setattr("exec_dynamic", wrap_pyfunction!(exec_dynamic, py)?)?;
+    }
+    if EXEC_BUILTIN
+        .set(imp.getattr("exec_builtin")?.unbind())
+        .is_ok()
+    {
+        imp.setattr("exec_builtin", wrap_pyfunction!(exec_builtin, py)?)?;
+    }
+    // Creators of files, FIFOs, devices, shared memory, semaphores and socket pairs that raise no
+    // event, and `os.open`'s `dir_fd`: guarded where they are loaded now, and in every module the
+    // import system builds from here on.
+    creators::patch_loaded(py)?;
 
-    // SAFETY: GIL held; `audit::hook` has the signature CPython expects and lives forever.
-    if unsafe { python::PySys_AddAuditHook(audit::hook, std::ptr::null_mut()) } != 0 {
+    // The hook, and where its entry is, for the thread that watches it is not removed.
+    let (added, located) = watchdog::Watch::locate(audit::hook as *const std::ffi::c_void, || {
+        // SAFETY: GIL held; `audit::hook` has the signature CPython expects and lives forever.
+        unsafe { python::PySys_AddAuditHook(audit::hook, std::ptr::null_mut()) == 0 }
+    });
+    if !added {
         return Err(PyErr::fetch(py));
+    }
+    // Fail closed: a hook whose removal could not be seen is not installed as if it could.
+    let Some(located) = located else {
+        return Err(PyRuntimeError::new_err(
+            "cannot find the audit hook's entry in the interpreter's state (_PyRuntime) to watch it",
+        ));
+    };
+    located.keep();
+    if watch && !watchdog::start(policy_name.clone()) {
+        return Err(PyRuntimeError::new_err(
+            "cannot start the thread that watches the audit hook",
+        ));
     }
     // The warm pool's hidden modules come back only through an import the hook allowed
     // (`hidden.rs`); its finder holds nothing and is empty until a pooled jail's bootstrap hides.

@@ -247,14 +247,30 @@ pub struct Asker {
     pub names_sink: bool,
 }
 
-/// The asker of the current event: frames whose file is on `machinery` are skipped. `None` when no
-/// Python frame is running (events raised from C during start-up or finalisation).
+/// What asked when no frame outside the machinery can be named: the program. A callable run with no
+/// Python frame (`_thread.start_new_thread(list, (map(exec, …),))`, an `atexit` or finaliser
+/// callback that is a builtin, a C-level `map`/`list` chain), a walk that ends inside the
+/// machinery (`start_new_thread(importlib.import_module, …)`) or runs past [`MAX_DEPTH`] frames is
+/// judged as the program's: the hook fails closed.
+pub const NO_FRAME: &str = "<no Python frame>";
+
+fn program_asker() -> Asker {
+    Asker {
+        library: false,
+        filename: Rc::from(NO_FRAME),
+        importing: false,
+        names_sink: false,
+    }
+}
+
+/// The asker of the current event: frames whose file is on `machinery` are skipped. The program
+/// ([`NO_FRAME`]) when no frame outside the machinery is running.
 ///
 /// # Safety
 /// GIL held.
-pub unsafe fn asker(settings: &Settings, machinery: &[String]) -> Option<Asker> {
+pub unsafe fn asker(settings: &Settings, machinery: &[String]) -> Asker {
     // SAFETY: GIL held (this function's contract); no names to look for, so no names are read.
-    unsafe { asker_naming(settings, machinery, &[]) }.map(|(who, _)| who)
+    unsafe { asker_naming(settings, machinery, &[]) }.0
 }
 
 /// Who asked for a module body the import system runs: the first frame that executes an `import`
@@ -263,18 +279,19 @@ pub unsafe fn asker(settings: &Settings, machinery: &[String]) -> Option<Asker> 
 /// `exec_module`, `import_module`); with the name of the function through which it entered the
 /// import system (the outermost `machinery` frame skipped: `_find_and_load` for an import
 /// statement or a C import, `exec_module` or `_call_with_frames_removed` for a program calling
-/// importlib's internals; empty when none was skipped). `None` when no Python frame is running.
+/// importlib's internals; empty when none was skipped). The program ([`NO_FRAME`]) when no frame
+/// outside the machinery is running.
 ///
 /// # Safety
 /// GIL held.
-pub unsafe fn import_entry(settings: &Settings, machinery: &[String]) -> Option<(Asker, String)> {
+pub unsafe fn import_entry(settings: &Settings, machinery: &[String]) -> (Asker, String) {
     let mut entry = String::new();
     // SAFETY: as in `asker`: a borrowed frame we take a reference to; every frame and code
     // reference taken is released once.
     unsafe {
         let mut frame = ffi::PyEval_GetFrame();
         if frame.is_null() {
-            return None;
+            return (program_asker(), entry);
         }
         ffi::Py_INCREF(frame.cast());
         for _ in 0..MAX_DEPTH {
@@ -285,7 +302,7 @@ pub unsafe fn import_entry(settings: &Settings, machinery: &[String]) -> Option<
             if importing || !skipped {
                 ffi::Py_DECREF(code.cast());
                 ffi::Py_DECREF(frame.cast());
-                return Some((
+                return (
                     Asker {
                         library: info.library,
                         filename: info.filename,
@@ -293,7 +310,7 @@ pub unsafe fn import_entry(settings: &Settings, machinery: &[String]) -> Option<
                         names_sink: info.names_sink,
                     },
                     entry,
-                ));
+                );
             }
             let name = ffi::PyObject_GetAttrString(code.cast(), c"co_name".as_ptr());
             if name.is_null() {
@@ -306,12 +323,12 @@ pub unsafe fn import_entry(settings: &Settings, machinery: &[String]) -> Option<
             let back = PyFrame_GetBack(frame);
             ffi::Py_DECREF(frame.cast());
             if back.is_null() {
-                return None;
+                return (program_asker(), entry);
             }
             frame = back;
         }
         ffi::Py_DECREF(frame.cast());
-        None
+        (program_asker(), entry)
     }
 }
 
@@ -326,14 +343,14 @@ pub unsafe fn asker_naming(
     settings: &Settings,
     machinery: &[String],
     names: &[&str],
-) -> Option<(Asker, bool)> {
+) -> (Asker, bool) {
     // SAFETY: PyEval_GetFrame returns a borrowed frame of the running thread (or null), which we
     // own a reference to from here on; every frame, code and tuple reference taken is released
     // once.
     unsafe {
         let mut frame = ffi::PyEval_GetFrame();
         if frame.is_null() {
-            return None;
+            return (program_asker(), false);
         }
         ffi::Py_INCREF(frame.cast());
         for _ in 0..MAX_DEPTH {
@@ -380,18 +397,18 @@ pub unsafe fn asker_naming(
                     importing,
                     names_sink: info.names_sink,
                 };
-                return Some((who, named));
+                return (who, named);
             }
             ffi::Py_DECREF(code.cast());
             let back = PyFrame_GetBack(frame);
             ffi::Py_DECREF(frame.cast());
             if back.is_null() {
-                return None;
+                return (program_asker(), false);
             }
             frame = back;
         }
         ffi::Py_DECREF(frame.cast());
-        None
+        (program_asker(), false)
     }
 }
 

@@ -110,6 +110,29 @@ pub fn module_matches(patterns: &[String], module: &str, submodules: bool) -> bo
     })
 }
 
+/// Whether the denylist `patterns` denies `module`: the module itself, its submodules, and its
+/// private twins by rule — a module whose name, with the leading underscore of one of its
+/// components removed, is denied (`_sqlite3` when `sqlite3` is, `_socket` for `socket`,
+/// `pyarrow._fs` for `pyarrow.fs`, `pyarrow._flight.x` for `pyarrow.flight`). A C extension behind a
+/// denied module does what the module does, and no list has to name it.
+pub fn module_denied(patterns: &[String], module: &str) -> bool {
+    if module_matches(patterns, module, true) {
+        return true;
+    }
+    let parts: Vec<&str> = module.split('.').collect();
+    (0..parts.len()).any(|index| {
+        let Some(public) = parts[index].strip_prefix('_') else {
+            return false;
+        };
+        if public.is_empty() || public.starts_with('_') {
+            return false;
+        }
+        let mut twin: Vec<&str> = parts.clone();
+        twin[index] = public;
+        module_matches(patterns, &twin.join("."), true)
+    })
+}
+
 fn is_submodule(module: &str, package: &str) -> bool {
     module
         .strip_prefix(package)

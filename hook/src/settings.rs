@@ -108,6 +108,25 @@ impl Settings {
         })
     }
 
+    /// Adds, for every root and prefix, the real path the kernel names it by when that differs
+    /// (`/etc/localtime` → `/usr/share/zoneinfo/…`; a prefix below a link): paths are judged by
+    /// their real target. A root that does not exist is left as it is.
+    pub fn add_real_roots(&mut self) {
+        fn real(roots: &mut Vec<String>) {
+            let extra: Vec<String> = roots
+                .iter()
+                .filter_map(|root| std::fs::canonicalize(root).ok())
+                .map(|real| real.to_string_lossy().into_owned())
+                .filter(|real| !roots.contains(real))
+                .collect();
+            roots.extend(extra);
+        }
+        real(&mut self.policy.read_roots);
+        real(&mut self.policy.write_roots);
+        real(&mut self.policy.runtime_read_roots);
+        real(&mut self.interpreter.prefixes);
+    }
+
     /// Whether code from `filename` is library code: under the interpreter's import path, frozen,
     /// or the bootstrap. Everything else (the program, `<string>`, `<stdin>`) is the program's.
     pub fn is_trusted_file(&self, filename: &str) -> bool {

@@ -50,7 +50,20 @@ pub fn template_serve(fd: i32) -> PyResult<bool> {
         child,
     };
     match template::serve(channel, &hooks) {
-        Ok(Served::Child) => Ok(true),
+        Ok(Served::Child) => {
+            // The run's process watches its hook (the template, single-threaded, did not).
+            let policy = crate::audit::SETTINGS
+                .get()
+                .map(|settings| settings.policy.policy.clone());
+            if let Some(policy) = policy {
+                if !crate::watchdog::start(policy) {
+                    return Err(PyRuntimeError::new_err(
+                        "cannot start the thread that watches the audit hook",
+                    ));
+                }
+            }
+            Ok(true)
+        }
         Ok(Served::End) => Ok(false),
         Err(err) => Err(PyRuntimeError::new_err(format!(
             "the template failed: {err}"

@@ -3,12 +3,17 @@
 //! jail is tested by `tests/jail/hook.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
+#[path = "../src/paths.rs"]
+mod paths;
 #[path = "../src/rules.rs"]
 mod rules;
 #[path = "../src/settings.rs"]
 mod settings;
 
-use rules::{as_proc_self, link_target, module_matches, normalise, real_path, under, Denial, Rule};
+use rules::{
+    as_proc_self, link_target, module_denied, module_matches, normalise, real_path, under, Denial,
+    Rule,
+};
 use settings::{InterpreterFacts, Settings};
 
 fn settings() -> Settings {
@@ -131,6 +136,42 @@ fn module_patterns_follow_the_static_layers_semantics() {
     assert!(module_matches(&deny, "subprocess", true));
     assert!(module_matches(&deny, "subprocess.x", true));
     assert!(!module_matches(&deny, "subprocessx", true));
+}
+
+#[test]
+fn a_denied_modules_private_twins_are_denied_by_rule() {
+    let deny: Vec<String> = [
+        "sqlite3",
+        "socket",
+        "pyarrow.fs",
+        "pyarrow.flight",
+        "multiprocessing",
+    ]
+    .map(str::to_owned)
+    .into();
+    for twin in [
+        "_sqlite3",
+        "_socket",
+        "pyarrow._fs",
+        "pyarrow._flight",
+        "pyarrow._flight.x",
+        "_multiprocessing",
+        "sqlite3.dbapi2",
+        "_sqlite3.x",
+    ] {
+        assert!(module_denied(&deny, twin), "{twin}");
+    }
+    for other in [
+        "_json",
+        "pyarrow._compute",
+        "pyarrow",
+        "__socket",
+        "_",
+        "pyarrow.__fs",
+        "_pyarrow",
+    ] {
+        assert!(!module_denied(&deny, other), "{other}");
+    }
 }
 
 #[test]
@@ -289,4 +330,65 @@ fn a_library_file_is_the_module_its_path_below_the_import_path_names() {
     assert_eq!(module("/work/ftplib.py"), None);
     assert_eq!(module("/usr/lib/python3.11/json/tool.pyc"), None);
     assert_eq!(module("/usr/lib/python3.11/a.b.py"), None);
+}
+
+#[test]
+fn paths_are_judged_by_their_real_target_every_component_resolved() {
+    let dir = std::env::temp_dir().join(format!("warden-hook-real-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("usr/bin")).expect("mkdir");
+    std::fs::create_dir_all(dir.join("etc")).expect("mkdir");
+    std::fs::write(dir.join("etc/passwd"), "x").expect("file");
+    let root = std::fs::canonicalize(&dir)
+        .expect("real")
+        .display()
+        .to_string();
+    // `/usr/bin/X11 -> .`: `X11/../..` climbs from `bin`, not from `X11`.
+    std::os::unix::fs::symlink(".", dir.join("usr/bin/X11")).expect("symlink");
+    let written = format!("{root}/usr/bin/X11/../../etc/passwd");
+    assert_eq!(normalise(&written, "/"), format!("{root}/usr/etc/passwd"));
+    let no_roots: Vec<String> = Vec::new();
+    assert_eq!(
+        paths::resolved(&no_roots, &written),
+        format!("{root}/etc/passwd")
+    );
+    // A path with no `..` through a linked directory: the directory is kept, its target read.
+    std::os::unix::fs::symlink(format!("{root}/etc"), dir.join("usr/conf")).expect("symlink");
+    let plain = format!("{root}/usr/conf/passwd");
+    assert_eq!(
+        paths::resolved(&no_roots, &plain),
+        format!("{root}/etc/passwd")
+    );
+    assert_eq!(
+        paths::resolved(&no_roots, &plain),
+        format!("{root}/etc/passwd")
+    );
+    // The last component a link: followed.
+    std::os::unix::fs::symlink(format!("{root}/etc/passwd"), dir.join("usr/bin/pw"))
+        .expect("symlink");
+    assert_eq!(
+        paths::resolved(&no_roots, &format!("{root}/usr/bin/pw")),
+        format!("{root}/etc/passwd")
+    );
+    // Under a write root, resolved afresh each time (the program plants and swaps links there).
+    let roots = vec![format!("{root}/usr")];
+    std::os::unix::fs::symlink(format!("{root}/etc"), dir.join("usr/swap")).expect("symlink");
+    let swapped = format!("{root}/usr/swap/passwd");
+    assert_eq!(
+        paths::resolved(&roots, &swapped),
+        format!("{root}/etc/passwd")
+    );
+    std::fs::remove_file(dir.join("usr/swap")).expect("unlink");
+    std::os::unix::fs::symlink(format!("{root}/usr/bin"), dir.join("usr/swap")).expect("symlink");
+    assert_eq!(
+        paths::resolved(&roots, &swapped),
+        format!("{root}/usr/bin/passwd")
+    );
+    // Missing components after a `..`: normalised, never left with a `..` a root check could pass.
+    let missing = format!("{root}/usr/nothing/../../etc/passwd");
+    assert_eq!(
+        paths::resolved(&no_roots, &missing),
+        format!("{root}/etc/passwd")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

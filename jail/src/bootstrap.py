@@ -77,7 +77,9 @@ def _run():
                 # The file name in this code's frames: a one-shot run executes this file compiled
                 # ahead (/run/warden/bootstrap.pyc, plan.rs), whose `__file__` names the .pyc.
                 bootstrap = _run.__code__.co_filename
-                _warden_hook.install(settings, roots, prefixes, bootstrap)
+                # A template must stay single-threaded to fork: each run's process starts the
+                # thread that watches the hook after its fork (template_serve).
+                _warden_hook.install(settings, roots, prefixes, bootstrap, template is None)
             except BaseException as err:
                 fail("cannot install the runtime layer's audit hook", err)
         if template is not None:
