@@ -9,6 +9,7 @@ mod adapters;
 mod http;
 mod install;
 mod load;
+mod nodes;
 mod mcp;
 mod pool;
 mod review;
