@@ -1331,7 +1331,7 @@ mod tests {
             format!("{hex}-9.n1"),
             format!("{hex}-10.n1"),
             format!("{hex}-x.n1"),
-            format!("{hex}"),
+            hex.to_owned(),
             format!("{}-8.n1", &hex[2..]),
             format!("{hex}-8.N1"),
             format!("{hex}-8."),
