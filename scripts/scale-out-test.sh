@@ -307,6 +307,7 @@ forget_pid(victim)
 log(f"3. {victim} killed (SIGKILL) with runs in flight")
 # Its session answers 410 session_lost through the router.
 lost_after = None
+before_410 = collections.Counter()
 while lost_after is None:
     remaining()
     try:
@@ -318,6 +319,7 @@ while lost_after is None:
         check(victim in exc.message and "start a new session" in exc.message, exc.message)
     except errors.WardenError as exc:
         check(time.monotonic() - killed_at < FAILOVER_BOUND, f"{victim}'s session: {exc!r}")
+        before_410[f"{type(exc).__name__} {exc.status or ''}".strip()] += 1
         time.sleep(0.05)
 check(lost_after <= FAILOVER_BOUND, f"410 after {lost_after:.2f} s, over {FAILOVER_BOUND} s")
 # More runs while the router still learns the node is gone, then the in-flight ones.
@@ -328,7 +330,7 @@ for thread in in_flight:
 check(not failures, f"runs lost: {failures}")
 check(sorted(results) == list(range(12)), f"runs missing: {sorted(results)}")
 log(f"3. {victim}'s session: 410 session_lost through the router {lost_after:.2f} s after the kill "
-    f"(bound {FAILOVER_BOUND} s); runs: 12 of 12 succeeded, 0 lost "
+    f"(bound {FAILOVER_BOUND} s; before it: {dict(before_410) or 'nothing'}); runs: 12 of 12 succeeded, 0 lost "
     f"(6 in flight at the kill, client retries {client.retried})")
 fresh = []
 for _ in range(4):
@@ -393,6 +395,7 @@ for root, dirs, _ in os.walk("/sys/fs/cgroup"):
 check(not stray, f"run cgroups left behind: {stray}")
 log(f"5. nodes and router stopped; no process or run cgroup of theirs left ({len(seen_pids)} pids watched): ok")
 print(json.dumps({"failover_410_s": round(lost_after, 3), "failover_bound_s": FAILOVER_BOUND,
+                  "before_410": dict(before_410),
                   "runs": 12, "runs_lost": 0, "client_retries": client.retried,
                   "rejoin_s": round(rejoined_after, 3), "spread": dict(spread)}))
 PY
