@@ -747,9 +747,8 @@ impl Service {
         id: &str,
         touch: bool,
     ) -> Result<Arc<Handle>, ServiceError> {
-        self.sessions
-            .find(&caller.owner, id, touch)
-            .ok_or_else(|| match self.sessions.elsewhere(id) {
+        self.sessions.find(&caller.owner, id, touch).ok_or_else(|| {
+            match self.sessions.elsewhere(id) {
                 Some(sessions::Elsewhere::OtherNode(node)) => ServiceError::WrongNode(
                     node.clone(),
                     format!(
@@ -768,7 +767,8 @@ impl Service {
                     "no session {id:?} for this client (it never existed, belongs to another \
                      client, or has ended)"
                 )),
-            })
+            }
+        })
     }
 
     /// `GET /v1/sessions`: the caller's sessions.

@@ -1143,8 +1143,11 @@ pub fn node_of(id: &str) -> Option<&str> {
 fn epoch_of(id: &str) -> Option<u64> {
     let (head, _) = id.split_once('.')?;
     let (hex, epoch) = head.split_once('-')?;
-    let digits_ok = !epoch.is_empty() && epoch.len() <= 20 && epoch.bytes().all(|b| b.is_ascii_digit());
-    (is_hex_id(hex) && digits_ok).then(|| epoch.parse().ok()).flatten()
+    let digits_ok =
+        !epoch.is_empty() && epoch.len() <= 20 && epoch.bytes().all(|b| b.is_ascii_digit());
+    (is_hex_id(hex) && digits_ok)
+        .then(|| epoch.parse().ok())
+        .flatten()
 }
 
 fn is_hex_id(hex: &str) -> bool {

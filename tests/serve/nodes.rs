@@ -60,7 +60,7 @@ fn get(endpoint: &Endpoint, id: &str, token: &str) -> (u16, Value) {
 
 #[test]
 fn nodes_name_themselves_in_ids_and_answer_421_410_or_404_for_sessions_they_do_not_hold() {
-    require_root!();
+    warden_test_support::require_root!();
     let state = tempfile::Builder::new()
         .prefix("warden-node-state-")
         .tempdir()
@@ -94,7 +94,10 @@ fn nodes_name_themselves_in_ids_and_answer_421_410_or_404_for_sessions_they_do_n
         "{body}"
     );
     let (status, body) = execute(&on_b, &id, "x");
-    assert_eq!((status, &body["error"]["code"]), (421, &json!("wrong_node")));
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (421, &json!("wrong_node"))
+    );
     let deleted = request(
         &on_b,
         "DELETE",
@@ -141,7 +144,10 @@ fn nodes_name_themselves_in_ids_and_answer_421_410_or_404_for_sessions_they_do_n
         );
     }
     let (status, body) = execute(&on_a, &id, "x");
-    assert_eq!((status, &body["error"]["code"]), (410, &json!("session_lost")));
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (410, &json!("session_lost"))
+    );
     // b still points at a.
     assert_eq!(get(&on_b, &id, TOKEN).0, 421);
 
