@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.."
 
 need_packages=()
 for pkg in "$@"; do need_packages+=("$pkg"); done
-# Debian packages the build and the test suite use.
-for pkg in build-essential pkg-config python3 python3-venv passwd util-linux iproute2; do
+# Debian packages the build and the test suite use (haproxy: the router of scripts/scale-out-test.sh).
+for pkg in build-essential pkg-config python3 python3-venv passwd util-linux iproute2 haproxy; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_packages+=("$pkg")
 done
 if [ "${#need_packages[@]}" -gt 0 ]; then

@@ -15,6 +15,8 @@ cargo clippy --workspace --all-targets -- -D warnings
 # (and the binaries) for the debug profile the tests use, beside target/debug/warden.
 cargo build -p warden -p warden-corpus -p warden-hook
 cargo nextest run --workspace --all-targets --profile ci
+# Three nodes behind HAProxy on this machine: routing, failover, rejoin (docs/scale-out.md).
+./scripts/scale-out-test.sh
 ./scripts/vm-cgroup2/run.sh
 # The full attack and benign corpus through every layer; fails on any escape or benign regression.
 # JUnit report: target/corpus-junit.xml.

@@ -183,6 +183,7 @@ async fn healthz(State(service): State<Arc<Service>>) -> Response {
         "max_concurrent_runs": service.config.max_concurrent_runs,
         "sessions": service.sessions().count(),
         "max_sessions": service.config.sessions.max_sessions,
+        "node": super::sessions::node(),
     }))
     .into_response()
 }
@@ -312,10 +313,19 @@ fn error_response(err: &ServiceError) -> Response {
             StatusCode::TOO_MANY_REQUESTS
         }
         ServiceError::Rejected(_, _) => StatusCode::SERVICE_UNAVAILABLE,
+        ServiceError::WrongNode(..) => StatusCode::MISDIRECTED_REQUEST,
+        ServiceError::SessionLost(_) => StatusCode::GONE,
         ServiceError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         ServiceError::Conflict(..) => StatusCode::CONFLICT,
     };
-    let mut response = error_body(status, err.code(), &err.message());
+    let mut response = match err {
+        // The node that holds the session, for a client or router that sends it there.
+        ServiceError::WrongNode(node, message) => {
+            let body = json!({"error": {"code": err.code(), "node": node, "message": message}});
+            (status, axum::Json(body)).into_response()
+        }
+        _ => error_body(status, err.code(), &err.message()),
+    };
     // Counted by the service already.
     response.extensions_mut().remove::<Refused>();
     if let ServiceError::Rejected(_, seconds) | ServiceError::SessionLimit(_, seconds) = err {

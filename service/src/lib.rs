@@ -143,6 +143,11 @@ pub enum ServiceError {
     SessionLimit(String, u64),
     /// Not admitted (429 for a full queue, 503 otherwise), with a `Retry-After` in seconds.
     Rejected(Rejection, u64),
+    /// The session id names another node (421 `wrong_node`): the node, and a message.
+    WrongNode(String, String),
+    /// The session id is this node's from an earlier life of the server: its state is gone (410
+    /// `session_lost`).
+    SessionLost(String),
     /// The server could not run it (500).
     Internal(String),
     /// The request does not fit the state of what it names (409), e.g. a review that is not
@@ -160,6 +165,8 @@ impl ServiceError {
             ServiceError::TooLarge(_) => "too_large",
             ServiceError::SessionLimit(..) => "session_limit",
             ServiceError::Rejected(rejection, _) => rejection.as_str(),
+            ServiceError::WrongNode(..) => "wrong_node",
+            ServiceError::SessionLost(_) => "session_lost",
             ServiceError::Internal(_) => "internal",
             ServiceError::Conflict(code, _) => code,
         }
@@ -172,6 +179,8 @@ impl ServiceError {
             | ServiceError::NotFound(m)
             | ServiceError::TooLarge(m)
             | ServiceError::SessionLimit(m, _)
+            | ServiceError::WrongNode(_, m)
+            | ServiceError::SessionLost(m)
             | ServiceError::Internal(m)
             | ServiceError::Conflict(_, m) => m.clone(),
             ServiceError::Rejected(Rejection::QueueFull, _) => {
@@ -209,6 +218,8 @@ impl Service {
         let plans = plan_policies(&config)?;
         let executor = Executor::new(worker_binary, &config.state_dir)?;
         Executor::reap_stale(plans.values());
+        // With the state directory locked: this life's epoch, in the ids of its sessions.
+        let epoch = sessions::boot_epoch(&config.state_dir)?;
         let admission = Admission::new(
             config.max_concurrent_runs,
             config.queue_size,
@@ -218,6 +229,7 @@ impl Service {
         let metrics = Arc::new(Metrics::default());
         let sessions = Arc::new(Sessions::new(
             config.sessions,
+            epoch,
             Arc::clone(&metrics),
             Arc::clone(&audit),
         ));
@@ -723,7 +735,8 @@ impl Service {
     }
 
     /// The caller's session `id` for a request to it (its last activity now), or 404 (another
-    /// owner's session is not told apart from none).
+    /// owner's session is not told apart from none), 421 for an id of another node, 410 for an id
+    /// of this node from an earlier life of the server.
     fn session(&self, caller: &Caller, id: &str) -> Result<Arc<Handle>, ServiceError> {
         self.find_session(caller, id, true)
     }
@@ -735,10 +748,26 @@ impl Service {
         touch: bool,
     ) -> Result<Arc<Handle>, ServiceError> {
         self.sessions.find(&caller.owner, id, touch).ok_or_else(|| {
-            ServiceError::NotFound(format!(
-                "no session {id:?} for this client (it never existed, belongs to another client, \
-                 or has ended)"
-            ))
+            match self.sessions.elsewhere(id) {
+                Some(sessions::Elsewhere::OtherNode(node)) => ServiceError::WrongNode(
+                    node.clone(),
+                    format!(
+                        "session {id:?} is held by node {node:?}, not this one ({}): send its \
+                         requests to that node (a router in front of the nodes does it)",
+                        sessions::node().unwrap_or_default()
+                    ),
+                ),
+                Some(sessions::Elsewhere::EarlierLife) => ServiceError::SessionLost(format!(
+                    "session {id:?} was lost: the server on node {} restarted since it was \
+                     created, and its interpreter and variables are gone; start a new session \
+                     and run again the cells whose results you need",
+                    sessions::node().unwrap_or_default()
+                )),
+                None => ServiceError::NotFound(format!(
+                    "no session {id:?} for this client (it never existed, belongs to another \
+                     client, or has ended)"
+                )),
+            }
         })
     }
 

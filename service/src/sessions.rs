@@ -172,6 +172,8 @@ pub struct Sessions {
     closed: AtomicBool,
     metrics: Arc<Metrics>,
     audit: Arc<AuditLog>,
+    /// This server's boot epoch ([`boot_epoch`]), in the ids of its sessions when it has a node.
+    epoch: u64,
 }
 
 /// What a new session is made of.
@@ -187,14 +189,26 @@ pub struct NewSession<'a> {
 }
 
 impl Sessions {
-    pub fn new(limits: SessionLimits, metrics: Arc<Metrics>, audit: Arc<AuditLog>) -> Self {
+    pub fn new(
+        limits: SessionLimits,
+        epoch: u64,
+        metrics: Arc<Metrics>,
+        audit: Arc<AuditLog>,
+    ) -> Self {
         Self {
             limits,
             table: Mutex::new(Table::default()),
             closed: AtomicBool::new(false),
             metrics,
             audit,
+            epoch,
         }
+    }
+
+    /// Where the session `id`, which this server does not hold for the caller, is: see
+    /// [`Elsewhere`]; `None` means no such session (404).
+    pub fn elsewhere(&self, id: &str) -> Option<Elsewhere> {
+        elsewhere(id, node(), self.epoch)
     }
 
     /// Sessions alive or starting.
@@ -309,7 +323,7 @@ impl Sessions {
         let (end, end_rx) = watch::channel(None);
         let (done_tx, done) = watch::channel(None);
         let handle = Arc::new(Handle {
-            id: new_id(),
+            id: new_id(self.epoch),
             owner: new.owner.to_owned(),
             policy: new.policy_name.to_owned(),
             policy_sha256: new.registered.policy.sha256.clone(),
@@ -1101,16 +1115,18 @@ fn answer_cap(policy: &warden_policy::Policy) -> usize {
     usize::try_from(cap).unwrap_or(usize::MAX)
 }
 
-/// A session id: 128 random bits, hex (unguessable; a session is also bound to its owner), then
-/// `.` and this server's node when `WARDEN_NODE` names one, so that a router in front of several
-/// servers sends a session's requests to the node that holds it (docs/scale-out.md).
-fn new_id() -> String {
-    with_node(random_hex(), node())
+/// A session id: 128 random bits, hex (unguessable; a session is also bound to its owner). When
+/// `WARDEN_NODE` names this server's node, the id goes on with `-`, the server's boot epoch
+/// (decimal), `.` and the node, so that a router in front of several servers sends a session's
+/// requests to the node that holds it, and a node can tell its own sessions of an earlier life from
+/// ones that never existed (docs/scale-out.md).
+fn new_id(epoch: u64) -> String {
+    with_node(random_hex(), node().map(|node| (epoch, node)))
 }
 
-fn with_node(hex: String, node: Option<&str>) -> String {
+fn with_node(hex: String, node: Option<(u64, &str)>) -> String {
     match node {
-        Some(node) => format!("{hex}.{node}"),
+        Some((epoch, node)) => format!("{hex}-{epoch}.{node}"),
         None => hex,
     }
 }
@@ -1122,9 +1138,84 @@ pub fn node_of(id: &str) -> Option<&str> {
         .filter(|node| !node.is_empty())
 }
 
+/// The boot epoch a session id names: the decimal after the 32 hex digits and `-`, before the `.`
+/// (`None` for an id without one, such as the ids of servers before epochs).
+fn epoch_of(id: &str) -> Option<u64> {
+    let (head, _) = id.split_once('.')?;
+    let (hex, epoch) = head.split_once('-')?;
+    let digits_ok =
+        !epoch.is_empty() && epoch.len() <= 20 && epoch.bytes().all(|b| b.is_ascii_digit());
+    (is_hex_id(hex) && digits_ok)
+        .then(|| epoch.parse().ok())
+        .flatten()
+}
+
+fn is_hex_id(hex: &str) -> bool {
+    hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Where a session this server does not hold is, as far as its id tells (only a server with a
+/// node can tell; every other id is "no such session").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Elsewhere {
+    /// The id names another node (`421 wrong_node`).
+    OtherNode(String),
+    /// The id is this node's, from an earlier life of the server: the session is gone with that
+    /// life (`410 session_lost`).
+    EarlierLife,
+}
+
+/// Where the session `id` is when this server (`node`, `epoch`) does not hold it: another node's,
+/// this node's from an earlier life, or `None` (an id that never existed, another client's, or
+/// one of this life that has ended: 404, as a single server answers). Judged from the id alone, so
+/// it says nothing about the sessions of other clients.
+fn elsewhere(id: &str, node: Option<&str>, epoch: u64) -> Option<Elsewhere> {
+    let mine = node?;
+    let (head, named) = id.split_once('.')?;
+    let hex = head.split_once('-').map_or(head, |(hex, _)| hex);
+    if !is_hex_id(hex) || !is_node_name(named) {
+        return None;
+    }
+    if named != mine {
+        return Some(Elsewhere::OtherNode(named.to_owned()));
+    }
+    // An id of this node without an epoch comes from a server before epochs: an earlier life.
+    match epoch_of(id) {
+        Some(then) if then >= epoch => None,
+        Some(_) => Some(Elsewhere::EarlierLife),
+        None if head == hex => Some(Elsewhere::EarlierLife),
+        None => None,
+    }
+}
+
+/// This server's boot epoch: the time it started, in milliseconds since 1970, and always past the
+/// epoch the previous server on this state directory recorded (`<state_dir>/epoch`), so that a
+/// clock set back does not give a new life the epoch of an old one. Called with the state
+/// directory locked (`Executor::new`).
+pub fn boot_epoch(state_dir: &std::path::Path) -> anyhow::Result<u64> {
+    use anyhow::Context;
+    let path = state_dir.join("epoch");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let previous = match std::fs::read_to_string(&path) {
+        Ok(text) => text.trim().parse::<u64>().ok(),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+        Err(err) => {
+            return Err(err).with_context(|| format!("cannot read {}", path.display()));
+        }
+    };
+    let epoch = previous.map_or(now, |previous| now.max(previous.saturating_add(1)));
+    let temporary = state_dir.join("epoch.new");
+    std::fs::write(&temporary, format!("{epoch}\n"))
+        .and_then(|()| std::fs::rename(&temporary, &path))
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(epoch)
+}
+
 /// This server's node: `WARDEN_NODE` (in Kubernetes, the pod's `spec.nodeName` through the downward
 /// API) when it is a DNS name (lower-case letters, digits, `-` and `.`, at most 253), else none.
-fn node() -> Option<&'static str> {
+pub fn node() -> Option<&'static str> {
     static NODE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
     NODE.get_or_init(|| {
         std::env::var("WARDEN_NODE")
@@ -1184,22 +1275,28 @@ mod tests {
 
     #[test]
     fn ids_are_long_hex_and_differ() {
-        let a = new_id();
-        let b = new_id();
+        // The tests run without WARDEN_NODE: the id is the bare 128 bits, as before epochs.
+        let a = new_id(7);
+        let b = new_id(7);
         assert_eq!(a.len(), 32);
         assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
         assert_ne!(a, b);
     }
 
     #[test]
-    fn ids_name_the_node_when_there_is_one() {
+    fn ids_name_the_node_and_the_epoch_when_there_is_a_node() {
         let hex = "0123456789abcdef0123456789abcdef".to_owned();
-        let id = with_node(hex.clone(), Some("worker-3.zone-b"));
-        assert_eq!(id, format!("{hex}.worker-3.zone-b"));
+        let id = with_node(hex.clone(), Some((1_764_000_000_123, "worker-3.zone-b")));
+        assert_eq!(id, format!("{hex}-1764000000123.worker-3.zone-b"));
         assert_eq!(node_of(&id), Some("worker-3.zone-b"));
+        assert_eq!(epoch_of(&id), Some(1_764_000_000_123));
         assert_eq!(with_node(hex.clone(), None), hex);
         assert_eq!(node_of(&hex), None);
+        assert_eq!(epoch_of(&hex), None);
         assert_eq!(node_of(&format!("{hex}.")), None);
+        assert_eq!(epoch_of(&format!("{hex}-.n")), None);
+        assert_eq!(epoch_of(&format!("{hex}-12a.n")), None);
+        assert_eq!(epoch_of(&format!("{}-12.n", &hex[1..])), None);
         for good in ["n", "worker-3", "ip-10-0-0-7.ec2.internal"] {
             assert!(is_node_name(good), "{good}");
         }
@@ -1207,6 +1304,58 @@ mod tests {
         for bad in ["", "-a", "a-", "Node", "a/b", "a b", "a_b", &long] {
             assert!(!is_node_name(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn an_id_not_held_is_placed_by_its_node_and_epoch() {
+        let hex = "0123456789abcdef0123456789abcdef";
+        let here = Some("n1");
+        // Another node's, with or without an epoch.
+        assert_eq!(
+            elsewhere(&format!("{hex}-5.n2.zone"), here, 9),
+            Some(Elsewhere::OtherNode("n2.zone".to_owned()))
+        );
+        assert_eq!(
+            elsewhere(&format!("{hex}.n2"), here, 9),
+            Some(Elsewhere::OtherNode("n2".to_owned()))
+        );
+        // This node's, from an earlier life (or from a server before epochs).
+        assert_eq!(
+            elsewhere(&format!("{hex}-8.n1"), here, 9),
+            Some(Elsewhere::EarlierLife)
+        );
+        assert_eq!(
+            elsewhere(&format!("{hex}.n1"), here, 9),
+            Some(Elsewhere::EarlierLife)
+        );
+        // This life's or a later one's, malformed ids, and any id on a server without a node:
+        // no such session.
+        for id in [
+            format!("{hex}-9.n1"),
+            format!("{hex}-10.n1"),
+            format!("{hex}-x.n1"),
+            hex.to_owned(),
+            format!("{}-8.n1", &hex[2..]),
+            format!("{hex}-8.N1"),
+            format!("{hex}-8."),
+            "../etc".to_owned(),
+        ] {
+            assert_eq!(elsewhere(&id, here, 9), None, "{id}");
+        }
+        assert_eq!(elsewhere(&format!("{hex}-5.n2"), None, 9), None);
+    }
+
+    #[test]
+    fn the_boot_epoch_only_grows() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = boot_epoch(dir.path()).unwrap();
+        let second = boot_epoch(dir.path()).unwrap();
+        assert!(second > first, "{first} {second}");
+        // A clock set back: the next life still comes after the recorded one.
+        let ahead = second + 3_600_000;
+        std::fs::write(dir.path().join("epoch"), format!("{ahead}\n")).unwrap();
+        assert_eq!(boot_epoch(dir.path()).unwrap(), ahead + 1);
+        assert!(!dir.path().join("epoch.new").exists());
     }
 
     #[test]
@@ -1218,6 +1367,7 @@ mod tests {
                 idle_timeout: Duration::from_secs(1),
                 max_lifetime: Duration::from_secs(10),
             },
+            1,
             Arc::new(Metrics::default()),
             Arc::new(AuditLog::open(&super::super::config::AuditTarget::Off).unwrap()),
         );

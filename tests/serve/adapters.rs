@@ -106,6 +106,8 @@ fn the_python_client_speaks_the_whole_api_on_the_standard_library_alone() {
         Options {
             max_concurrent_runs: 1,
             queue_size: 1,
+            // A node, so that the client meets 410 session_lost and 421 wrong_node.
+            env: vec![("WARDEN_NODE".to_owned(), "client-test-node".to_owned())],
             ..options("max_sessions = 1\nidle_timeout_ms = 4000\n")
         },
         &[
@@ -113,6 +115,7 @@ fn the_python_client_speaks_the_whole_api_on_the_standard_library_alone() {
             "test_the_address_and_token_come_from_the_environment",
             "test_tcp_needs_its_token",
             "test_no_server_is_a_connection_error",
+            "test_a_connection_error_is_retried_until_the_server_is_there",
             "test_a_bad_address_is_refused_at_once",
             "test_a_run_with_inputs_and_files",
             "test_a_denied_run_is_a_record_with_findings_and_hints",
@@ -125,6 +128,8 @@ fn the_python_client_speaks_the_whole_api_on_the_standard_library_alone() {
             "test_state_files_streaming_and_end",
             "test_an_error_keeps_the_session",
             "test_another_clients_session_is_not_found",
+            "test_a_lost_session_raises_session_gone_with_the_servers_message",
+            "test_a_session_of_another_node_is_wrong_node",
             "test_retry_after_is_honoured_on_the_session_cap",
             "test_mapping",
             "test_output_is_bounded_keeping_head_and_tail_and_saying_what_was_cut",

@@ -10,6 +10,7 @@ mod http;
 mod install;
 mod load;
 mod mcp;
+mod nodes;
 mod pool;
 mod review;
 mod sessions;

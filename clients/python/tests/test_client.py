@@ -6,6 +6,8 @@ session."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import threading
 import time
 import unittest
@@ -48,8 +50,29 @@ class Listeners(unittest.TestCase):
                     os.environ[key] = value
 
     def test_no_server_is_a_connection_error(self):
+        client = warden_client.Client("unix:/nonexistent/warden.sock")
         with self.assertRaises(errors.WardenConnectionError):
-            warden_client.Client("unix:/nonexistent/warden.sock").health()
+            client.health()
+        self.assertEqual(client.retried, client.max_retries)
+
+    def test_a_connection_error_is_retried_until_the_server_is_there(self):
+        directory = tempfile.mkdtemp(prefix="warden-client-test-")
+        path = os.path.join(directory, "warden.sock")
+        # The socket appears 0.3 s after the first attempt; the client's retries find it.
+        timer = threading.Timer(0.3, os.symlink, (support.socket_path(), path))
+        try:
+            timer.start()
+            client = warden_client.Client("unix:" + path)
+            self.assertEqual(client.health()["status"], "ok")
+            self.assertGreaterEqual(client.retried, 1)
+            once = warden_client.Client("unix:" + path + ".absent", max_retries=0)
+            with self.assertRaises(errors.WardenConnectionError):
+                once.health()
+            self.assertEqual(once.retried, 0)
+        finally:
+            timer.cancel()
+            timer.join()
+            shutil.rmtree(directory)
 
     def test_a_bad_address_is_refused_at_once(self):
         with self.assertRaises(ValueError):
@@ -226,6 +249,40 @@ class Sessions(unittest.TestCase):
             with self.assertRaises(errors.NotFound):
                 other._json("POST", f"/v1/sessions/{session.id}/execute", {"code": "1"})
 
+    def test_a_lost_session_raises_session_gone_with_the_servers_message(self):
+        # The server runs as a node (WARDEN_NODE): its ids name the node and its boot epoch.
+        node = self.client.health()["node"]
+        self.assertEqual(node, "client-test-node")
+        with self.client.session() as session:
+            head, named = session.id.split(".", 1)
+            hex_part, epoch = head.split("-")
+            self.assertEqual(named, node)
+            # The same node's id from an earlier life of its server: what a restarted server
+            # answers for the sessions it lost (410 session_lost).
+            lost = warden_client.Session(self.client, {"id": f"{hex_part}-{int(epoch) - 1}.{node}"})
+            with self.assertRaises(errors.SessionGone) as caught:
+                lost.execute("x = 1")
+            gone = caught.exception
+            self.assertEqual((gone.status, gone.code, gone.state_lost), (410, "session_lost", True))
+            self.assertIn("restarted", gone.message)
+            self.assertIn("start a new session", gone.message)
+            self.assertIn(lost.id, gone.message)
+            self.assertTrue(lost.closed)
+            self.assertIsNone(lost.close())
+            self.assertEqual(session.execute("6 * 7").result_text, "42")
+        # A session that ended is gone too, but the server no longer knows it: 404, not lost.
+        with self.assertRaises(errors.SessionGone) as caught:
+            session.execute("1")
+        self.assertEqual((caught.exception.status, caught.exception.state_lost), (404, False))
+
+    def test_a_session_of_another_node_is_wrong_node(self):
+        other = warden_client.Session(self.client, {"id": "0" * 32 + "-1.elsewhere-7"})
+        with self.assertRaises(errors.WrongNode) as caught:
+            other.describe()
+        self.assertEqual((caught.exception.status, caught.exception.code), (421, "wrong_node"))
+        self.assertEqual(caught.exception.node, "elsewhere-7")
+        self.assertIn("elsewhere-7", caught.exception.message)
+
     def test_retry_after_is_honoured_on_the_session_cap(self):
         # The server holds one session at most, and ends it after 4 s without a request.
         holder = self.client.session()
@@ -374,6 +431,16 @@ class Errors(unittest.TestCase):
         self.assertIsInstance(errors.error_for(408, None, "m", None), errors.RequestTimeout)
         self.assertIsInstance(errors.error_for(500, "internal", "m", None), errors.ServerError)
         self.assertIsInstance(errors.error_for(405, "method_not_allowed", "m", None), errors.ServerError)
+        lost = errors.error_for(410, "session_lost", "session s was lost", None)
+        self.assertIsInstance(lost, errors.SessionGone)
+        self.assertIsInstance(lost, errors.NotFound)
+        self.assertEqual((lost.message, lost.state_lost), ("session s was lost", True))
+        # A router's 410 without warden's body is still a lost session.
+        self.assertTrue(errors.error_for(410, None, "Gone", None).state_lost)
+        self.assertNotIsInstance(errors.error_for(404, "not_found", "m", None), errors.SessionGone)
+        wrong = errors.error_for(421, "wrong_node", "m", None, "n2")
+        self.assertIsInstance(wrong, errors.WrongNode)
+        self.assertEqual(wrong.node, "n2")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,11 @@
         print(session.execute("x * 7").result_text)
 
 Every request goes on a fresh connection. Answers of 429 and 503 are retried after the server's
-`Retry-After`, a bounded number of times and for a bounded total wait; other errors raise the typed
+`Retry-After`, a bounded number of times and for a bounded total wait. A connection that cannot be
+made is retried the same way after a short pause; so is a connection that breaks after the request
+was sent, and a 502 or 504 from a router in front of several nodes, except for a session's cell
+(`POST /v1/sessions/{id}/execute`), which may have run and is never sent twice. Behind a router,
+a retried request goes to another live node (docs/scale-out.md). Other errors raise the typed
 exceptions of `warden_client.errors` at once.
 """
 
@@ -30,6 +34,18 @@ from .results import CellResult, RunResult
 Inputs = Union[Mapping[str, Union[bytes, str]], Iterable[Tuple[str, Union[bytes, str]]], None]
 
 DEFAULT_TIMEOUT = 120.0
+
+#: Pauses before the retries of a connection error (seconds), the last one repeated.
+CONNECTION_RETRY_DELAYS = (0.2, 0.5, 1.0)
+
+
+def _replayable(method: str, path: str) -> bool:
+    """Whether a request may be sent again when its answer was lost: everything but a session's
+    cell. A run is a fresh jail whose only effects are its record and files, which a lost answer
+    never delivered; checks, reads, uploads (a file replaced by the same bytes) and ends are
+    idempotent; a session started twice leaves one unused session that its idle timeout ends. A
+    cell may have changed the session's state (`x += 1`), so it is never replayed."""
+    return not (method == "POST" and path.startswith("/v1/sessions/") and path.endswith("/execute"))
 
 
 def default_socket() -> str:
@@ -90,7 +106,8 @@ class Client:
             when TLS is in front). Default: `$WARDEN_URL`, else the server's default socket.
         token: the bearer token (required over TCP; optional on the socket). Default: `$WARDEN_TOKEN`.
         timeout: seconds to wait for one answer (a run's answer comes when the run is over).
-        max_retries: how many times a 429 or 503 answer is retried after its `Retry-After`.
+        max_retries: how many times a 429 or 503 answer is retried after its `Retry-After`, and a
+            connection error (or a router's 502 or 504) after a short pause.
         max_retry_wait: the most seconds spent waiting on `Retry-After` for one request; an answer
             asking for longer raises at once.
     """
@@ -109,7 +126,8 @@ class Client:
         self.timeout = timeout
         self.max_retries = max_retries
         self.max_retry_wait = max_retry_wait
-        #: How many times this client has retried a 429 or 503 answer (all requests together).
+        #: How many times this client has retried a request (429, 503, a connection error, a
+        #: router's 502 or 504; all requests together).
         self.retried = 0
         if url.startswith("unix:"):
             path = url[len("unix:"):]
@@ -162,13 +180,18 @@ class Client:
         extra_headers: Optional[Dict[str, str]],
         timeout: Optional[float],
     ) -> Tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
-        """Sends one request and returns the open response, retrying 429 and 503 as configured."""
+        """Sends one request and returns the open response, retrying as configured (see the
+        module's documentation)."""
         waited = 0.0
         attempt = 0
         limit = self.timeout if timeout is None else timeout
+        replayable = _replayable(method, path)
         while True:
             conn = self._connection(limit)
+            sent = False
             try:
+                conn.connect()
+                sent = True
                 conn.request(method, path, body=body, headers=self._headers(content_type, extra_headers))
                 response = conn.getresponse()
             except socket.timeout as exc:
@@ -178,9 +201,19 @@ class Client:
                 ) from exc
             except (OSError, http.client.HTTPException) as exc:
                 conn.close()
-                raise errors.WardenConnectionError(
+                error: errors.WardenError = errors.WardenConnectionError(
                     f"cannot reach warden at {self.url}: {exc}"
-                ) from exc
+                    if not sent
+                    else f"the connection to warden at {self.url} broke off ({method} {path}): {exc}"
+                )
+                if (not sent or replayable) and self._may_retry(attempt, waited, None):
+                    delay = self._connection_delay(attempt)
+                    time.sleep(delay)
+                    waited += delay
+                    attempt += 1
+                    self.retried += 1
+                    continue
+                raise error from exc
             if response.status < 400:
                 return conn, response
             try:
@@ -190,30 +223,39 @@ class Client:
             finally:
                 conn.close()
             error = self._error(response.status, response.headers, data)
-            if (
-                isinstance(error, errors.Overloaded)
-                and attempt < self.max_retries
-                and waited + (error.retry_after or 1.0) <= self.max_retry_wait
-            ):
+            if isinstance(error, errors.Overloaded) and self._may_retry(attempt, waited, error.retry_after or 1.0):
                 delay = error.retry_after if error.retry_after is not None else 1.0
-                time.sleep(delay)
-                waited += delay
-                attempt += 1
-                self.retried += 1
-                continue
-            raise error
+            elif response.status in (502, 504) and replayable and self._may_retry(attempt, waited, None):
+                # A router whose node failed under the request: another node takes the retry.
+                delay = self._connection_delay(attempt)
+            else:
+                raise error
+            time.sleep(delay)
+            waited += delay
+            attempt += 1
+            self.retried += 1
+
+    def _may_retry(self, attempt: int, waited: float, delay: Optional[float]) -> bool:
+        delay = self._connection_delay(attempt) if delay is None else delay
+        return attempt < self.max_retries and waited + delay <= self.max_retry_wait
+
+    @staticmethod
+    def _connection_delay(attempt: int) -> float:
+        return CONNECTION_RETRY_DELAYS[min(attempt, len(CONNECTION_RETRY_DELAYS) - 1)]
 
     @staticmethod
     def _error(status: int, headers: http.client.HTTPMessage, data: bytes) -> errors.WardenError:
         code = None
+        node = None
         message = data.decode("utf-8", "replace").strip() or http.client.responses.get(status, "error")
         try:
             body = json.loads(data)
             code = body["error"]["code"]
             message = body["error"]["message"]
-        except (ValueError, KeyError, TypeError):
+            node = body["error"].get("node")
+        except (ValueError, KeyError, TypeError, AttributeError):
             pass
-        return errors.error_for(status, code, message, _retry_after(headers))
+        return errors.error_for(status, code, message, _retry_after(headers), node)
 
     def _call(
         self,
@@ -384,6 +426,8 @@ class Session:
             return call()
         except errors.NotFound as exc:
             if isinstance(exc, errors.SessionGone):
+                # 410 session_lost, with the server's (or the router's) message.
+                self.closed = True
                 raise
             # The server says `no session "<id>" for this client (...)`; a missing file says otherwise.
             if exc.message.startswith("no session") or self.closed:

@@ -8,7 +8,7 @@ output. What raises is a request the server would not serve, mapped from the API
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 
 class WardenError(Exception):
@@ -66,7 +66,29 @@ class NotFound(WardenError):
 
 
 class SessionGone(NotFound):
-    """404 on a session that this client created: it ended (idle, lifetime, a lost interpreter)."""
+    """The session this client created cannot be used any more; start a new one.
+
+    410 `session_lost`: its state was lost without anyone ending it — the server on its node
+    restarted since it was created, or (answered by the router in front of several nodes) its
+    node is down. 404 on a session this client created: it ended (closed, idle, lifetime, a lost
+    interpreter) and the server no longer knows it. The message is the server's."""
+
+    def __init__(self, message: str, *, state_lost: bool = False, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        #: True when the server said the session's interpreter and variables were lost (410
+        #: `session_lost`); False when the session ended and the server no longer knows it (404).
+        #: Either way its variables are gone: a new session starts empty.
+        self.state_lost = state_lost
+
+
+class WrongNode(WardenError):
+    """421 `wrong_node`: the session is held by another node (`node`); the request reached a node
+    directly instead of through the router that sends it to its node."""
+
+    def __init__(self, message: str, *, node: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        #: The node that holds the session, as the server named it.
+        self.node = node
 
 
 class RequestTimeout(WardenError):
@@ -111,6 +133,8 @@ _BY_CODE = {
     "unauthorized": Unauthorized,
     "forbidden": Forbidden,
     "not_found": NotFound,
+    "session_lost": SessionGone,
+    "wrong_node": WrongNode,
     "too_large": TooLarge,
     "bad_request": BadRequest,
 }
@@ -121,17 +145,30 @@ _BY_STATUS = {
     403: Forbidden,
     404: NotFound,
     408: RequestTimeout,
+    410: SessionGone,
     413: TooLarge,
+    421: WrongNode,
     429: Overloaded,
     503: Unavailable,
 }
 
 
 def error_for(
-    status: int, code: Optional[str], message: str, retry_after: Optional[float]
+    status: int,
+    code: Optional[str],
+    message: str,
+    retry_after: Optional[float],
+    node: Optional[str] = None,
 ) -> WardenError:
-    """The exception for an HTTP error answer: by the API's code first, else by the status."""
+    """The exception for an HTTP error answer: by the API's code first, else by the status.
+    `node` is what a `wrong_node` answer names."""
     cls = _BY_CODE.get(code or "")
     if cls is None or (status == 404 and cls is not NotFound):
         cls = _BY_STATUS.get(status, ServerError)
+    if cls is SessionGone:
+        return SessionGone(
+            message, status=status, code=code, retry_after=retry_after, state_lost=status == 410
+        )
+    if cls is WrongNode:
+        return WrongNode(message, status=status, code=code, retry_after=retry_after, node=node)
     return cls(message, status=status, code=code, retry_after=retry_after)

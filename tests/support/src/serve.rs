@@ -78,6 +78,8 @@ pub struct Options {
     /// default is a pool, which the tests of the pool turn on (tests/serve/pool.rs); elsewhere it
     /// would only add idle jails to every test server.
     pub pool: Option<String>,
+    /// Environment variables for the server (`WARDEN_NODE`…).
+    pub env: Vec<(String, String)>,
 }
 
 impl Default for Options {
@@ -101,6 +103,7 @@ impl Default for Options {
             sessions: None,
             extra_config: None,
             pool: None,
+            env: Vec::new(),
         }
     }
 }
@@ -279,6 +282,7 @@ policies = ["review", "strict"]
                 .env("HOME", "/tmp")
                 .env_remove("XDG_RUNTIME_DIR");
         }
+        command.envs(options.env.iter().map(|(k, v)| (k, v)));
         let mut child = command
             .args(["serve", "--config"])
             .arg(&config_path)
