@@ -9,6 +9,7 @@ mod containment;
 mod copyback;
 mod hardening;
 mod hook;
+mod kernel_mirror;
 mod limits;
 mod redcode;
 mod session;
