@@ -521,6 +521,25 @@ fn landlock_rules(
         if dir == Path::new("/usr") && !config.intents.processes {
             // Issue 24: of the system tree, only what the interpreter and its libraries read.
             rules.extend(system_rules(interpreter));
+            // What /usr swallowed of the read-only binds (`minimal_roots`) keeps its own grant.
+            for prefix in interpreter
+                .prefixes
+                .iter()
+                .filter(|p| p.starts_with(dir) && *p != dir)
+            {
+                rules.push(rule(
+                    prefix,
+                    Grant::ReadExec,
+                    "the interpreter's installation",
+                ));
+            }
+            for bind in config.read_only_binds.iter().filter(|b| b.starts_with(dir)) {
+                rules.push(rule(
+                    bind,
+                    Grant::Read,
+                    "configured in the rules file (jail.read_only_binds)",
+                ));
+            }
             continue;
         }
         let exec = dir == Path::new("/usr") || interpreter.prefixes.contains(dir);
@@ -655,13 +674,19 @@ pub fn system_rules(interpreter: &Interpreter) -> Vec<Rule> {
             "/usr/lib/python3",
             "a system interpreter's distribution packages (Debian's dist-packages)",
         ),
-        ("/usr/lib/locale", "the C.UTF-8 locale glibc loads at start-up"),
+        (
+            "/usr/lib/locale",
+            "the C.UTF-8 locale glibc loads at start-up",
+        ),
         ("/usr/lib/ssl", "OpenSSL's configuration (hashlib)"),
         (
             "/usr/share/zoneinfo",
             "zoneinfo, pandas and pyarrow time zones",
         ),
-        ("/usr/share/fonts", "fontconfig's fonts (jail's /etc/fonts/fonts.conf)"),
+        (
+            "/usr/share/fonts",
+            "fontconfig's fonts (jail's /etc/fonts/fonts.conf)",
+        ),
         (
             "/usr/local/share/fonts",
             "fontconfig's fonts (jail's /etc/fonts/fonts.conf)",
@@ -1107,7 +1132,8 @@ mod tests {
     }
 
     #[test]
-    fn of_the_system_tree_only_what_the_interpreter_needs_is_granted_unless_processes_are_allowed() {
+    fn of_the_system_tree_only_what_the_interpreter_needs_is_granted_unless_processes_are_allowed()
+    {
         let plan = Plan::build(&Config::default(), &host(Mode::Root), python()).unwrap();
         let granted = |plan: &Plan, path: &str| {
             plan.landlock
@@ -1120,17 +1146,23 @@ mod tests {
         for path in ["/usr", "/usr/bin", "/usr/share", "/usr/lib", "/usr/local"] {
             assert_eq!(granted(&plan, path), None, "{path}");
         }
-        for rule in &plan.landlock.rules {
+        for rule in plan
+            .landlock
+            .rules
+            .iter()
+            .filter(|r| r.grant != Grant::ListDir)
+        {
             assert!(
-                rule.path != Path::new("/usr") && !Path::new("/usr/bin").starts_with(&rule.path),
+                !Path::new("/usr/bin/ls").starts_with(&rule.path),
+                "{rule:?}"
+            );
+            assert!(
+                !Path::new("/usr/share/doc").starts_with(&rule.path),
                 "{rule:?}"
             );
         }
         // … but the interpreter, its libraries and its standard library are.
-        assert_eq!(
-            granted(&plan, "/usr/bin/python3.11"),
-            Some(Grant::ReadExec)
-        );
+        assert_eq!(granted(&plan, "/usr/bin/python3.11"), Some(Grant::ReadExec));
         let multiarch = format!("/usr/lib/{}-linux-gnu", std::env::consts::ARCH);
         assert_eq!(granted(&plan, &multiarch), Some(Grant::ReadExec));
         assert_eq!(granted(&plan, "/usr/lib/python3.11"), Some(Grant::Read));
@@ -1144,6 +1176,20 @@ mod tests {
         let plan = Plan::build(&config, &host(Mode::Root), python()).unwrap();
         assert_eq!(granted(&plan, "/usr"), Some(Grant::ReadExec));
         assert_eq!(granted(&plan, "/usr/lib/python3.11"), None);
+        // A venv and a bind under /usr keep their grants.
+        let mut config = Config::default();
+        config
+            .read_only_binds
+            .push(PathBuf::from("/usr/share/dict"));
+        let in_usr = Interpreter {
+            configured: PathBuf::from("/usr/local/venv/bin/python3"),
+            real: PathBuf::from("/usr/bin/python3.11"),
+            prefixes: vec![PathBuf::from("/usr/local/venv"), PathBuf::from("/usr")],
+        };
+        let plan = Plan::build(&config, &host(Mode::Root), in_usr).unwrap();
+        assert_eq!(granted(&plan, "/usr/local/venv"), Some(Grant::ReadExec));
+        assert_eq!(granted(&plan, "/usr/share/dict"), Some(Grant::Read));
+        assert_eq!(granted(&plan, "/usr"), None);
         // An interpreter whose name carries no version gets /usr/lib whole.
         let unversioned = Interpreter {
             real: PathBuf::from("/usr/bin/python"),

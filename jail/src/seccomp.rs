@@ -621,7 +621,11 @@ impl SeccompPlan {
         );
         denied_arguments.push("socket with a family other than AF_UNIX".into());
         denied_arguments.push("socketpair with a family other than AF_UNIX".into());
-        denied_arguments.extend(DEVICE_NODE_TYPES.iter().map(|(name, _)| format!("mknodat of a {name}")));
+        denied_arguments.extend(
+            DEVICE_NODE_TYPES
+                .iter()
+                .map(|(name, _)| format!("mknodat of a {name}")),
+        );
         SeccompPlan {
             allowed: ALLOWED
                 .iter()
@@ -1147,7 +1151,10 @@ mod tests {
         let prog = refusal_filter_of(arch, &calls);
         for nr in [libc::SYS_socket, libc::SYS_socketpair] {
             for family in [libc::AF_UNIX, libc::AF_INET, libc::AF_NETLINK] {
-                assert_eq!(run_with_arg(&prog, arch, nr as u32, family as u32), RET_EPERM);
+                assert_eq!(
+                    run_with_arg(&prog, arch, nr as u32, family as u32),
+                    RET_EPERM
+                );
             }
         }
         for nr in [libc::SYS_read, libc::SYS_clone, libc::SYS_pipe2] {
