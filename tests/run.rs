@@ -767,9 +767,11 @@ fn refused_output_files_are_listed_with_their_reason() {
     let rules = rules_with(
         dir.path(),
         "caps.toml",
-        "[limits]\noutput_files = 3\noutput_mib = 1\n",
+        "[processes]\nallow = true\n[limits]\noutput_files = 3\noutput_mib = 1\n",
     );
-    let source = "import os\nos.symlink('/etc/passwd', 'link')\nos.mkfifo('pipe')\nopen('big.bin', 'wb').truncate(2 * 1024 * 1024)\nfor i in range(5):\n    open(f'f{i}.txt', 'w').write('x')\n";
+    // The kernel refuses FIFOs and device nodes whatever the policy (issue 24); a socket bound to a
+    // path is the file that is not regular (local sockets need a policy that allows processes).
+    let source = "import os, socket\nos.symlink('/etc/passwd', 'link')\nsocket.socket(socket.AF_UNIX).bind('pipe')\nopen('big.bin', 'wb').truncate(2 * 1024 * 1024)\nfor i in range(5):\n    open(f'f{i}.txt', 'w').write('x')\n";
     // The copy-back is judged on its own: with the runtime layer on, `os.symlink` to a host path
     // is refused before a link exists (FILE701).
     let run = run_program(

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use warden_jail::{Bootstrap, Config, Layer, Limits, MemoryEnforcement};
+use warden_jail::{Bootstrap, Config, Intents, Layer, Limits, MemoryEnforcement};
 use warden_policy::settings::{
     InterpreterSource, Layer as PolicyLayer, MemoryEnforcement as PolicyMemory, PolicyLimits,
 };
@@ -72,6 +72,12 @@ pub fn with_limits(policy: &Policy, l: &PolicyLimits) -> anyhow::Result<Config> 
             PolicyMemory::BestEffort => MemoryEnforcement::BestEffort,
         },
         bootstrap: Bootstrap::default(),
+        // The same rules file's processes and network: the kernel mirrors what they refuse
+        // (`warden_jail::Intents`), so it still holds when the runtime layer is gone.
+        intents: Intents {
+            processes: policy.processes,
+            network: policy.network,
+        },
     })
 }
 
@@ -103,6 +109,11 @@ mod tests {
         assert_eq!(config.limits.work_bytes, policy.limits.output_bytes);
         assert!(config.read_roots.contains(&PathBuf::from("/work")));
         assert!(config.required_layers.contains(&Layer::Landlock));
+        assert_eq!(config.intents, Intents::default());
+        let text = "[policy]\nname = \"x\"\n[processes]\nallow = true\n";
+        let processes = from_policy(&Policy::from_toml(text, None).unwrap()).unwrap();
+        assert!(processes.intents.processes && !processes.intents.network);
+        assert!(processes.intents.local_sockets());
     }
 
     #[test]

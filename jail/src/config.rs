@@ -193,6 +193,33 @@ pub struct Config {
     /// What warden's bootstrap installs before the program runs (runtime layer, exec ban).
     #[serde(default)]
     pub bootstrap: Bootstrap,
+    /// The rules file's intents the kernel mirrors beyond the file roots (issue 24).
+    #[serde(default)]
+    pub intents: Intents,
+}
+
+/// What the rules file allows beyond its file roots, as far as the kernel can hold it on its own
+/// (issue 24: the kernel mirrors the policy). Both `false` by default: a jail that is not told
+/// otherwise refuses what they would allow.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Intents {
+    /// `[processes] allow`: the program may start processes, which may run any tool under `/usr`
+    /// (so the whole of `/usr` stays readable and executable) and talk over local sockets.
+    pub processes: bool,
+    /// `[network] allow`: the program may open sockets (the jail's network namespace still has
+    /// no interface but `lo`).
+    pub network: bool,
+}
+
+impl Intents {
+    /// Whether the program may create `AF_UNIX` sockets and socket pairs: only when it may start
+    /// processes (multiprocessing's pipes and listeners) or use the network. Nothing warden runs in
+    /// the program's process needs them once the program's confinement is in force: the session
+    /// driver reads its standard input, a pooled run's fork requests reach the template (which is
+    /// not confined) over a socket of the template's own.
+    pub fn local_sockets(self) -> bool {
+        self.processes || self.network
+    }
 }
 
 impl Default for Config {
@@ -214,6 +241,7 @@ impl Default for Config {
             cgroup_parent: None,
             memory_enforcement: MemoryEnforcement::Strict,
             bootstrap: Bootstrap::default(),
+            intents: Intents::default(),
         }
     }
 }

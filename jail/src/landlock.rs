@@ -32,7 +32,8 @@ pub enum Grant {
     Read,
     /// Read, and execute binaries (the interpreter's installation).
     ReadExec,
-    /// Read, create, write, truncate, rename and remove; never execute.
+    /// Read, create, write, truncate, rename and remove; never execute, never a FIFO or a device
+    /// node (seccomp refuses them too, `seccomp::DEVICE_NODE_TYPES`).
     ReadWrite,
     /// Read a single file.
     ReadFile,
@@ -56,7 +57,6 @@ impl Grant {
                     | AccessFs::MakeDir
                     | AccessFs::MakeReg
                     | AccessFs::MakeSock
-                    | AccessFs::MakeFifo
                     | AccessFs::MakeSym
                     | AccessFs::Refer
             }
@@ -162,6 +162,7 @@ mod tests {
         assert!(!Grant::ReadWrite.access().contains(AccessFs::Execute));
         assert!(!Grant::ReadWrite.access().contains(AccessFs::MakeChar));
         assert!(!Grant::ReadWrite.access().contains(AccessFs::MakeBlock));
+        assert!(!Grant::ReadWrite.access().contains(AccessFs::MakeFifo));
         assert!(Grant::ReadExec.access().contains(AccessFs::Execute));
         assert!(!Grant::Read.access().contains(AccessFs::WriteFile));
     }

@@ -58,8 +58,8 @@ use nix::sys::signalfd::{SfdFlags, SignalFd};
 pub use budgets::{KernelHost, KernelPlan, Memory, INOTIFY_INSTANCES, INOTIFY_WATCHES, SIGNALS};
 pub use cgroup::{CgroupHost, Version as CgroupVersion};
 pub use config::{
-    Bootstrap, Config, Input, Layer, Limits, MemoryEnforcement, BOOTSTRAP_PATH, HOOK_SETTINGS_PATH,
-    NATIVE_MODULE_PATH, PROGRAM_PATH, WORKDIR,
+    Bootstrap, Config, Input, Intents, Layer, Limits, MemoryEnforcement, BOOTSTRAP_PATH,
+    HOOK_SETTINGS_PATH, NATIVE_MODULE_PATH, PROGRAM_PATH, WORKDIR,
 };
 pub use error::{JailError, SysError};
 pub use interpreter::{resolve as resolve_interpreter, Interpreter};

@@ -24,7 +24,7 @@ use crate::interpreter::{self, Interpreter};
 use crate::landlock::{Grant, LandlockPlan, Rule};
 use crate::mounts::{self, HostLayout, Mount, MountSettings, DEVICES};
 use crate::rlimits::{self, Rlimit};
-use crate::seccomp::SeccompPlan;
+use crate::seccomp::{Mirrored, MirroredRefusal, SeccompPlan};
 use crate::sys;
 use crate::userns::{IdMaps, Mode, PROGRAM_ID};
 
@@ -377,6 +377,7 @@ impl Plan {
         )?;
         let seccomp = host.seccomp.then(|| SeccompPlan {
             refused,
+            mirrored: mirrored_refusals(config),
             ..SeccompPlan::default_profile()
         });
         Ok(Plan {
@@ -517,6 +518,30 @@ fn landlock_rules(
         "listing the jail's own minimal tree (os.walk, glob)",
     )];
     for (dir, why) in read_only {
+        if dir == Path::new("/usr") && !config.intents.processes {
+            // Issue 24: of the system tree, only what the interpreter and its libraries read.
+            rules.extend(system_rules(interpreter));
+            // What /usr swallowed of the read-only binds (`minimal_roots`) keeps its own grant.
+            for prefix in interpreter
+                .prefixes
+                .iter()
+                .filter(|p| p.starts_with(dir) && *p != dir)
+            {
+                rules.push(rule(
+                    prefix,
+                    Grant::ReadExec,
+                    "the interpreter's installation",
+                ));
+            }
+            for bind in config.read_only_binds.iter().filter(|b| b.starts_with(dir)) {
+                rules.push(rule(
+                    bind,
+                    Grant::Read,
+                    "configured in the rules file (jail.read_only_binds)",
+                ));
+            }
+            continue;
+        }
         let exec = dir == Path::new("/usr") || interpreter.prefixes.contains(dir);
         rules.push(rule(
             dir,
@@ -588,6 +613,112 @@ fn landlock_rules(
         ));
     }
     rules
+}
+
+/// What the interpreter and the libraries of a runtime read of the system tree (`/usr`), when the
+/// rules file allows no processes (issue 24: the kernel mirrors the policy's read roots). A policy
+/// that allows processes keeps the whole of `/usr` readable and executable: the tools it may run
+/// read what they like there. Paths the host does not have are skipped when the ruleset is built.
+///
+/// Landlock judges opening a file or listing a directory; `stat`, `access` and path lookups are not
+/// refused, so a library probing for an optional file (nltk's data dirs, a locale) still finds out
+/// that it is missing, and only a library that opens something else under `/usr` is refused.
+pub fn system_rules(interpreter: &Interpreter) -> Vec<Rule> {
+    let rule = |path: PathBuf, grant: Grant, why: &str| Rule {
+        path,
+        grant,
+        why: why.into(),
+    };
+    let mut rules = Vec::new();
+    if interpreter.real.starts_with("/usr") {
+        rules.push(rule(
+            interpreter.real.clone(),
+            Grant::ReadExec,
+            "the interpreter's binary, which the jail executes",
+        ));
+    }
+    let multiarch = format!("/usr/lib/{}-linux-gnu", std::env::consts::ARCH);
+    for dir in [multiarch.as_str(), "/usr/lib64"] {
+        rules.push(rule(
+            PathBuf::from(dir),
+            Grant::ReadExec,
+            "the dynamic loader (executed with the interpreter) and the shared libraries: libc, libm, \
+             libz, libffi, libexpat, OpenSSL, gconv",
+        ));
+    }
+    // The interpreter's own directories under /usr: `pythonX.Y` from the binary's name (a binary
+    // without a version in its name gets the whole of /usr/lib: there is no telling which).
+    let version = [&interpreter.real, &interpreter.configured]
+        .iter()
+        .filter_map(|path| path.file_name()?.to_str())
+        .find(|name| is_versioned_python(name))
+        .map(str::to_owned);
+    match version {
+        Some(version) => {
+            for dir in ["/usr/lib", "/usr/lib64", "/usr/local/lib"] {
+                rules.push(rule(
+                    Path::new(dir).join(&version),
+                    Grant::Read,
+                    "the standard library, lib-dynload and the interpreter's own site directories",
+                ));
+            }
+        }
+        None => rules.push(rule(
+            PathBuf::from("/usr/lib"),
+            Grant::Read,
+            "the standard library (the interpreter's binary names no version)",
+        )),
+    }
+    for (dir, why) in [
+        (
+            "/usr/lib/python3",
+            "a system interpreter's distribution packages (Debian's dist-packages)",
+        ),
+        (
+            "/usr/lib/locale",
+            "the C.UTF-8 locale glibc loads at start-up",
+        ),
+        ("/usr/lib/ssl", "OpenSSL's configuration (hashlib)"),
+        (
+            "/usr/share/zoneinfo",
+            "zoneinfo, pandas and pyarrow time zones",
+        ),
+        (
+            "/usr/share/fonts",
+            "fontconfig's fonts (jail's /etc/fonts/fonts.conf)",
+        ),
+        (
+            "/usr/local/share/fonts",
+            "fontconfig's fonts (jail's /etc/fonts/fonts.conf)",
+        ),
+    ] {
+        rules.push(rule(PathBuf::from(dir), Grant::Read, why));
+    }
+    rules
+}
+
+/// `python3.11`, `python3.12`: a binary name with the interpreter's version.
+fn is_versioned_python(name: &str) -> bool {
+    name.strip_prefix("python").is_some_and(|rest| {
+        rest.split_once('.').is_some_and(|(major, minor)| {
+            !major.is_empty()
+                && !minor.is_empty()
+                && major.bytes().all(|b| b.is_ascii_digit())
+                && minor.bytes().all(|b| b.is_ascii_digit())
+        })
+    })
+}
+
+/// The seccomp refusals that mirror the rules file (issue 24).
+fn mirrored_refusals(config: &Config) -> Vec<MirroredRefusal> {
+    let mut mirrored = Vec::new();
+    if !config.intents.local_sockets() {
+        mirrored.push(MirroredRefusal {
+            refusal: Mirrored::LocalSockets,
+            why: "[processes] and [network] allow neither: no socket, AF_UNIX included",
+        });
+    }
+    mirrored
 }
 
 fn environment(config: &Config, host: &Host, interpreter: &Interpreter) -> Vec<(String, String)> {
@@ -998,6 +1129,109 @@ mod tests {
             .hierarchies
             .iter()
             .any(|h| h.controllers == ["cpu"]));
+    }
+
+    #[test]
+    fn of_the_system_tree_only_what_the_interpreter_needs_is_granted_unless_processes_are_allowed()
+    {
+        let plan = Plan::build(&Config::default(), &host(Mode::Root), python()).unwrap();
+        let granted = |plan: &Plan, path: &str| {
+            plan.landlock
+                .rules
+                .iter()
+                .find(|rule| rule.path == Path::new(path))
+                .map(|rule| rule.grant)
+        };
+        // No rule grants /usr, /usr/bin or /usr/share as a whole …
+        for path in ["/usr", "/usr/bin", "/usr/share", "/usr/lib", "/usr/local"] {
+            assert_eq!(granted(&plan, path), None, "{path}");
+        }
+        for rule in plan
+            .landlock
+            .rules
+            .iter()
+            .filter(|r| r.grant != Grant::ListDir)
+        {
+            assert!(
+                !Path::new("/usr/bin/ls").starts_with(&rule.path),
+                "{rule:?}"
+            );
+            assert!(
+                !Path::new("/usr/share/doc").starts_with(&rule.path),
+                "{rule:?}"
+            );
+        }
+        // … but the interpreter, its libraries and its standard library are.
+        assert_eq!(granted(&plan, "/usr/bin/python3.11"), Some(Grant::ReadExec));
+        let multiarch = format!("/usr/lib/{}-linux-gnu", std::env::consts::ARCH);
+        assert_eq!(granted(&plan, &multiarch), Some(Grant::ReadExec));
+        assert_eq!(granted(&plan, "/usr/lib/python3.11"), Some(Grant::Read));
+        assert_eq!(granted(&plan, "/usr/share/zoneinfo"), Some(Grant::Read));
+        // The policy's roots as they were.
+        assert_eq!(granted(&plan, "/work"), Some(Grant::ReadWrite));
+        assert_eq!(granted(&plan, "/tmp"), Some(Grant::ReadWrite));
+        // A policy that allows processes keeps the whole tree for the tools it may run.
+        let mut config = Config::default();
+        config.intents.processes = true;
+        let plan = Plan::build(&config, &host(Mode::Root), python()).unwrap();
+        assert_eq!(granted(&plan, "/usr"), Some(Grant::ReadExec));
+        assert_eq!(granted(&plan, "/usr/lib/python3.11"), None);
+        // A venv and a bind under /usr keep their grants.
+        let mut config = Config::default();
+        config
+            .read_only_binds
+            .push(PathBuf::from("/usr/share/dict"));
+        let in_usr = Interpreter {
+            configured: PathBuf::from("/usr/local/venv/bin/python3"),
+            real: PathBuf::from("/usr/bin/python3.11"),
+            prefixes: vec![PathBuf::from("/usr/local/venv"), PathBuf::from("/usr")],
+        };
+        let plan = Plan::build(&config, &host(Mode::Root), in_usr).unwrap();
+        assert_eq!(granted(&plan, "/usr/local/venv"), Some(Grant::ReadExec));
+        assert_eq!(granted(&plan, "/usr/share/dict"), Some(Grant::Read));
+        assert_eq!(granted(&plan, "/usr"), None);
+        // An interpreter whose name carries no version gets /usr/lib whole.
+        let unversioned = Interpreter {
+            real: PathBuf::from("/usr/bin/python"),
+            configured: PathBuf::from("/usr/bin/python"),
+            prefixes: vec![PathBuf::from("/usr")],
+        };
+        let plan = Plan::build(&Config::default(), &host(Mode::Root), unversioned).unwrap();
+        assert_eq!(granted(&plan, "/usr/lib"), Some(Grant::Read));
+        assert!(is_versioned_python("python3.11") && is_versioned_python("python3.13"));
+        assert!(!is_versioned_python("python3") && !is_versioned_python("python3.x"));
+    }
+
+    #[test]
+    fn sockets_are_refused_unless_the_policy_allows_processes_or_the_network() {
+        use crate::seccomp::Mirrored;
+        let mirrored = |intents: crate::config::Intents| {
+            let config = Config {
+                intents,
+                ..Config::default()
+            };
+            let plan = Plan::build(&config, &host(Mode::Root), python()).unwrap();
+            plan.seccomp
+                .unwrap()
+                .mirrored
+                .iter()
+                .map(|m| m.refusal)
+                .collect::<Vec<_>>()
+        };
+        use crate::config::Intents;
+        assert_eq!(mirrored(Intents::default()), [Mirrored::LocalSockets]);
+        for intents in [
+            Intents {
+                processes: true,
+                network: false,
+            },
+            Intents {
+                processes: false,
+                network: true,
+            },
+        ] {
+            assert!(mirrored(intents).is_empty(), "{intents:?}");
+        }
     }
 
     #[test]

@@ -138,7 +138,10 @@ pub const ALLOWED: &[Syscall] = &[
     ),
     sc!(SYS_linkat, "os.link (Landlock decides where)"),
     sc!(SYS_symlinkat, "os.symlink (Landlock decides where)"),
-    sc!(SYS_mknodat, "os.mkfifo (Landlock refuses device nodes)"),
+    sc!(
+        SYS_mknodat,
+        "os.mknod of a regular file (FIFOs, devices and socket nodes are refused below)"
+    ),
     sc!(SYS_fchmod, "os.chmod on descriptors, shutil.copymode"),
     sc!(SYS_fchmodat, "os.chmod"),
     sc!(
@@ -570,6 +573,9 @@ pub struct SeccompPlan {
     pub deny_x32: bool,
     /// Calls this run refuses on top of the profile (a third filter), each with why.
     pub refused: Vec<Refused>,
+    /// Calls refused because the rules file does not need them (issue 24: the kernel mirrors the
+    /// policy), in the same third filter.
+    pub mirrored: Vec<MirroredRefusal>,
 }
 
 /// A refusal a plan adds to the default profile for one run.
@@ -615,6 +621,11 @@ impl SeccompPlan {
         );
         denied_arguments.push("socket with a family other than AF_UNIX".into());
         denied_arguments.push("socketpair with a family other than AF_UNIX".into());
+        denied_arguments.extend(
+            DEVICE_NODE_TYPES
+                .iter()
+                .map(|(name, _)| format!("mknodat of a {name}")),
+        );
         SeccompPlan {
             allowed: ALLOWED
                 .iter()
@@ -630,6 +641,7 @@ impl SeccompPlan {
             enosys: vec!["clone3"],
             deny_x32: true,
             refused: Vec::new(),
+            mirrored: Vec::new(),
         }
     }
 }
@@ -664,9 +676,14 @@ fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, JailError> {
 /// filter, the argument filter, and the run's own refusals when it has any.
 pub fn compile(plan: &SeccompPlan) -> Result<Vec<BpfProgram>, JailError> {
     let mut filters = compile_profile()?;
-    let refusals: Vec<Refusal> = plan.refused.iter().map(|r| r.refusal).collect();
-    if !refusals.is_empty() {
-        filters.push(refusal_filter(audit_arch()?, &refusals));
+    let calls: Vec<(u32, bool, u32)> = plan
+        .refused
+        .iter()
+        .flat_map(|r| refused_calls(r.refusal))
+        .chain(plan.mirrored.iter().flat_map(|m| mirrored_calls(m.refusal)))
+        .collect();
+    if !calls.is_empty() {
+        filters.push(refusal_filter_of(audit_arch()?, &calls));
     }
     Ok(filters)
 }
@@ -712,6 +729,7 @@ fn compile_profile() -> Result<Vec<BpfProgram>, JailError> {
     };
     deny_rules.insert(libc::SYS_socket, not_unix()?);
     deny_rules.insert(libc::SYS_socketpair, not_unix()?);
+    deny_rules.insert(libc::SYS_mknodat, device_node_rules()?);
     let arguments = SeccompFilter::new(
         deny_rules,
         SeccompAction::Allow,
@@ -849,14 +867,21 @@ fn refused_calls(refusal: Refusal) -> Vec<(u32, bool, u32)> {
     }
 }
 
-/// The refusal filter: a chain of number checks, each leading to its answer (a `clone` is let
-/// through when `CLONE_THREAD` is in its flags: a thread always shares the memory, so it is no new
-/// process). The kernel runs every filter and returns the most severe answer; between two errnos,
-/// the later filter's, so these answers win over the argument filter's EPERM.
+/// The refusal filter of `refusals`.
+#[cfg(test)]
 fn refusal_filter(audit_arch: u32, refusals: &[Refusal]) -> BpfProgram {
+    let calls: Vec<(u32, bool, u32)> = refusals.iter().flat_map(|r| refused_calls(*r)).collect();
+    refusal_filter_of(audit_arch, &calls)
+}
+
+/// The refusal filter of `calls` (number, `clone` only, answer): a chain of number checks, each
+/// leading to its answer (a `clone` is let through when `CLONE_THREAD` is in its flags: a thread
+/// always shares the memory, so it is no new process). The kernel runs every filter and returns the
+/// most severe answer; between two errnos, the later filter's, so these answers win over the
+/// argument filter's EPERM.
+fn refusal_filter_of(audit_arch: u32, calls: &[(u32, bool, u32)]) -> BpfProgram {
     use seccompiler::sock_filter;
     let ins = |code, jt, jf, k| sock_filter { code, jt, jf, k };
-    let calls: Vec<(u32, bool, u32)> = refusals.iter().flat_map(|r| refused_calls(*r)).collect();
     let n = calls.len();
     // 0: arch, 1: foreign → allow, 2: number, 3..3+n: checks, 3+n: allow, then the answers.
     let allow = 3 + n;
@@ -884,6 +909,64 @@ fn refusal_filter(audit_arch: u32, refusals: &[Refusal]) -> BpfProgram {
     prog.push(ins(BPF_RET_K, 0, 0, RET_ALLOW));
     prog.extend(answers);
     prog
+}
+
+// --- What the kernel mirrors of the rules file (issue 24) --------------------------------------
+//
+// Kept apart from the profile above: these refusals follow from the policy's intents, not from
+// what CPython and the data stack need.
+
+/// A refusal that follows from the rules file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mirrored {
+    /// `socket` and `socketpair` fail with EPERM whatever the family (`AF_UNIX` included): the
+    /// policy allows neither processes nor the network, and nothing warden runs in the program's
+    /// process needs a socket once it is confined ([`crate::Intents::local_sockets`]).
+    LocalSockets,
+}
+
+/// A [`Mirrored`] refusal and the rule of the rules file it mirrors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MirroredRefusal {
+    pub refusal: Mirrored,
+    pub why: &'static str,
+}
+
+/// The calls behind a mirrored refusal, as [`refused_calls`] gives them.
+fn mirrored_calls(refusal: Mirrored) -> Vec<(u32, bool, u32)> {
+    match refusal {
+        Mirrored::LocalSockets => vec![
+            (libc::SYS_socket as u32, false, RET_EPERM),
+            (libc::SYS_socketpair as u32, false, RET_EPERM),
+        ],
+    }
+}
+
+/// The file types `mknodat` may not create, whatever the policy: FIFOs and device and socket
+/// nodes are no files a program's output or its write roots hold (a regular file, which
+/// `os.mknod` makes by default, is created as `open` would).
+const DEVICE_NODE_TYPES: [(&str, u32); 4] = [
+    ("FIFO", libc::S_IFIFO),
+    ("character device", libc::S_IFCHR),
+    ("block device", libc::S_IFBLK),
+    ("socket node", libc::S_IFSOCK),
+];
+
+/// EPERM for `mknodat` of a [`DEVICE_NODE_TYPES`] type (the mode, argument 2, compared under
+/// `S_IFMT` on 32 bits). `mknod` itself is not on the allowlist (ENOSYS; glibc calls `mknodat`).
+fn device_node_rules() -> Result<Vec<SeccompRule>, JailError> {
+    DEVICE_NODE_TYPES
+        .iter()
+        .map(|&(_, kind)| {
+            rule(vec![condition(
+                2,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::MaskedEq(u64::from(libc::S_IFMT)),
+                u64::from(kind),
+            )?])
+        })
+        .collect()
 }
 
 /// Installs the filters on the calling thread (jail side, last step before `execve`).
@@ -1061,6 +1144,50 @@ mod tests {
             }
         }
     }
+    #[test]
+    fn the_mirrored_refusals_stop_every_socket_and_nothing_else() {
+        let arch = audit_arch().unwrap();
+        let calls = mirrored_calls(Mirrored::LocalSockets);
+        let prog = refusal_filter_of(arch, &calls);
+        for nr in [libc::SYS_socket, libc::SYS_socketpair] {
+            for family in [libc::AF_UNIX, libc::AF_INET, libc::AF_NETLINK] {
+                assert_eq!(
+                    run_with_arg(&prog, arch, nr as u32, family as u32),
+                    RET_EPERM
+                );
+            }
+        }
+        for nr in [libc::SYS_read, libc::SYS_clone, libc::SYS_pipe2] {
+            assert_eq!(run_with_arg(&prog, arch, nr as u32, 0), RET_ALLOW);
+        }
+        // In the run's one refusal filter, beside the budget's refusals.
+        let mut plan = SeccompPlan::default_profile();
+        plan.mirrored.push(MirroredRefusal {
+            refusal: Mirrored::LocalSockets,
+            why: "test",
+        });
+        assert_eq!(compile(&plan).unwrap().len(), 3);
+        plan.refused.push(Refused {
+            refusal: Refusal::SysvShm,
+            why: "test",
+        });
+        assert_eq!(compile(&plan).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn device_nodes_are_refused_by_the_argument_filter() {
+        let plan = SeccompPlan::default_profile();
+        for kind in ["FIFO", "character device", "block device", "socket node"] {
+            let rule = format!("mknodat of a {kind}");
+            assert!(plan.denied_arguments.contains(&rule), "{rule}");
+        }
+        assert_eq!(device_node_rules().unwrap().len(), DEVICE_NODE_TYPES.len());
+        // A regular file is no device node: its type is not among those refused.
+        assert!(DEVICE_NODE_TYPES
+            .iter()
+            .all(|(_, kind)| *kind != libc::S_IFREG && *kind != 0));
+    }
+
     /// Runs a filter on (arch, nr, low word of arg 0), for the refusal filter's instructions.
     fn run_with_arg(prog: &[seccompiler::sock_filter], arch: u32, nr: u32, arg0: u32) -> u32 {
         let (mut pc, mut acc) = (0usize, 0u32);

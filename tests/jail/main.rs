@@ -10,6 +10,7 @@ mod copyback;
 mod hardening;
 mod hook;
 mod hook_closed;
+mod kernel_mirror;
 mod limits;
 mod redcode;
 mod session;
