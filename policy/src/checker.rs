@@ -208,8 +208,6 @@ pub(crate) struct Checker<'a> {
     call_func: Option<TextRange>,
     /// The arguments of that call.
     call_arguments: Option<&'a ast::Arguments>,
-    /// Modules allowed only in part, with why (`import_not_allowed::partly_allowed_modules`).
-    pub(crate) partly_allowed_modules: std::collections::BTreeMap<String, String>,
     /// Where a module value may appear without being a use of the value: positions the resolver
     /// follows (`o = os`, `for m in (os, sys)`, `getattr(os, "path")`) and tests (`np is None`).
     module_value_ok: HashSet<TextRange>,
@@ -231,7 +229,6 @@ impl<'a> Checker<'a> {
             findings: Vec::new(),
             seen: HashSet::new(),
             denied_imports: HashSet::new(),
-            partly_allowed_modules: import_not_allowed::partly_allowed_modules(policy),
             module_value_ok: HashSet::new(),
             call_func: None,
             call_arguments: None,
@@ -568,6 +565,7 @@ impl<'a> Checker<'a> {
         rules::dynamic::class_hook::check_call(self, call, &callee);
         banned_reference::check_call(self, call, &callee);
         string_sink::check_call(self, call);
+        rules::dynamic::computed_code_string::check_call(self, call, &callee);
         rules::files::check_call(self, call, &callee);
         self.visit_arguments(&call.arguments);
     }
@@ -871,6 +869,7 @@ impl<'a> Visitor<'a> for Checker<'a> {
             return;
         }
         self.followed_positions(stmt);
+        rules::dynamic::computed_code_string::check_stmt(self, stmt);
         match stmt {
             Stmt::Import(import) => self.import(import),
             Stmt::ImportFrom(import) => self.import_from(import),

@@ -371,6 +371,20 @@ impl<'a> Semantic<'a> {
         }
     }
 
+    /// The expressions a name was assigned, each with the scope it is evaluated in, when every binding
+    /// the name has is an assignment; `None` for a name bound otherwise too (an import, a parameter, a
+    /// loop target, a `def`) or not bound at all.
+    pub fn bound_values(&self, name: &str, scope: ScopeId) -> Option<Vec<(&'a Expr, ScopeId)>> {
+        let (_, bindings) = self.lookup(name, scope)?;
+        bindings
+            .iter()
+            .map(|binding| match binding {
+                Binding::Value(value, value_scope) => Some((*value, *value_scope)),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The strings a loop over `iterable` yields, when they are all literals.
     fn iterated_strings<'e>(&'e self, iterable: &'e Expr, scope: ScopeId) -> Option<Vec<&'e str>> {
         let elements: Vec<&Expr> = match iterable {

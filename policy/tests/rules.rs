@@ -43,3 +43,57 @@ fn formula_and_sympy_string_fixture_passes() {
     let problems = fixtures::run_fixture(&bytes, &default_policy());
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// DYN405 follows names through their assignments within a budget: a web of self-referencing
+/// concatenations is judged quickly, and a string too tangled to follow counts as computed.
+#[test]
+fn computed_code_string_webs_are_cheap_and_fail_closed() {
+    let mut source = String::from("import pandas as pd\ndf = pd.DataFrame({'a': [1]})\ns = 'a'\n");
+    for _ in 0..2000 {
+        source.push_str("s = s + s\n");
+    }
+    source.push_str("df.query(s)\n");
+    let started = std::time::Instant::now();
+    let report = warden_policy::check_on_worker(source.as_bytes(), &default_policy());
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "took {:?}",
+        started.elapsed()
+    );
+    let line = source.lines().count();
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.rule == Rule::ComputedCodeString && f.span.line == line),
+        "{:?}",
+        report.findings
+    );
+}
+
+/// What DYN405 reports is denied by the default policy, and a literal string in the same place is not
+/// reported at all.
+#[test]
+fn computed_code_strings_deny_and_literals_do_not() {
+    let policy = default_policy();
+    let computed = b"import pandas as pd\ndf = pd.DataFrame({'a': [1]})\ncol = df.columns[0]\ndf.query(f'{col} > 0')\n";
+    let report = warden_policy::check_on_worker(computed, &policy);
+    assert_eq!(
+        report.decision,
+        warden_policy::Decision::Deny,
+        "{:?}",
+        report.findings
+    );
+    assert!(report
+        .findings
+        .iter()
+        .any(|f| f.rule == Rule::ComputedCodeString));
+    let literal = b"import pandas as pd\ndf = pd.DataFrame({'a': [1]})\ndf.query('a > 0')\n";
+    let report = warden_policy::check_on_worker(literal, &policy);
+    assert_eq!(
+        report.decision,
+        warden_policy::Decision::Allow,
+        "{:?}",
+        report.findings
+    );
+}

@@ -33,6 +33,7 @@ const NOT_REFERENCE_RULES: &[Rule] = &[
     Rule::BannedMethod,
     Rule::FrameAttribute,
     Rule::ClassHook,
+    Rule::ComputedCodeString,
     Rule::ModuleNamedAttribute,
     Rule::DynamicStringSink,
     Rule::PathNotReadable,

@@ -84,6 +84,7 @@ rule_table! {
     DynamicImport => "DYN402", "dynamic-import", "dynamic", Critical, Deny, dynamic::dynamic_import::DOC;
     Reflection => "DYN403", "reflection", "dynamic", High, Deny, dynamic::reflection::DOC;
     ClassHook => "DYN404", "class-hook", "dynamic", High, Deny, dynamic::class_hook::DOC;
+    ComputedCodeString => "DYN405", "computed-code-string", "dynamic", High, Deny, dynamic::computed_code_string::DOC;
     ReexportedModule => "REX501", "reexported-module", "imports", Critical, Deny, imports::reexported_module::DOC;
     ModuleNamedAttribute => "REX502", "module-named-attribute", "imports", Medium, Warn, imports::module_named_attribute::DOC;
     StringSink => "STR601", "string-sink", "strings", High, Deny, strings::string_sink::DOC;

@@ -414,6 +414,10 @@ pub struct Policy {
     /// Second paths to banned objects found by `warden runtime check` for this policy and its runtime
     /// (not part of the rules file: empty until an index is attached).
     pub aliases: std::sync::Arc<crate::names::Aliases>,
+    /// The modules (and names reached through allowed modules) this policy allows only in part, each
+    /// with why: derived from `imports` and `denied_references` once, when the policy is built, and
+    /// read by the checker for every program (`import_not_allowed::partly_allowed_modules`).
+    pub(crate) partly_allowed: std::sync::Arc<BTreeMap<String, String>>,
 }
 
 const MIB: u64 = 1024 * 1024;
@@ -740,6 +744,12 @@ impl Policy {
                 "set `schema` or `schema_file`, not both",
             ));
         }
+        let partly_allowed = std::sync::Arc::new(
+            crate::rules::imports::import_not_allowed::partly_allowed_modules(
+                &imports,
+                &denied_references,
+            ),
+        );
         errors.finish(Self {
             name,
             description: raw.policy.description,
@@ -767,6 +777,7 @@ impl Policy {
             output_schema_file,
             output_result,
             aliases: Default::default(),
+            partly_allowed,
         })
     }
 }

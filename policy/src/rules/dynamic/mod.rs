@@ -1,6 +1,7 @@
 //! Dynamic-code rules: running strings, importing by name, reflection and class-creation hooks.
 
 pub(crate) mod class_hook;
+pub(crate) mod computed_code_string;
 pub(crate) mod dynamic_code;
 pub(crate) mod dynamic_import;
 pub(crate) mod reflection;

@@ -8,7 +8,7 @@ use crate::checker::Checker;
 use crate::parse::ast;
 use crate::rules::Rule;
 use crate::semantic::{Origin, QualName};
-use crate::settings::{ModuleVerdict, Policy};
+use crate::settings::{ImportRules, ModuleVerdict, PatternSet};
 
 pub(crate) const DOC: &str = r#"# IMP101 import-not-allowed
 
@@ -259,22 +259,25 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
 /// each with why: the keys of `imports.members`, and every proper prefix of an `imports.deny` or
 /// `references.deny` entry that is itself reachable (`pandas` and `pandas.io` for `pandas.io.pickle`);
 /// a `x.*` entry denies every member of `x`, so `x` counts too.
-pub(crate) fn partly_allowed_modules(policy: &Policy) -> BTreeMap<String, String> {
+///
+/// Built once, when the policy is loaded (`Policy::partly_allowed`): it depends on the policy alone.
+pub(crate) fn partly_allowed_modules(
+    imports: &ImportRules,
+    denied_references: &PatternSet,
+) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    for module in policy.imports.members.keys() {
+    for module in imports.members.keys() {
         out.insert(
             module.clone(),
             "only the members listed in `imports.members` are allowed".to_owned(),
         );
     }
-    let denied = policy
-        .imports
+    let denied = imports
         .deny
         .iter()
         .map(|pattern| (pattern, "imports.deny"))
         .chain(
-            policy
-                .denied_references
+            denied_references
                 .iter()
                 .map(|pattern| (pattern, "references.deny")),
         );
@@ -287,7 +290,7 @@ pub(crate) fn partly_allowed_modules(policy: &Policy) -> BTreeMap<String, String
         };
         for len in 1..=members_of {
             let prefix = &segments[..len];
-            if reachable(policy, prefix) {
+            if reachable(imports, prefix) {
                 out.entry(prefix.join("."))
                     .or_insert_with(|| format!("`{pattern}` is denied by `{list}`"));
             }
@@ -297,10 +300,10 @@ pub(crate) fn partly_allowed_modules(policy: &Policy) -> BTreeMap<String, String
 }
 
 /// True when a reference to `path` passes the import rules: some prefix is allowed and none denied.
-fn reachable(policy: &Policy, path: &[&str]) -> bool {
+fn reachable(imports: &ImportRules, path: &[&str]) -> bool {
     let mut allowed = false;
     for len in 1..=path.len() {
-        match policy.imports.verdict(&path[..len]) {
+        match imports.verdict(&path[..len]) {
             ModuleVerdict::Denied => return false,
             ModuleVerdict::Allowed => allowed = true,
             ModuleVerdict::NotAllowed => {}
@@ -320,7 +323,7 @@ pub(crate) fn check_module_value(
         if name.origin != Origin::Import {
             continue;
         }
-        let Some(reason) = checker.partly_allowed_modules.get(&name.path) else {
+        let Some(reason) = checker.policy.partly_allowed.get(&name.path) else {
             continue;
         };
         let message = format!(
