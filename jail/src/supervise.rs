@@ -152,7 +152,8 @@ pub enum TapEmpty {
 impl TapReceiver {
     /// The next chunk, waiting at most `timeout`.
     pub fn recv_timeout(&self, timeout: Duration) -> Result<(Stream, Vec<u8>), TapEmpty> {
-        let deadline = Instant::now() + timeout;
+        // No deadline when `timeout` is too far to add: an hour at a time.
+        let deadline = Instant::now().checked_add(timeout);
         let mut state = self.0.lock();
         loop {
             if let Some((stream, bytes)) = state.chunks.pop_front() {
@@ -162,7 +163,9 @@ impl TapReceiver {
             if state.senders == 0 {
                 return Err(TapEmpty::Ended);
             }
-            let left = deadline.saturating_duration_since(Instant::now());
+            let left = deadline.map_or(Duration::from_secs(3600), |deadline| {
+                deadline.saturating_duration_since(Instant::now())
+            });
             if left.is_zero() {
                 return Err(TapEmpty::Timeout);
             }
