@@ -21,10 +21,10 @@ use nix::errno::Errno;
 use nix::fcntl::OFlag;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
+use crate::cgroup::SharedCgroup;
 use crate::error::JailError;
 use crate::outcome::Outcome;
 use crate::plan::Plan;
-use crate::cgroup::SharedCgroup;
 use crate::supervise::{SessionIo, SessionShared, Stream, TapEmpty, TapReceiver};
 use crate::{mirror, parent, stage, supervise, template, SEQUENCE};
 

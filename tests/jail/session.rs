@@ -462,7 +462,10 @@ impl Live {
             if let Some(status) = self.child.try_wait().expect("wait") {
                 break status;
             }
-            assert!(std::time::Instant::now() < deadline, "warden repl did not end");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "warden repl did not end"
+            );
             std::thread::sleep(Duration::from_millis(20));
         };
         support::assert_nothing_left(self.child.id());

@@ -2096,12 +2096,19 @@ print('all done')
     assert_eq!(started["warm"], false, "pooled: {started}");
     for (what, record) in [("pooled", &pooled), ("cold", &started)] {
         assert_eq!(record["status"], "timeout", "{what}: {record}");
-        assert_eq!(record["limits_hit"], json!(["cpu_time"]), "{what}: {record}");
+        assert_eq!(
+            record["limits_hit"],
+            json!(["cpu_time"]),
+            "{what}: {record}"
+        );
         assert!(
             !record["stdout"].as_str().unwrap_or("").contains("all done"),
             "{what}: {record}"
         );
         let cpu = record["usage"]["cpu_ms"].as_u64().unwrap_or(u64::MAX);
-        assert!(cpu < 2000, "{what}: {cpu} ms of CPU under a 1000 ms limit: {record}");
+        assert!(
+            cpu < 2000,
+            "{what}: {cpu} ms of CPU under a 1000 ms limit: {record}"
+        );
     }
 }
