@@ -503,13 +503,15 @@ fn cpu_below(pid: u32) -> f64 {
 /// spins. Between cells the flood waits in the jail (the host holds at most
 /// `warden_jail::TAP_BYTES` of it, then stops reading), and the jail is frozen where its cgroup has
 /// a freezer (root here); the next cell thaws it and gets the waiting output as its stderr.
-const BACKGROUND: &str = r#"import os, threading
+const BACKGROUND: &str = r#"import os, threading, time
 quiet, stop = threading.Event(), threading.Event()
 beats = [0]
 def flood():
     chunk = b"x" * 65536
+    quiet.wait(0.5)
     while not quiet.is_set():
         os.write(2, chunk)
+        time.sleep(0.001)
 def spin():
     while not stop.is_set():
         beats[0] += 1
