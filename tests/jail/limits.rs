@@ -141,7 +141,8 @@ both_modes! {
     /// Socket buffers cannot be sized up (issue 25: socketpairs with a large `SO_SNDBUF` queued
     /// ~1 GiB of kernel memory under a 256 MiB limit): `setsockopt(SO_SNDBUF/SO_RCVBUF)` is refused
     /// with EPERM, so what a run can queue is at most its sockets times the host's
-    /// `net.core.wmem_default`, which the program's own count stays under.
+    /// `net.core.wmem_default` (plus the one send of 64 KiB a socket may overshoot it by), which
+    /// the program's own count stays under.
     fn socket_buffers_cannot_be_sized_up(who: As) {
         let program = r##"
 import errno, resource, socket
@@ -183,6 +184,6 @@ print("QUEUED", queued, 2 * len(pairs))
             .expect("a number");
         let (bytes, sockets) = (numbers[0], numbers[1]);
         eprintln!("{who:?}: {bytes} bytes queued in {sockets} sockets");
-        assert!(sockets > 0 && bytes <= sockets * wmem_default, "{bytes} bytes in {sockets} sockets");
+        assert!(sockets > 0 && bytes <= sockets * (wmem_default + 65536), "{bytes} bytes in {sockets} sockets");
     }
 }
