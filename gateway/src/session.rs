@@ -503,6 +503,7 @@ impl Session {
                         if done.get("id").and_then(Value::as_u64) == Some(id) =>
                     {
                         finish_record(record, &done, &stdout, &stderr);
+                        self.idle();
                         return;
                     }
                     // An answer to another cell, or not an answer: a cell wrote on the driver's
@@ -656,6 +657,9 @@ impl Session {
                     Some(Answer::Done(done))
                         if done.get("id").and_then(Value::as_u64) == Some(id) =>
                     {
+                        if self.count > 0 {
+                            self.idle();
+                        }
                         if done.get("status").and_then(Value::as_str) == Some("ok") {
                             Ok(done)
                         } else {
@@ -699,6 +703,22 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// Between cells (after a cell's answer, or a file operation's once a cell ran): the jail is
+    /// frozen, when its cgroup has a freezer, so that threads a cell left running use no CPU and
+    /// write nothing until the next cell or file operation thaws it (`docs/jail.md`, sessions' table). Without
+    /// a freezer, they run on: their CPU counts against the session's lifetime budget, and what
+    /// they write waits on the host within [`warden_jail::TAP_BYTES`], then in the jail's pipe.
+    fn idle(&mut self) {
+        if let Some(jail) = self.jail.as_mut() {
+            jail.freeze(true);
+        }
+    }
+
+    /// Whether the jail is frozen between cells ([`Session::idle`]).
+    pub fn frozen(&self) -> bool {
+        self.jail.as_ref().is_some_and(warden_jail::Session::frozen)
     }
 
     /// The session ended under a cell: the record says how, from the jail's outcome.

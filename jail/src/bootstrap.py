@@ -1262,12 +1262,29 @@ def _session(main, baseline=frozenset(), template=None):
             raise ValueError(f"bad path {path!r}")
         return os.path.join("/work", path)
 
+    def regular(fd):
+        """`fd`, blocking again, when it is a regular file; else closed and refused. Files are opened
+        with O_NONBLOCK, so that a FIFO or a device a cell made never holds the driver."""
+        if not stat_module.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise ValueError("not a regular file")
+        os.set_blocking(fd, True)
+        return fd
+
     def put(request):
         target = under_work(request["path"])
         data = base64.b64decode(request["data"], validate=True)
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        # Not truncated before it is known to be a regular file.
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+        except OSError as err:
+            if err.errno == errno_module.ENXIO:  # a FIFO nobody reads
+                raise ValueError("not a regular file") from None
+            raise
+        fd = regular(fd)
         with os.fdopen(fd, "wb") as f:
+            f.truncate(0)
             f.write(data)
         return {"bytes": len(data)}
 
@@ -1286,13 +1303,12 @@ def _session(main, baseline=frozenset(), template=None):
 
     def get(request):
         target = under_work(request["path"])
-        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = regular(os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK))
         with os.fdopen(fd, "rb") as f:
-            if not stat_module.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise ValueError("not a regular file")
             data = f.read(int(request.get("max_bytes", 1 << 26)) + 1)
         return {"data": base64.b64encode(data).decode("ascii")}
 
+    import errno as errno_module
     import stat as stat_module
 
     def cpu_seconds():

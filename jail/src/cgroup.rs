@@ -277,6 +277,9 @@ fn prepare_delegated(dir: &Path, controllers: &[String]) -> Result<(), JailError
 
 /// Controllers the jail needs (v1 names; v2 uses memory, pids, cpu).
 const V1_NEEDED: [&str; 3] = ["memory", "pids", "cpuacct"];
+/// cgroup v1 hierarchies used when mounted, not required: `cpu` (a CPU bandwidth cap) and `freezer`
+/// (a session frozen between cells).
+const V1_OPTIONAL: [&str; 2] = ["cpu", "freezer"];
 const V2_NEEDED: [&str; 3] = ["memory", "pids", "cpu"];
 
 impl CgroupHost {
@@ -364,7 +367,7 @@ impl CgroupHost {
             let wanted: Vec<String> = mount
                 .controllers
                 .iter()
-                .filter(|c| V1_NEEDED.contains(&c.as_str()) || *c == "cpu")
+                .filter(|c| V1_NEEDED.contains(&c.as_str()) || V1_OPTIONAL.contains(&c.as_str()))
                 .cloned()
                 .collect();
             if wanted.is_empty() {
@@ -407,8 +410,19 @@ impl CgroupHost {
         controllers: Vec<String>,
         is_root: bool,
     ) -> Self {
-        // The cpu-only hierarchy is optional (only a CPU bandwidth cap uses it).
-        let needed = || hierarchies.iter().filter(|h| h.controllers != ["cpu"]);
+        // The freezer-only hierarchy is used only where warden may write it (root, or a user it
+        // was delegated to).
+        let hierarchies: Vec<Hierarchy> = hierarchies
+            .into_iter()
+            .filter(|h| is_root || h.controllers != ["freezer"] || is_writable_dir(&h.parent))
+            .collect();
+        // The cpu-only and freezer-only hierarchies are optional (only a CPU bandwidth cap and a
+        // session's freeze between cells use them).
+        let needed = || {
+            hierarchies
+                .iter()
+                .filter(|h| h.controllers != ["cpu"] && h.controllers != ["freezer"])
+        };
         let writable = is_root || needed().all(|h| is_writable_dir(&h.parent));
         let reason = (!writable).then(|| {
             let dirs: Vec<String> = needed().map(|h| h.parent.display().to_string()).collect();
@@ -746,7 +760,58 @@ impl Cgroup {
             .collect()
     }
 
+    /// A handle on this cgroup's CPU counter and freezer, for a session's host side (the cgroup
+    /// itself stays with the supervisor, which removes it).
+    pub fn share(&self) -> SharedCgroup {
+        SharedCgroup {
+            version: self.version,
+            dirs: self.dirs.clone(),
+        }
+    }
+
+    /// Freezes (`true`) or thaws every process of the run (cgroup v2's `cgroup.freeze`, v1's
+    /// `freezer.state`); `false` when this cgroup has no freezer. Freezing is asynchronous: the
+    /// processes stop within a moment.
+    pub fn freeze(&self, frozen: bool) -> bool {
+        self.share().freeze(frozen)
+    }
+
     /// CPU time of the tree so far, in microseconds, when the hierarchy accounts it.
+    pub fn cpu_us(&self) -> Option<u64> {
+        self.share().cpu_us()
+    }
+}
+
+/// What a session's host side may do with its jail's cgroup while the supervisor owns it: read the
+/// CPU counter, freeze and thaw ([`Cgroup::share`]).
+#[derive(Debug, Clone)]
+pub struct SharedCgroup {
+    version: Version,
+    dirs: Vec<(Vec<String>, PathBuf)>,
+}
+
+impl SharedCgroup {
+    fn dir_with(&self, controller: &str) -> Option<&Path> {
+        self.dirs
+            .iter()
+            .find(|(controllers, _)| controllers.iter().any(|c| c == controller))
+            .map(|(_, d)| d.as_path())
+    }
+
+    /// See [`Cgroup::freeze`].
+    pub fn freeze(&self, frozen: bool) -> bool {
+        match self.version {
+            Version::V1 => self.dir_with("freezer").is_some_and(|dir| {
+                let state = if frozen { "FROZEN" } else { "THAWED" };
+                fs::write(dir.join("freezer.state"), state).is_ok()
+            }),
+            Version::V2 => self.dirs.first().is_some_and(|(_, dir)| {
+                fs::write(dir.join("cgroup.freeze"), if frozen { "1" } else { "0" }).is_ok()
+            }),
+        }
+    }
+
+    /// See [`Cgroup::cpu_us`].
     pub fn cpu_us(&self) -> Option<u64> {
         match self.version {
             Version::V1 => {
@@ -759,7 +824,9 @@ impl Cgroup {
             }
         }
     }
+}
 
+impl Cgroup {
     /// Counters at the end of the run.
     pub fn stats(&self) -> Stats {
         let mut stats = Stats {
@@ -791,6 +858,8 @@ impl Cgroup {
     /// Kills every process still in the cgroup (best effort: a process that is already gone is
     /// nothing to kill).
     pub fn kill_all(&self) {
+        // A v1 frozen task does not die until thawed.
+        self.freeze(false);
         if self.version == Version::V2 {
             if let Some((_, dir)) = self.dirs.first() {
                 if fs::write(dir.join("cgroup.kill"), "1").is_ok() {

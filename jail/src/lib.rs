@@ -70,7 +70,7 @@ pub use outcome::{Layers, LimitHit, Outcome, Status, Usage};
 pub use plan::{Availability, Host, Plan, BOOTSTRAP, NAMESPACES};
 pub use seccomp::SeccompPlan;
 pub use session::{Event, Session};
-pub use supervise::{defer_teardown, finish_teardown, Stream};
+pub use supervise::{defer_teardown, finish_teardown, Stream, TAP_BYTES};
 pub use sys::thread_count;
 pub use userns::Mode;
 

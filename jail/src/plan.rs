@@ -459,6 +459,8 @@ fn cgroup_plan(config: &Config, host: &Host) -> Option<CgroupPlan> {
             .iter()
             .any(|c| c == "memory" || c == "pids" || c == "cpuacct")
             || (config.limits.cpu_cores.is_some() && h.controllers.iter().any(|c| c == "cpu"))
+            // A session is frozen between cells (cgroup v1: the freezer hierarchy).
+            || (config.bootstrap.session && h.controllers.iter().any(|c| c == "freezer"))
     };
     let hierarchies: Vec<Hierarchy> = host
         .cgroup

@@ -626,6 +626,11 @@ impl SeccompPlan {
                 .iter()
                 .map(|(name, _)| format!("mknodat of a {name}")),
         );
+        denied_arguments.extend(
+            SOCKET_BUFFER_OPTIONS
+                .iter()
+                .map(|(name, _)| format!("setsockopt SOL_SOCKET {name}")),
+        );
         SeccompPlan {
             allowed: ALLOWED
                 .iter()
@@ -688,6 +693,43 @@ pub fn compile(plan: &SeccompPlan) -> Result<Vec<BpfProgram>, JailError> {
     Ok(filters)
 }
 
+// --- Socket buffer sizes (issue 25) -------------------------------------------------------------
+// A Unix socket's queued data is kernel memory the memory cgroup does not bound (and an
+// unprivileged jail has no cgroup at all): with `SO_SNDBUF` raised to `wmem_max` on every socket a
+// program can open, queued buffers reached ~1 GiB under a 256 MiB limit. Refusing the calls that
+// size buffers leaves every socket at the kernel's default (`net.core.wmem_default` /
+// `rmem_default`), so what a run can queue is bounded by its open-file limit times that default
+// (docs/jail.md, "Sessions and pooled runs").
+
+/// `setsockopt` options refused with EPERM: the buffer sizes (the `FORCE` variants need
+/// `CAP_NET_ADMIN` anyway).
+const SOCKET_BUFFER_OPTIONS: [(&str, libc::c_int); 4] = [
+    ("SO_SNDBUF", libc::SO_SNDBUF),
+    ("SO_RCVBUF", libc::SO_RCVBUF),
+    ("SO_SNDBUFFORCE", libc::SO_SNDBUFFORCE),
+    ("SO_RCVBUFFORCE", libc::SO_RCVBUFFORCE),
+];
+
+/// The argument rules refusing [`SOCKET_BUFFER_OPTIONS`] at `SOL_SOCKET`.
+fn socket_buffer_rules() -> Result<Vec<SeccompRule>, JailError> {
+    SOCKET_BUFFER_OPTIONS
+        .iter()
+        .map(|(_, option)| {
+            rule(vec![
+                condition(
+                    1,
+                    SeccompCmpArgLen::Dword,
+                    SeccompCmpOp::Eq,
+                    libc::SOL_SOCKET as u64,
+                )?,
+                condition(2, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, *option as u64)?,
+            ])
+        })
+        .collect()
+}
+
+// --- End of socket buffer sizes ----------------------------------------------------------------
+
 /// The number and argument filters of the default profile.
 fn compile_profile() -> Result<Vec<BpfProgram>, JailError> {
     let arch = target_arch()?;
@@ -730,6 +772,7 @@ fn compile_profile() -> Result<Vec<BpfProgram>, JailError> {
     deny_rules.insert(libc::SYS_socket, not_unix()?);
     deny_rules.insert(libc::SYS_socketpair, not_unix()?);
     deny_rules.insert(libc::SYS_mknodat, device_node_rules()?);
+    deny_rules.insert(libc::SYS_setsockopt, socket_buffer_rules()?);
     let arguments = SeccompFilter::new(
         deny_rules,
         SeccompAction::Allow,

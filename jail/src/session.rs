@@ -13,7 +13,7 @@
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -21,10 +21,11 @@ use nix::errno::Errno;
 use nix::fcntl::OFlag;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
+use crate::cgroup::SharedCgroup;
 use crate::error::JailError;
 use crate::outcome::Outcome;
 use crate::plan::Plan;
-use crate::supervise::{SessionIo, Stream};
+use crate::supervise::{SessionIo, SessionShared, Stream, TapEmpty, TapReceiver};
 use crate::{mirror, parent, stage, supervise, template, SEQUENCE};
 
 /// What a session produced, in arrival order.
@@ -41,11 +42,16 @@ pub enum Event {
 pub struct Session {
     commands: Option<OwnedFd>,
     stop: Option<OwnedFd>,
-    events: Receiver<(Stream, Vec<u8>)>,
+    /// The jail's output, bounded ([`supervise::TAP_BYTES`]); `None` once the supervisor is joined.
+    events: Option<TapReceiver>,
     supervisor: Option<JoinHandle<Result<Outcome, JailError>>>,
     ended: bool,
     started: Instant,
     init: u32,
+    /// The jail's cgroup (its CPU counter and freezer), when it has one.
+    cgroup: Option<SharedCgroup>,
+    shared: Arc<SessionShared>,
+    frozen: bool,
 }
 
 impl Session {
@@ -99,7 +105,10 @@ impl Session {
             .map_err(|errno| JailError::syscall("fcntl", "O_NONBLOCK", errno))?;
         let (stop_read, stop_write) = nix::unistd::pipe2(OFlag::O_CLOEXEC)
             .map_err(|errno| JailError::syscall("pipe2", "O_CLOEXEC", errno))?;
-        let (tap, events) = mpsc::channel();
+        let (tap, events) = supervise::tap(supervise::TAP_BYTES);
+        let cgroup = running.cgroup.as_ref().map(crate::cgroup::Cgroup::share);
+        let shared = Arc::new(SessionShared::new());
+        let supervisor_shared = shared.clone();
         let plan = plan.clone();
         let workdir: Option<PathBuf> = workdir.map(Path::to_path_buf);
         let supervisor = std::thread::Builder::new()
@@ -108,6 +117,7 @@ impl Session {
                 let io = SessionIo {
                     tap,
                     stop: stop_read,
+                    shared: supervisor_shared,
                 };
                 let watched = workdir.as_deref().zip(manifest);
                 let outcome = supervise::supervise(&plan, running, None, watched, Some(io));
@@ -121,11 +131,14 @@ impl Session {
         Ok(Session {
             commands: Some(commands),
             stop: Some(stop_write),
-            events,
+            events: Some(events),
             supervisor: Some(supervisor),
             ended: false,
             started: Instant::now(),
             init,
+            cgroup,
+            shared,
+            frozen: false,
         })
     }
 
@@ -144,6 +157,54 @@ impl Session {
         self.commands.as_ref().map(AsFd::as_fd)
     }
 
+    /// The jail's CPU time so far (its cgroup's counter, every process of the tree), in µs; `None`
+    /// without a cgroup.
+    pub fn cpu_us(&self) -> Option<u64> {
+        self.cgroup.as_ref().and_then(SharedCgroup::cpu_us)
+    }
+
+    /// Limits the jail's CPU time from now on to `ms` more (every process of the tree, through its
+    /// cgroup's counter: the supervisor kills the tree past it, as a cold run's). `false` without
+    /// a cgroup (then only the plan's per-process RLIMIT_CPU holds).
+    pub fn limit_cpu_from_now(&self, ms: u64) -> bool {
+        let Some(now) = self.cpu_us() else {
+            return false;
+        };
+        let budget = now.saturating_add(ms.saturating_mul(1000));
+        self.shared.cpu_budget_us.store(budget, Ordering::Relaxed);
+        true
+    }
+
+    /// Freezes every process of the jail (`true`: none runs until thawed) or thaws them, through
+    /// the cgroup freezer. `false`: not done (no cgroup with a freezer, or the tree is being
+    /// killed); thawing always succeeds when there is nothing to thaw.
+    pub fn freeze(&mut self, frozen: bool) -> bool {
+        if frozen == self.frozen {
+            return true;
+        }
+        let Some(cgroup) = &self.cgroup else {
+            return !frozen;
+        };
+        let killing = self
+            .shared
+            .killing
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if frozen && *killing {
+            return false;
+        }
+        let done = cgroup.freeze(frozen);
+        if done || !frozen {
+            self.frozen = frozen && done;
+        }
+        done
+    }
+
+    /// Whether the jail is frozen ([`Session::freeze`]).
+    pub fn frozen(&self) -> bool {
+        self.frozen
+    }
+
     /// Whether the jail has ended.
     pub fn ended(&self) -> bool {
         self.ended
@@ -152,6 +213,8 @@ impl Session {
     /// Writes `bytes` to the driver's standard input, all of them before `deadline`. `Err`: the
     /// driver is gone (EPIPE) or did not read in time (ETIMEDOUT).
     pub fn send(&mut self, bytes: &[u8], deadline: Instant) -> Result<(), Errno> {
+        // A frozen jail is thawed for anything it is sent.
+        self.freeze(false);
         let Some(commands) = &self.commands else {
             return Err(Errno::EPIPE);
         };
@@ -183,10 +246,14 @@ impl Session {
         if self.ended {
             return Some(Event::Ended);
         }
-        match self.events.recv_timeout(timeout) {
+        let Some(events) = &self.events else {
+            self.ended = true;
+            return Some(Event::Ended);
+        };
+        match events.recv_timeout(timeout) {
             Ok((stream, bytes)) => Some(Event::Output(stream, bytes)),
-            Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => {
+            Err(TapEmpty::Timeout) => None,
+            Err(TapEmpty::Ended) => {
                 self.ended = true;
                 Some(Event::Ended)
             }
@@ -195,6 +262,7 @@ impl Session {
 
     /// Ends the session now: the supervisor kills the tree (the work dir is still copied back).
     pub fn kill(&mut self) {
+        self.freeze(false);
         if let Some(stop) = self.stop.take() {
             let _ = nix::unistd::write(&stop, b"x");
         }
@@ -204,6 +272,8 @@ impl Session {
     /// `grace` for the jail to end, kills it otherwise, and returns how it ended (usage for the
     /// whole session; its output went to the events, not into the outcome).
     pub fn finish(mut self, grace: Duration) -> Result<Outcome, JailError> {
+        // A frozen driver could not see the end of its input.
+        self.freeze(false);
         self.commands = None;
         let deadline = Instant::now() + grace;
         while !self.ended {
@@ -217,7 +287,23 @@ impl Session {
         self.join()
     }
 
+    /// Bytes of output the jail wrote that nobody took yet (at most [`supervise::TAP_BYTES`] plus
+    /// one read).
+    pub fn queued_bytes(&self) -> usize {
+        self.events.as_ref().map_or(0, TapReceiver::queued_bytes)
+    }
+
+    /// From now on the jail's output is dropped as it arrives, never queued and never holding its
+    /// writers (a pool's template, whose output nobody reads while it forks runs).
+    pub fn discard_output(&self) {
+        if let Some(events) = &self.events {
+            events.discard();
+        }
+    }
+
     fn join(&mut self) -> Result<Outcome, JailError> {
+        // Output nobody will take is dropped from now on, so the supervisor can drain the jail.
+        self.events = None;
         match self.supervisor.take().map(JoinHandle::join) {
             Some(Ok(outcome)) => outcome,
             Some(Err(_)) => Err(JailError::Config(

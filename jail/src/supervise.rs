@@ -2,7 +2,8 @@
 //!
 //! Owns: the poll loop over the program's stdout and stderr, the control socket, the init's pidfd and a
 //! signalfd; bounded capture (bytes past a cap are counted and discarded, so warden's memory stays
-//! bounded under a flood, and a flood far past the cap ends the run); the wall-clock deadline and the
+//! bounded under a flood, and a flood far past the cap ends the run; a session's output goes to a
+//! queue bounded in bytes, and past it the pipes are not read); the wall-clock deadline and the
 //! tree-wide CPU budget (read from the cgroup); killing the tree (SIGKILL to the jail's init: the kernel
 //! then kills every process of its pid namespace); copying the work dir back once the program has
 //! ended (through `mirror.rs`); classifying the end into a [`Status`] — or into an error when a
@@ -11,10 +12,11 @@
 //!
 //! Does not own: starting the run (`parent.rs`) or what the jail reports (`message.rs`).
 
+use std::collections::VecDeque;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
@@ -39,6 +41,8 @@ const DRAIN_BYTES: u64 = 16 * 1024 * 1024;
 const CPU_CHECK: Duration = Duration::from_millis(100);
 /// How long to wait for the pipes to close after the program ended (a process stuck in the kernel).
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
+/// How often a stream paused on a full session tap is looked at again.
+const TAP_RETRY: Duration = Duration::from_millis(5);
 /// How often to try opening the jail's `/work` until the init has moved into the jail's root.
 const WORK_TRY: Duration = Duration::from_millis(10);
 
@@ -49,15 +53,187 @@ pub enum Stream {
     Stderr,
 }
 
-/// Where a session's output goes as it arrives, instead of into the outcome: each chunk is sent
-/// whole; the receiver bounds what it keeps. A receiver that is gone is ignored.
-pub type Tap = std::sync::mpsc::Sender<(Stream, Vec<u8>)>;
+/// The most bytes of a session's output the host holds that its consumer has not taken yet (plus at
+/// most one read, 64 KiB). Past it the supervisor stops reading the jail's pipes until the consumer
+/// takes some: the jail's writers then block once the pipe's own buffer (kernel memory, charged to
+/// the jail's cgroup when it has one) is full. So output a session writes while nobody asks for it
+/// (between cells) costs the host at most this much, whatever the jail does.
+pub const TAP_BYTES: usize = 1 << 20;
 
-/// A session's side of the supervisor: its output tap, and the read end of a pipe whose writer
-/// ends the session (a byte, or closing it, kills the tree).
+/// Where a session's output goes as it arrives, instead of into the outcome: a queue bounded in
+/// bytes ([`TAP_BYTES`]), in arrival order across both streams. The supervisor holds the sending
+/// side ([`TapSender`]); the session the receiving one ([`TapReceiver`]). Once the receiver is
+/// gone, output is read and dropped (so the jail can always wind down).
+pub fn tap(cap: usize) -> (TapSender, TapReceiver) {
+    let shared = Arc::new(TapShared {
+        state: Mutex::new(TapState {
+            chunks: VecDeque::new(),
+            bytes: 0,
+            senders: 1,
+            receiver: true,
+            discard: false,
+        }),
+        changed: Condvar::new(),
+        cap,
+    });
+    (TapSender(shared.clone()), TapReceiver(shared))
+}
+
+struct TapState {
+    chunks: VecDeque<(Stream, Vec<u8>)>,
+    bytes: usize,
+    senders: usize,
+    receiver: bool,
+    /// Output is read and dropped ([`TapReceiver::discard`]).
+    discard: bool,
+}
+
+struct TapShared {
+    state: Mutex<TapState>,
+    changed: Condvar,
+    cap: usize,
+}
+
+impl TapShared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, TapState> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// The supervisor's side of a [`tap`].
+pub struct TapSender(Arc<TapShared>);
+
+impl TapSender {
+    /// Whether the queue has room for another read (or nobody takes output any more).
+    fn room(&self) -> bool {
+        let state = self.0.lock();
+        !state.receiver || state.discard || state.bytes < self.0.cap
+    }
+
+    fn send(&self, stream: Stream, bytes: &[u8]) {
+        let mut state = self.0.lock();
+        if state.receiver && !state.discard {
+            state.bytes += bytes.len();
+            state.chunks.push_back((stream, bytes.to_vec()));
+            self.0.changed.notify_all();
+        }
+    }
+}
+
+impl Clone for TapSender {
+    fn clone(&self) -> Self {
+        self.0.lock().senders += 1;
+        TapSender(self.0.clone())
+    }
+}
+
+impl Drop for TapSender {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        state.senders = state.senders.saturating_sub(1);
+        self.0.changed.notify_all();
+    }
+}
+
+/// The session's side of a [`tap`].
+pub struct TapReceiver(Arc<TapShared>);
+
+/// Why [`TapReceiver::recv_timeout`] returned nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TapEmpty {
+    /// Nothing came in time.
+    Timeout,
+    /// Nothing is queued and the supervisor is gone: nothing will come.
+    Ended,
+}
+
+impl TapReceiver {
+    /// The next chunk, waiting at most `timeout`.
+    pub fn recv_timeout(&self, timeout: Duration) -> Result<(Stream, Vec<u8>), TapEmpty> {
+        // No deadline when `timeout` is too far to add: an hour at a time.
+        let deadline = Instant::now().checked_add(timeout);
+        let mut state = self.0.lock();
+        loop {
+            if let Some((stream, bytes)) = state.chunks.pop_front() {
+                state.bytes -= bytes.len();
+                return Ok((stream, bytes));
+            }
+            if state.senders == 0 {
+                return Err(TapEmpty::Ended);
+            }
+            let left = deadline.map_or(Duration::from_secs(3600), |deadline| {
+                deadline.saturating_duration_since(Instant::now())
+            });
+            if left.is_zero() {
+                return Err(TapEmpty::Timeout);
+            }
+            state = self
+                .0
+                .changed
+                .wait_timeout(state, left)
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .0;
+        }
+    }
+
+    /// How many bytes are queued, not taken yet.
+    pub fn queued_bytes(&self) -> usize {
+        self.0.lock().bytes
+    }
+
+    /// From now on output is read and dropped instead of queued (for a jail whose output nobody
+    /// reads and whose writers must never block: a pool's template); the end still comes.
+    pub fn discard(&self) {
+        let mut state = self.0.lock();
+        state.discard = true;
+        state.chunks.clear();
+        state.bytes = 0;
+    }
+}
+
+impl Drop for TapReceiver {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        state.receiver = false;
+        state.chunks.clear();
+        state.bytes = 0;
+    }
+}
+
+/// A session's side of the supervisor: its output tap, the read end of a pipe whose writer ends
+/// the session (a byte, or closing it, kills the tree), and what the host side may change while it
+/// runs.
 pub struct SessionIo {
-    pub tap: Tap,
+    pub tap: TapSender,
     pub stop: OwnedFd,
+    pub shared: Arc<SessionShared>,
+}
+
+/// What a session's host side and its supervisor share.
+pub struct SessionShared {
+    /// The tree's CPU budget as a reading of its cgroup's counter, in µs, when lower than the
+    /// plan's (a pooled run's: the counter at its delivery plus the run's `cpu_time_ms`).
+    pub cpu_budget_us: AtomicU64,
+    /// Whether the supervisor is killing the tree. Held while freezing or thawing: a freeze never
+    /// follows the kill's thaw (a v1 frozen task does not die).
+    pub killing: Mutex<bool>,
+}
+
+impl SessionShared {
+    pub fn new() -> Self {
+        SessionShared {
+            cpu_budget_us: AtomicU64::new(u64::MAX),
+            killing: Mutex::new(false),
+        }
+    }
+}
+
+impl Default for SessionShared {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// Captured output of one stream.
@@ -66,11 +242,11 @@ struct Capture {
     data: Vec<u8>,
     cap: u64,
     total: u64,
-    tap: Option<(Stream, Tap)>,
+    tap: Option<(Stream, TapSender)>,
 }
 
 impl Capture {
-    fn new(fd: OwnedFd, cap: u64, tap: Option<(Stream, Tap)>) -> Self {
+    fn new(fd: OwnedFd, cap: u64, tap: Option<(Stream, TapSender)>) -> Self {
         Capture {
             fd: Some(fd),
             data: Vec::new(),
@@ -92,9 +268,9 @@ impl Capture {
                 }
                 Ok(n) if self.tap.is_some() => {
                     if let Some((stream, tap)) = &self.tap {
-                        let _ = tap.send((*stream, buf[..n].to_vec()));
+                        tap.send(*stream, &buf[..n]);
                     }
-                    if n < buf.len() {
+                    if n < buf.len() || !self.has_room() {
                         return;
                     }
                 }
@@ -110,6 +286,20 @@ impl Capture {
                 Err(_) => return,
             }
         }
+    }
+
+    /// Whether the stream is to be read now: open, and a session's tap has room.
+    fn readable(&self) -> bool {
+        self.fd.is_some() && self.has_room()
+    }
+
+    fn has_room(&self) -> bool {
+        self.tap.as_ref().is_none_or(|(_, tap)| tap.room())
+    }
+
+    /// Open but not read for now (a session's tap is full).
+    fn paused(&self) -> bool {
+        self.fd.is_some() && !self.has_room()
     }
 
     fn truncated(&self) -> bool {
@@ -226,6 +416,8 @@ struct Watch<'a> {
     copy_back: Option<CopyBack>,
     /// A session's stop pipe (see [`SessionIo`]).
     stop: Option<OwnedFd>,
+    /// What a session's host side shares with the supervisor (see [`SessionIo`]).
+    shared: Option<Arc<SessionShared>>,
     /// The cgroup's counters, read while the init tears the jail down (see `run_loop`).
     stats: Option<Stats>,
 }
@@ -241,9 +433,9 @@ pub fn supervise<'a>(
     workdir: Option<(&'a Path, Manifest)>,
     session: Option<SessionIo>,
 ) -> Result<Outcome, JailError> {
-    let (tap, stop) = match session {
-        Some(SessionIo { tap, stop }) => (Some(tap), Some(stop)),
-        None => (None, None),
+    let (tap, stop, shared) = match session {
+        Some(SessionIo { tap, stop, shared }) => (Some(tap), Some(stop), Some(shared)),
+        None => (None, None, None),
     };
     let stdout = Capture::new(
         take(&mut run.stdout)?,
@@ -275,6 +467,7 @@ pub fn supervise<'a>(
         next_work_try: Instant::now(),
         copy_back: None,
         stop,
+        shared,
         stats: None,
     };
     watch.run_loop()?;
@@ -304,6 +497,18 @@ impl Watch<'_> {
                 self.grab_work();
             }
             self.killed = Some(why);
+            if let Some(shared) = &self.shared {
+                // A session may be frozen between cells: thawed first (a v1 frozen task does not
+                // die), and never frozen again.
+                let mut killing = shared
+                    .killing
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                *killing = true;
+                if let Some(cgroup) = &self.run.cgroup {
+                    cgroup.freeze(false);
+                }
+            }
             let _ = kill(self.run.init, Signal::SIGKILL);
         }
     }
@@ -370,6 +575,10 @@ impl Watch<'_> {
             if self.wants_work() {
                 wake = wake.min(self.next_work_try);
             }
+            if self.stdout.paused() || self.stderr.paused() {
+                // Look again soon whether the session took some of its output.
+                wake = wake.min(now + TAP_RETRY);
+            }
             self.poll_once(wake.saturating_duration_since(now))?;
             if self.program_status.is_some()
                 && !self.finish_sent
@@ -432,8 +641,17 @@ impl Watch<'_> {
         self.copy_back = Some(mirror::copy_out(&work, host, before, caps, partial));
     }
 
+    /// The tree's CPU budget as a reading of its cgroup's counter: the plan's, or a session's
+    /// lower one (a pooled run's, see [`SessionShared`]).
+    fn cpu_budget_us(&self) -> u64 {
+        let plan = self.plan.limits.cpu_time_ms.saturating_mul(1000);
+        self.shared.as_ref().map_or(plan, |shared| {
+            plan.min(shared.cpu_budget_us.load(Ordering::Relaxed))
+        })
+    }
+
     fn check_cpu(&mut self) {
-        let budget_us = self.plan.limits.cpu_time_ms.saturating_mul(1000);
+        let budget_us = self.cpu_budget_us();
         let used = self.run.cgroup.as_ref().and_then(|c| c.cpu_us());
         if used.is_some_and(|used| used > budget_us) {
             self.kill_tree(Kill::CpuTime);
@@ -453,10 +671,11 @@ impl Watch<'_> {
         let mut ready = Vec::with_capacity(5);
         {
             let mut sources: Vec<(Source, BorrowedFd<'_>)> = Vec::with_capacity(5);
-            if let Some(fd) = &self.stdout.fd {
+            // A stream whose session tap is full is not read (the jail's writer then blocks).
+            if let (Some(fd), true) = (&self.stdout.fd, self.stdout.readable()) {
                 sources.push((Source::Stdout, fd.as_fd()));
             }
-            if let Some(fd) = &self.stderr.fd {
+            if let (Some(fd), true) = (&self.stderr.fd, self.stderr.readable()) {
                 sources.push((Source::Stderr, fd.as_fd()));
             }
             if self.control_open {
@@ -629,7 +848,7 @@ impl Watch<'_> {
             _ => (None, None),
         };
         let cpu_us = stats.cpu_us.unwrap_or(rusage.cpu_us);
-        let cpu_budget_us = self.plan.limits.cpu_time_ms.saturating_mul(1000);
+        let cpu_budget_us = self.cpu_budget_us();
         if signal == Some(Signal::SIGXCPU as i32)
             || (signal == Some(Signal::SIGKILL as i32)
                 && self.killed.is_none()

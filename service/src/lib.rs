@@ -1042,8 +1042,14 @@ impl Service {
 pub fn plan_policies(config: &ServerConfig) -> anyhow::Result<BTreeMap<String, warden_jail::Plan>> {
     let mut plans = BTreeMap::new();
     for (name, registered) in &config.policies {
-        let jail = warden_gateway::jail_config::from_policy(&registered.policy)
+        let mut jail = warden_gateway::jail_config::from_policy(&registered.policy)
             .map_err(|err| anyhow::anyhow!("policy {name}: {err:#}"))?;
+        // The layers a listing reports are the ones runs get: with the runtime layer a run of
+        // this policy installs (a policy that needs it where it is missing fails here, as its
+        // runs would).
+        let layer = warden_gateway::hook_config::runtime_layer(&registered.policy, false)
+            .map_err(|err| anyhow::anyhow!("policy {name}: {err}"))?;
+        jail.bootstrap = warden_gateway::jail_config::bootstrap(layer);
         let plan = warden_jail::Plan::new(&jail)
             .map_err(|err| anyhow::anyhow!("policy {name} cannot run on this host: {err}"))?;
         plans.insert(name.clone(), plan);

@@ -136,3 +136,54 @@ both_modes! {
         assert_eq!(run.stdout().len(), 4096);
     }
 }
+
+both_modes! {
+    /// Socket buffers cannot be sized up (issue 25: socketpairs with a large `SO_SNDBUF` queued
+    /// ~1 GiB of kernel memory under a 256 MiB limit): `setsockopt(SO_SNDBUF/SO_RCVBUF)` is refused
+    /// with EPERM, so what a run can queue is at most its sockets times the host's
+    /// `net.core.wmem_default` (plus the one send of 64 KiB a socket may overshoot it by), which
+    /// the program's own count stays under.
+    fn socket_buffers_cannot_be_sized_up(who: As) {
+        let program = r##"
+import errno, resource, socket
+a, b = socket.socketpair()
+for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):
+    try:
+        a.setsockopt(socket.SOL_SOCKET, option, 64 << 20)
+        print("SET", option)
+    except OSError as e:
+        print("REFUSED", errno.errorcode[e.errno])
+pairs, queued = [], 0
+try:
+    while True:
+        x, y = socket.socketpair()
+        pairs.append((x, y))
+        for s in (x, y):
+            s.setblocking(False)
+            try:
+                while True:
+                    queued += s.send(b"\0" * 65536)
+            except BlockingIOError:
+                pass
+except OSError as e:
+    print("STOPPED", errno.errorcode[e.errno])
+print("QUEUED", queued, 2 * len(pairs))
+"##;
+        let run = run(who, program, small());
+        assert_eq!(run.lines_starting("REFUSED"), ["REFUSED EPERM", "REFUSED EPERM"], "{:?}", run.record);
+        let queued = run.lines_starting("QUEUED");
+        let numbers: Vec<u64> = queued
+            .first()
+            .map(|line| line.split_whitespace().skip(1).filter_map(|n| n.parse().ok()).collect())
+            .unwrap_or_default();
+        assert_eq!(numbers.len(), 2, "{:?}", run.record);
+        let wmem_default: u64 = std::fs::read_to_string("/proc/sys/net/core/wmem_default")
+            .expect("wmem_default")
+            .trim()
+            .parse()
+            .expect("a number");
+        let (bytes, sockets) = (numbers[0], numbers[1]);
+        eprintln!("{who:?}: {bytes} bytes queued in {sockets} sockets");
+        assert!(sockets > 0 && bytes <= sockets * (wmem_default + 65536), "{bytes} bytes in {sockets} sockets");
+    }
+}

@@ -384,3 +384,184 @@ fn display_and_a_trailing_semicolon_behave_as_in_jupyter() {
     assert_eq!(shown, ["[1, 2]", "'text'"], "{}", ran.records[3]);
     assert_eq!(ran.records[3]["result"]["text/plain"], "1");
 }
+
+/// A `warden repl --json` the test talks to one cell at a time (to look at the host between
+/// cells).
+struct Live {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    records: std::sync::mpsc::Receiver<Value>,
+    _dir: tempfile::TempDir,
+}
+
+impl Live {
+    fn start(who: As, rules: &str, extra: &[&str]) -> Live {
+        use std::io::BufRead;
+        use std::os::unix::fs::PermissionsExt;
+        let dir = support::shared_tempdir();
+        if who == As::User {
+            std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777))
+                .expect("chmod");
+        }
+        let rules_path = dir.path().join("rules.toml");
+        std::fs::write(&rules_path, support::rules_for(who, rules)).expect("rules");
+        let mut args: Vec<String> = vec![
+            "repl".into(),
+            "--json".into(),
+            "--rules".into(),
+            rules_path.display().to_string(),
+        ];
+        args.extend(extra.iter().map(|a| (*a).to_owned()));
+        let mut command = support::command_as(who, &args);
+        command
+            .env("WARDEN_DATA_DIR", "/var/lib/warden")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = command.spawn().expect("warden repl");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout");
+        let (send, records) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if send
+                    .send(serde_json::from_str(&line).expect("a JSON record per cell"))
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        });
+        Live {
+            child,
+            stdin,
+            records,
+            _dir: dir,
+        }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn cell(&mut self, code: &str) -> Value {
+        let stdin = self.stdin.as_mut().expect("the session is open");
+        writeln!(stdin, "{}", serde_json::json!({ "code": code })).expect("write a cell");
+        stdin.flush().expect("flush");
+        self.records
+            .recv_timeout(Duration::from_secs(60))
+            .expect("a record for the cell")
+    }
+
+    /// Ends the session; warden's exit code (nothing of the session is left on the host).
+    fn finish(mut self) -> i32 {
+        self.stdin = None;
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                break status;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "warden repl did not end"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        support::assert_nothing_left(self.child.id());
+        status.code().unwrap_or(-1)
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// CPU time (user + system) of every process below `pid`, in seconds.
+fn cpu_below(pid: u32) -> f64 {
+    warden_test_support::serve::descendants(pid)
+        .iter()
+        .map(|(child, _)| {
+            std::fs::read_to_string(format!("/proc/{child}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let after = stat[stat.rfind(')')? + 2..].to_owned();
+                    let fields: Vec<&str> = after.split(' ').collect();
+                    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()?
+                        + fields.get(12)?.parse::<u64>().ok()?;
+                    Some(ticks as f64 / 100.0)
+                })
+                .unwrap_or(0.0)
+        })
+        .sum()
+}
+
+/// A cell that leaves threads running: one writes to the jail's stderr as fast as it can, one
+/// spins. Between cells the flood waits in the jail (the host holds at most
+/// `warden_jail::TAP_BYTES` of it, then stops reading), and the jail is frozen where its cgroup has
+/// a freezer (root here); the next cell thaws it and gets the waiting output as its stderr.
+const BACKGROUND: &str = r#"import os, threading, time
+quiet, stop = threading.Event(), threading.Event()
+beats = [0]
+def flood():
+    chunk = b"x" * 65536
+    quiet.wait(0.5)
+    while not quiet.is_set():
+        os.write(2, chunk)
+        time.sleep(0.001)
+def spin():
+    while not stop.is_set():
+        beats[0] += 1
+threading.Thread(target=flood, daemon=True).start()
+threading.Thread(target=spin, daemon=True).start()
+"#;
+
+both_modes! {
+    /// Output a session's threads write between cells costs the host a bounded amount of memory
+    /// (warden repl's RSS, measured from the host), frozen or not; as root (a cgroup freezer) the
+    /// threads use no CPU between cells and run again during the next cell; the session lives on.
+    fn background_output_between_cells_is_bounded_on_the_host(who: As) {
+        let mut live = Live::start(who, SESSION_RULES, &["--no-policy", "--no-hooks"]);
+        let first = live.cell(BACKGROUND);
+        assert_eq!(first["session_alive"], true, "{first}");
+        let pid = live.pid();
+        std::thread::sleep(Duration::from_millis(200));
+        let rss_before = warden_test_support::serve::memory_kib(pid, "VmRSS");
+        let cpu_before = cpu_below(pid);
+        std::thread::sleep(Duration::from_millis(2000));
+        let rss_after = warden_test_support::serve::memory_kib(pid, "VmRSS");
+        let cpu_after = cpu_below(pid);
+        let grown_mib = rss_after.saturating_sub(rss_before) / 1024;
+        eprintln!(
+            "{who:?}: warden repl RSS {rss_before} KiB -> {rss_after} KiB; jail CPU between cells {:.2} s",
+            cpu_after - cpu_before
+        );
+        assert!(grown_mib < 24, "warden repl grew by {grown_mib} MiB between cells");
+        if who == As::Root {
+            assert!(
+                cpu_after - cpu_before < 0.3,
+                "the session's threads used {:.2} s of CPU between cells",
+                cpu_after - cpu_before
+            );
+        }
+        let second = live.cell(
+            "quiet.set()\nimport time\nb = beats[0]\ntime.sleep(0.3)\nprint(beats[0] > b)\nstop.set()",
+        );
+        assert_eq!(second["session_alive"], true, "{second}");
+        assert_eq!(second["stdout"], "True\n", "{second}");
+        let status = second["status"].as_str().unwrap_or("");
+        assert!(status == "ok" || status == "output_limit", "{second}");
+        if who == As::User {
+            // Not frozen: what the threads wrote while nobody asked (more than the host holds)
+            // comes with the next cell, within its cap.
+            assert_eq!(status, "output_limit", "{second}");
+            assert!(second["stderr"].as_str().unwrap_or("").starts_with("xxxx"), "{second}");
+        }
+        let third = live.cell("1 + 1");
+        assert_eq!(third["result"]["text/plain"], "2", "{third}");
+        assert_eq!(live.finish(), 0);
+    }
+}

@@ -793,6 +793,14 @@ fn an_unprivileged_server_runs_jails_and_reports_the_layers_in_force() {
         listed["policies"][0]["layers"]["cgroup"], "none",
         "{listed}"
     );
+    // The listing reports the runtime layer runs get (it said `false` while every run had it).
+    assert_eq!(ok["layers"]["runtime_hooks"], true, "{ok}");
+    for layer in ["runtime_hooks", "exec_ban"] {
+        assert_eq!(
+            listed["policies"][0]["layers"][layer], ok["layers"][layer],
+            "{layer}: {listed}"
+        );
+    }
     assert_eq!(ok["layers"]["rlimits"], true);
     assert_eq!(ok["layers"]["seccomp"], true);
     let timeout = run(

@@ -2056,3 +2056,58 @@ fn a_run_with_input_files_is_forked_with_them() {
     assert_eq!(files[0]["path"], "total.txt");
     assert_eq!(files[0]["content_base64"], "Ng==");
 }
+
+/// A pooled run's CPU limit holds for its whole tree, as a cold run's: it is the run's cgroup
+/// counter that is held to `cpu_time_ms` from the delivery (not each process's RLIMIT_CPU), so
+/// three children that each burn 1.6 s stop at about 1 s with `cpu_time`, forked or cold.
+#[test]
+fn a_pooled_runs_cpu_limit_holds_for_every_process_of_the_run() {
+    warden_test_support::require_root!();
+    let (server, _rules) =
+        pooled_server_with("depth = 1\n", 2, &[("permissive", permissive_policy())]);
+    let code = r#"import os, time
+kids = []
+for _ in range(3):
+    pid = os.fork()
+    if pid == 0:
+        end = time.process_time() + 1.6
+        while time.process_time() < end:
+            pass
+        os._exit(0)
+    kids.append(pid)
+for pid in kids:
+    os.waitpid(pid, 0)
+print('all done')
+"#;
+    let limits = json!({"cpu_time_ms": 1000, "wall_time_ms": 30000});
+    await_ready(&server, "permissive");
+    let pooled = run(
+        &server,
+        &json!({"policy": "permissive", "code": code, "limits": limits}),
+    );
+    assert_eq!(pooled["warm"], true, "not pooled: {pooled}");
+    let mut cold_limits = limits.clone();
+    cold_limits["memory_mib"] = json!(1000);
+    let started = run(
+        &server,
+        &json!({"policy": "permissive", "code": code, "limits": cold_limits}),
+    );
+    assert_eq!(started["warm"], false, "pooled: {started}");
+    for (what, record) in [("pooled", &pooled), ("cold", &started)] {
+        assert_eq!(record["status"], "timeout", "{what}: {record}");
+        assert_eq!(
+            record["limits_hit"],
+            json!(["cpu_time"]),
+            "{what}: {record}"
+        );
+        assert!(
+            !record["stdout"].as_str().unwrap_or("").contains("all done"),
+            "{what}: {record}"
+        );
+        let cpu = record["usage"]["cpu_ms"].as_u64().unwrap_or(u64::MAX);
+        assert!(
+            cpu < 2000,
+            "{what}: {cpu} ms of CPU under a 1000 ms limit: {record}"
+        );
+    }
+}

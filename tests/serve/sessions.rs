@@ -714,3 +714,53 @@ fn mcp_run_python_keeps_state_between_calls_until_reset() {
         "{left:?}"
     );
 }
+
+/// A FIFO a cell made in its work dir holds no file operation (issue 25): downloading it is 404 at
+/// once, an upload onto it is refused at once (nothing waits for a reader or a writer), and the
+/// next cell runs.
+#[test]
+fn a_fifo_in_the_work_dir_holds_no_file_operation() {
+    // `os.mkfifo` is outside the default policy's `os` members: a policy with that rule off.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("fifo.toml");
+    std::fs::write(
+        &rules,
+        "extends = \"default\"\n[policy]\nname = \"fifo\"\n[actions]\nIMP101 = \"off\"\n",
+    )
+    .expect("rules");
+    let server = Server::start(Options {
+        extra_policies: vec![("fifo".to_owned(), rules)],
+        ..Options::default()
+    });
+    let socket = server.unix();
+    let id = create(&server, None, &json!({"policy": "fifo"}));
+    let made = execute(
+        &server,
+        None,
+        &id,
+        "import os\nos.mkfifo('pipe')\nos.path.exists('pipe')",
+    );
+    assert_eq!(made["status"], "ok", "{made}");
+    assert_eq!(made["result"]["text/plain"], "True", "{made}");
+    let path = format!("/v1/sessions/{id}/files/pipe");
+    let started = std::time::Instant::now();
+    let got = request(&socket, "GET", &path, None, None);
+    assert_eq!(got.status, 404, "{}", got.text());
+    let put = request(&socket, "PUT", &path, None, Some(b"x"));
+    assert!(
+        (400..500).contains(&put.status),
+        "{}: {}",
+        put.status,
+        put.text()
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the file operations waited on the FIFO for {:?}",
+        started.elapsed()
+    );
+    let next = execute(&server, None, &id, "1 + 1");
+    assert_eq!(next["status"], "ok", "{next}");
+    assert_eq!(next["result"]["text/plain"], "2", "{next}");
+    let ended = request(&socket, "DELETE", &format!("/v1/sessions/{id}"), None, None);
+    assert_eq!(ended.status, 200);
+}

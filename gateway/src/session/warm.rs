@@ -50,6 +50,11 @@ impl Session {
     /// run's jail on request (`warden_jail::template`), through [`Session::template_channel`].
     pub fn become_template(&mut self) -> anyhow::Result<()> {
         self.operation_within(serde_json::json!({"op": "template"}), DELIVER_TIMEOUT)?;
+        // Nobody reads a template's output while it forks: dropped, so that it never blocks on
+        // a full pipe (a session's output is otherwise held, bounded, until a cell takes it).
+        if let Some(jail) = self.jail.as_ref() {
+            jail.discard_output();
+        }
         Ok(())
     }
 
@@ -95,6 +100,11 @@ impl Session {
         });
         if let (Some(name), Some(object)) = (name, request.as_object_mut()) {
             object.insert("name".into(), Value::from(name));
+        }
+        // The run's CPU budget holds for its whole tree, as a cold run's: the jail's cgroup counter
+        // may grow by at most `cpu_time_ms` from now (the preload and the fork are not the run's).
+        if let Some(jail) = self.jail.as_ref() {
+            jail.limit_cpu_from_now(limits.cpu_time_ms);
         }
         let answer = match self.operation_within(request, DELIVER_TIMEOUT) {
             Ok(answer) => answer,
