@@ -12,4 +12,5 @@ mod load;
 mod mcp;
 mod pool;
 mod review;
+mod run_server;
 mod sessions;
