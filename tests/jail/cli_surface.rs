@@ -143,11 +143,17 @@ fn manual_pages_are_made_for_every_command() {
 /// Reads the first line of `command`'s standard output, then closes the pipe (what `| head -1`
 /// does) and returns the exit status and standard error.
 fn first_line_then_close(mut command: Command) -> (Option<i32>, String, String) {
+    let (code, first, err, _) = first_line_then_close_pid(&mut command);
+    (code, first, err)
+}
+
+fn first_line_then_close_pid(command: &mut Command) -> (Option<i32>, String, String, u32) {
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
+    let pid = child.id();
     let stdout = child.stdout.take().unwrap();
     let mut first = String::new();
     BufReader::new(stdout).read_line(&mut first).unwrap();
@@ -160,7 +166,7 @@ fn first_line_then_close(mut command: Command) -> (Option<i32>, String, String) 
         .read_to_string(&mut err)
         .unwrap();
     let status = child.wait().unwrap();
-    (status.code(), first, err)
+    (status.code(), first, err, pid)
 }
 
 /// Output into a pipe whose reader left is dropped quietly: no "Broken pipe", no panic, and the
@@ -208,7 +214,7 @@ fn a_run_whose_reader_leaves_still_ends_cleanly() {
     std::fs::write(&program, "for i in range(50000):\n    print('row', i)\n").unwrap();
     let mut run = warden();
     run.arg("run").arg(&program);
-    let (code, first, err) = first_line_then_close(run);
+    let (code, first, err, pid) = first_line_then_close_pid(&mut run);
     assert_eq!(first, "row 0\n");
     assert_eq!(code, Some(0), "the run succeeded; warden says so: {err}");
     assert!(
@@ -219,10 +225,7 @@ fn a_run_whose_reader_leaves_still_ends_cleanly() {
         err.contains("warden: ok"),
         "the summary still goes to stderr: {err}"
     );
-    assert!(
-        support::warden_cgroup_dirs().is_empty(),
-        "no run cgroup left behind"
-    );
+    support::assert_nothing_left(pid);
 }
 
 /// The summary says warden's exit code, which is not the program's when the output is invalid.
@@ -408,8 +411,5 @@ fn the_repl_interrupts_a_cell_on_ctrl_c_and_keeps_its_state() {
     assert_eq!(kept.len(), 1, "{kept:?} {text}");
     let png = std::fs::read(figures.join(&kept[0])).unwrap();
     assert!(png.starts_with(b"\x89PNG"), "a PNG");
-    assert!(
-        crate::support::warden_cgroup_dirs().is_empty(),
-        "no run cgroup left behind"
-    );
+    crate::support::assert_nothing_left(warden_pid);
 }
