@@ -252,6 +252,12 @@ impl Session {
         self.jail.as_ref().map(warden_jail::Session::init_pid)
     }
 
+    /// Interrupts the running cell from another thread (`warden repl`'s Ctrl-C), while the jail
+    /// runs: the cell ends with KeyboardInterrupt and the session keeps its state.
+    pub fn interrupter(&self) -> Option<warden_jail::Interrupter> {
+        self.jail.as_ref().map(warden_jail::Session::interrupter)
+    }
+
     /// The input files placed in the work dir when the session started.
     pub fn placed(&self) -> &files::PlacedInputs {
         &self.placed

@@ -483,6 +483,9 @@ def _session(main, baseline=frozenset(), template=None):
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8", closefd=True)
     os.dup2(2, 1)
     commands = os.fdopen(0, "r", encoding="utf-8", errors="replace", closefd=False)
+    # SIGINT (the host's interrupt: `warden repl`'s Ctrl-C) is a KeyboardInterrupt inside a cell
+    # and nothing between cells, where it would end the driver and the session's state with it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def send(message):
         answers.write(json.dumps(message, ensure_ascii=True, separators=(",", ":")) + "\n")
@@ -1444,6 +1447,8 @@ def _session(main, baseline=frozenset(), template=None):
                 pool["hide"](baseline)
                 request["_matplotlib"] = matplotlib
                 request["_exits"] = exits
+                # A program runs with the interpreter's own SIGINT handling, as a cold run does.
+                signal.signal(signal.SIGINT, signal.default_int_handler)
                 return request
             if operation in operations:
                 try:
@@ -1482,11 +1487,13 @@ def _session(main, baseline=frozenset(), template=None):
             if timeout > 0:
                 signal.signal(signal.SIGALRM, on_alarm)
                 signal.setitimer(signal.ITIMER_REAL, timeout)
+            signal.signal(signal.SIGINT, signal.default_int_handler)
             try:
                 exec(body, main.__dict__)
                 value = eval(tail, main.__dict__) if tail is not None else None
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
             if value is not None:
                 main.__dict__["_"] = value
                 result = bundle(value)

@@ -69,7 +69,7 @@ pub use mirror::{CopyBack, Refusal, RefusedFile, COPY_BACK_TIME};
 pub use outcome::{Layers, LimitHit, Outcome, Status, Usage};
 pub use plan::{Availability, Host, Plan, BOOTSTRAP, NAMESPACES};
 pub use seccomp::SeccompPlan;
-pub use session::{Event, Session};
+pub use session::{Event, Interrupter, Session};
 pub use supervise::{defer_teardown, finish_teardown, Stream, TAP_BYTES};
 pub use sys::thread_count;
 pub use userns::Mode;

@@ -38,6 +38,36 @@ pub enum Event {
     Ended,
 }
 
+/// Interrupts a session's running cell from any thread (`warden repl`'s Ctrl-C): SIGINT to the
+/// session's interpreter, the child of the jail's init, which the driver turns into a
+/// KeyboardInterrupt in the cell while one runs and ignores between cells.
+#[derive(Debug, Clone, Copy)]
+pub struct Interrupter {
+    init: u32,
+}
+
+impl Interrupter {
+    /// Sends the interrupt; `false` when the interpreter is gone (nothing to interrupt).
+    pub fn interrupt(&self) -> bool {
+        // The init's direct children are the interpreter (and, where the policy allows processes,
+        // orphans the init adopted: an interrupt is what a terminal would send them too). One
+        // read: the kernel renders the list anew at each read, and a short read could miss one.
+        let path = format!("/proc/{0}/task/{0}/children", self.init);
+        let Ok(text) = std::fs::read_to_string(path) else {
+            return false;
+        };
+        let mut sent = false;
+        for pid in text
+            .split_whitespace()
+            .filter_map(|p| p.parse::<i32>().ok())
+        {
+            let pid = nix::unistd::Pid::from_raw(pid);
+            sent |= nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).is_ok();
+        }
+        sent
+    }
+}
+
 /// A live session: a confined interpreter running warden's driver.
 pub struct Session {
     commands: Option<OwnedFd>,
@@ -258,6 +288,11 @@ impl Session {
                 Some(Event::Ended)
             }
         }
+    }
+
+    /// A handle that interrupts the running cell from another thread.
+    pub fn interrupter(&self) -> Interrupter {
+        Interrupter { init: self.init }
     }
 
     /// Ends the session now: the supervisor kills the tree (the work dir is still copied back).

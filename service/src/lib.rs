@@ -6,6 +6,15 @@
 //! process ([`executor`]) because a multithreaded process cannot create the jail's user namespace,
 //! and writes the audit log and metrics. Front ends ([`http`], [`mcp`]) only translate.
 
+/// warden's version and the commit it was built from (`WARDEN_COMMIT`, else `git rev-parse`, else
+/// `unknown`: service/build.rs), as `warden --version` and `warden_build_info` show them.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("WARDEN_COMMIT"),
+    ")"
+);
+
 pub mod admission;
 pub mod audit;
 pub mod config;

@@ -5,6 +5,7 @@
 use warden_test_support::jail as support;
 
 mod cli;
+mod cli_surface;
 mod containment;
 mod copyback;
 mod hardening;

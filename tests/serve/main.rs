@@ -13,4 +13,5 @@ mod mcp;
 mod nodes;
 mod pool;
 mod review;
+mod run_server;
 mod sessions;

@@ -1,6 +1,6 @@
 //! `warden check`: judge Python files against the policy without running them.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -189,22 +189,26 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<String>) {
 }
 
 fn emit(reports: &[(String, Report)], policy: &Policy, format: Format) -> anyhow::Result<()> {
-    let stdout = std::io::stdout();
-    let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let mut text = String::new();
     match format {
         Format::Human => {
             for (path, report) in reports {
-                out.write_all(render::human::render(path, report, color).as_bytes())?;
+                text.push_str(&render::human::render(path, report, color));
             }
         }
         Format::Json => {
             for (path, report) in reports {
-                writeln!(out, "{}", render::json::render(path, report, policy))?;
+                text.push_str(&render::json::render(path, report, policy));
+                text.push('\n');
             }
         }
-        Format::Sarif => writeln!(out, "{}", render::sarif::render(reports))?,
+        Format::Sarif => {
+            text.push_str(&render::sarif::render(reports));
+            text.push('\n');
+        }
     }
-    out.flush()?;
+    // A reader that left (`| head`) ends the output quietly; the exit code stays the verdict's.
+    super::out::write_all(text.as_bytes());
     Ok(())
 }

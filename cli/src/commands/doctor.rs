@@ -1,5 +1,6 @@
 //! `warden doctor`: which layers this host can enforce, and whether the policy's required ones are there.
 
+use super::out::outln;
 use std::process::ExitCode;
 
 use clap::Args;
@@ -14,10 +15,11 @@ use super::RulesArg;
 /// Report which confinement layers this host can enforce.
 ///
 /// Probes user namespaces, Landlock, seccomp, cgroups (version, controllers, delegation) and the
-/// interpreter, then runs a one-line program in the jail and imports, in the jail, every module the
-/// policy allows (allowed means importable). Exit status: 0 when every layer the policy requires is
-/// available, the smoke run succeeded and every allowed module imports; 1 otherwise; 2 on
-/// configuration errors.
+/// interpreter, then runs a one-line program in the jail, checks the runtime layer (warden's audit
+/// hook: its library found, loaded in the jail and holding the policy at a sink), and imports, in
+/// the jail, every module the policy allows (allowed means importable). Exit status: 0 when every
+/// layer the policy requires is available, the smoke run succeeded, the runtime layer works where
+/// the policy wants it and every allowed module imports; 1 otherwise; 2 on configuration errors.
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
     #[command(flatten)]
@@ -61,6 +63,12 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         Err(_) => json!({ "ok": false, "error": "skipped: no usable interpreter" }),
     };
     let smoke_ok = smoke["ok"] == Value::Bool(true);
+    let runtime_layer = if smoke_ok {
+        runtime_layer(&policy)
+    } else {
+        json!({ "ok": false, "error": "skipped: the smoke run failed" })
+    };
+    let runtime_ok = runtime_layer["ok"] == Value::Bool(true);
     // "Allowed means importable": every module the policy allows must import in the jail.
     let imports = if smoke_ok {
         match warden_gateway::runtime_check::require_importable(&policy) {
@@ -78,21 +86,98 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         "cgroup": host.cgroup,
         "interpreter": interpreter_report,
         "smoke_run": smoke,
+        "runtime_layer": runtime_layer,
         "allowed_imports": imports,
         "missing_required_layers": missing.iter().map(|l| l.name()).collect::<Vec<_>>(),
     });
     if args.json {
-        println!("{report}");
+        outln!("{report}");
     } else {
         print_human(&report);
     }
     Ok(ExitCode::from(
-        if !missing.is_empty() || !smoke_ok || !imports_ok {
+        if !missing.is_empty() || !smoke_ok || !runtime_ok || !imports_ok {
             exit::FAILED
         } else {
             exit::OK
         },
     ))
+}
+
+/// The runtime layer as a run gets it: the hook library found beside warden, then a program run
+/// through the whole pipeline (static layer off, so only the hook can stop it) that calls a sink
+/// the policy closes — a process start, or else an import it denies. `ok` when the hook is in
+/// force and stopped it; when the policy turns the hook off, `ok` says only that runs agree.
+fn runtime_layer(policy: &warden_policy::Policy) -> Value {
+    use warden_gateway::pipeline::{self, RunRequest, RunStatus};
+    let wanted = policy.hooks.name();
+    let library = match warden_gateway::hook_config::find_library() {
+        Ok(path) => path.display().to_string(),
+        Err(looked) if policy.hooks == warden_policy::settings::Hooks::Off => {
+            let _ = looked;
+            return json!({ "ok": true, "hooks": wanted, "in_force": false,
+                           "detail": "the policy turns the runtime layer off ([runtime] hooks = \"off\")" });
+        }
+        Err(looked) => {
+            let looked: Vec<String> = looked.iter().map(|p| p.display().to_string()).collect();
+            return json!({ "ok": policy.hooks != warden_policy::settings::Hooks::Required, "hooks": wanted,
+                           "in_force": false,
+                           "error": format!("warden's hook library was not found (looked for {})", looked.join(", ")) });
+        }
+    };
+    // A sink the policy closes, reached without a name the static layer would need to see.
+    let probe = if !policy.processes {
+        "import os\nos.system('true')\n"
+    } else {
+        "__import__('_xxsubinterpreters')\n"
+    };
+    let request = RunRequest {
+        source: probe.as_bytes().to_vec(),
+        no_policy: true,
+        ..RunRequest::default()
+    };
+    let record = match pipeline::execute(policy, &request) {
+        Ok(record) => record,
+        Err(err) => {
+            return json!({ "ok": false, "hooks": wanted, "library": library, "error": format!("{err:#}") })
+        }
+    };
+    let in_force = record
+        .layers
+        .as_ref()
+        .is_some_and(|layers| layers.runtime_hooks);
+    let stopped = record
+        .stopped_by
+        .as_ref()
+        .filter(|s| s.layer == warden_gateway::stopped_by::Depth::Runtime)
+        .map(|s| {
+            format!(
+                "{} on {}",
+                s.rule.as_deref().unwrap_or("?"),
+                s.event.as_deref().unwrap_or("?")
+            )
+        });
+    match (policy.hooks, in_force, stopped) {
+        (warden_policy::settings::Hooks::Off, false, _) => {
+            json!({ "ok": true, "hooks": wanted, "in_force": false, "library": library,
+            "detail": "the policy turns the runtime layer off ([runtime] hooks = \"off\")" })
+        }
+        (_, true, Some(stopped)) => {
+            json!({ "ok": true, "hooks": wanted, "in_force": true, "library": library,
+            "probe": stopped, "wall_ms": record.usage.wall_ms })
+        }
+        (_, in_force, _) if record.status == RunStatus::SetupFailed => {
+            json!({ "ok": false, "hooks": wanted,
+            "in_force": in_force, "library": library,
+            "error": record.message.unwrap_or_else(|| "the jail could not start".into()) })
+        }
+        (_, in_force, _) => {
+            json!({ "ok": false, "hooks": wanted, "in_force": in_force, "library": library,
+            "error": format!("the probe was not stopped by the runtime layer (status {}{})",
+                record.status.as_str(),
+                record.error.map(|e| format!(", {}: {}", e.name, e.value)).unwrap_or_default()) })
+        }
+    }
 }
 
 fn smoke_run(
@@ -119,7 +204,7 @@ fn smoke_run(
 }
 
 fn print_human(report: &Value) {
-    println!(
+    outln!(
         "warden doctor — policy `{}`, mode {}",
         text(&report["policy"]),
         text(&report["mode"]["kind"])
@@ -136,7 +221,7 @@ fn print_human(report: &Value) {
             } else {
                 ""
             };
-            println!(
+            outln!(
                 "  {mark} {:<11}{required}: {}",
                 text(&layer["layer"]),
                 text(&layer["detail"])
@@ -145,31 +230,44 @@ fn print_human(report: &Value) {
     }
     let interpreter = &report["interpreter"];
     if interpreter["ok"] == Value::Bool(true) {
-        println!(
+        outln!(
             "  ok      interpreter: {} → {}",
             text(&interpreter["configured"]),
             text(&interpreter["real"])
         );
     } else {
-        println!("  MISSING interpreter: {}", text(&interpreter["error"]));
+        outln!("  MISSING interpreter: {}", text(&interpreter["error"]));
     }
     let smoke = &report["smoke_run"];
     if smoke["ok"] == Value::Bool(true) {
-        println!(
+        outln!(
             "  ok      smoke run: print('ok') in the jail took {} ms",
             smoke["wall_ms"]
         );
     } else {
-        println!("  FAILED  smoke run: {}", text(&smoke["error"]));
+        outln!("  FAILED  smoke run: {}", text(&smoke["error"]));
+    }
+    let runtime = &report["runtime_layer"];
+    match (runtime["ok"].as_bool(), runtime["in_force"].as_bool()) {
+        (Some(true), Some(true)) => outln!(
+            "  ok      runtime layer: warden's audit hook ({}) loads in the jail and stopped {}",
+            text(&runtime["library"]),
+            text(&runtime["probe"])
+        ),
+        (Some(true), _) => outln!(
+            "  off     runtime layer: {}",
+            text(&runtime["detail"]).replace("null", "not found; the policy does not require it")
+        ),
+        _ => outln!("  FAILED  runtime layer: {}", text(&runtime["error"])),
     }
     let imports = &report["allowed_imports"];
     if imports["ok"] == Value::Bool(true) {
-        println!(
+        outln!(
             "  ok      allowed modules: all {} import in the jail",
             imports["modules"]
         );
     } else {
-        println!("  FAILED  allowed modules: {}", text(&imports["error"]));
+        outln!("  FAILED  allowed modules: {}", text(&imports["error"]));
     }
 }
 

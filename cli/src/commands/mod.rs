@@ -7,8 +7,11 @@ use clap::{Args, Parser, Subcommand};
 
 mod check;
 mod corpus;
+mod docs;
 mod doctor;
 pub mod exit;
+mod http_client;
+pub mod out;
 mod repl;
 mod review;
 mod rules;
@@ -24,7 +27,7 @@ mod serve;
 /// Exit codes: 0 allowed / ok; 1 denied, needs review, or the run did not succeed; 2 usage,
 /// configuration or internal error.
 #[derive(Debug, Parser)]
-#[command(name = "warden", version, about, long_about, max_term_width = 100)]
+#[command(name = "warden", version = warden_service::VERSION, about, long_about, max_term_width = 100)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -61,6 +64,10 @@ pub enum Command {
     Review(review::ReviewCommand),
     // About and long help: the doc comment of the arguments struct.
     Mcp(serve::McpArgs),
+    // About and long help: the doc comment of the arguments struct.
+    Completions(docs::CompletionsArgs),
+    // About and long help: the doc comment of the arguments struct.
+    Man(docs::ManArgs),
     /// Run one job for `warden serve` / `warden mcp` (internal).
     #[command(hide = true)]
     Worker(serve::WorkerArgs),
@@ -114,6 +121,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::serve(args),
         Command::Review(command) => review::run(command),
         Command::Mcp(args) => serve::mcp(args),
+        Command::Completions(args) => docs::completions(args),
+        Command::Man(args) => docs::man(args),
         Command::Worker(args) => serve::worker(args),
         Command::SessionWorker(args) => serve::session_worker(args),
     }

@@ -1,8 +1,16 @@
 //! `warden repl`: an interactive session on a terminal, or cells as JSON lines with `--json`.
 
+use super::out::{out, outln};
 use std::io::{BufRead, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine;
 
 use clap::Args;
 use warden_gateway::session::{CellRecord, Session, SessionOptions};
@@ -19,7 +27,10 @@ use super::RulesArg;
 /// files the session wrote in its work dir are delivered there when it ends.
 ///
 /// On a terminal a cell ends at a line that completes a one-line statement, or at an empty line
-/// after an indented block. With `--json`, standard input holds one JSON object per line,
+/// after an indented block. Ctrl-C interrupts the running cell (it ends with KeyboardInterrupt and
+/// the session keeps its state); at the prompt it does nothing but say so. Cells are plain Python:
+/// IPython's `%magics` and `!shell` lines are refused with a note, never sent. With `--output-dir`,
+/// figures (shown, displayed or a cell's value) are kept there as `figure-<cell>-<k>.png` too. With `--json`, standard input holds one JSON object per line,
 /// `{"code": "..."}`, and each cell's record is printed as one JSON line (the same record as
 /// `POST /v1/sessions/{id}/execute`). The session ends at end of input (Ctrl-D).
 ///
@@ -41,7 +52,7 @@ pub struct ReplArgs {
     #[arg(long)]
     pub no_hooks: bool,
     /// Deliver the files the session wrote (not the inputs) into DIR when it ends (DIR must not
-    /// exist or be empty).
+    /// exist or be empty), with the figures the cells made (`figure-<cell>-<k>.png`).
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
 }
@@ -64,11 +75,18 @@ pub fn run(args: ReplArgs) -> anyhow::Result<ExitCode> {
     let mut session = Session::start(&policy, &options)
         .map_err(|err| anyhow::anyhow!("the session could not start: {err:#}"))?;
     if interactive {
-        eprintln!("warden: ready; Ctrl-D ends the session");
+        eprintln!("warden: ready; Ctrl-C interrupts a cell, Ctrl-D ends the session");
     }
+    // On a terminal, Ctrl-C is the cell's, not warden's: a watcher turns it into an interrupt of
+    // the running cell (the session and its state live on).
+    let ctrl_c = if interactive {
+        Some(CtrlC::watch(session.interrupter())?)
+    } else {
+        None
+    };
+    let mut figures = Figures::default();
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
-    let stdout = std::io::stdout();
     loop {
         let cell = if args.json {
             match lines.next() {
@@ -99,19 +117,26 @@ pub fn run(args: ReplArgs) -> anyhow::Result<ExitCode> {
                 Some(cell) => cell,
             }
         };
+        if let Some(note) = not_python(&cell) {
+            eprintln!("warden: {note}");
+            continue;
+        }
+        let running = ctrl_c.as_ref().map(CtrlC::cell_running);
         let record = session.execute(cell.as_bytes());
+        drop(running);
+        if args.output_dir.is_some() {
+            figures.keep(&record);
+        }
         if args.json {
-            let mut out = stdout.lock();
-            serde_json::to_writer(&mut out, &record)?;
-            writeln!(out)?;
-            out.flush()?;
+            outln!("{}", serde_json::to_string(&record)?);
         } else {
-            show(&record);
+            show(&record, args.output_dir.is_some());
         }
         if !record.session_alive {
             break;
         }
     }
+    drop(ctrl_c);
     let lost = session.ended().is_some();
     match &args.output_dir {
         Some(dir) => {
@@ -119,9 +144,10 @@ pub fn run(args: ReplArgs) -> anyhow::Result<ExitCode> {
             for note in &collected.notes {
                 eprintln!("warden: {note}");
             }
+            let kept = figures.write_into(dir)?;
             if interactive {
                 eprintln!(
-                    "warden: session ended; {} file(s) in {}",
+                    "warden: session ended; {} file(s) and {kept} figure(s) in {}",
                     collected.files.len(),
                     dir.display()
                 );
@@ -190,8 +216,134 @@ fn read_cell(
     }
 }
 
+/// Why a cell is not sent: IPython's magics and shell escapes are not Python, and the session's
+/// interpreter is plain Python (no shell, no processes). `None`: send it.
+fn not_python(cell: &str) -> Option<&'static str> {
+    let first = cell
+        .lines()
+        .map(str::trim_start)
+        .find(|line| !line.is_empty())?;
+    if first.starts_with('%') {
+        Some("`%` lines are IPython magics; cells here are plain Python (for %timeit: `import timeit; timeit.timeit(...)`). Nothing was run.")
+    } else if first.starts_with('!') {
+        Some("`!` lines are shell commands; cells here are plain Python and the jail runs no processes (for !ls: `import os; os.listdir()`). Nothing was run.")
+    } else {
+        None
+    }
+}
+
+/// Ctrl-C on a terminal: a SIGINT flag and a thread that interrupts the running cell.
+struct CtrlC {
+    running: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    watcher: Option<std::thread::JoinHandle<()>>,
+}
+
+/// While alive, Ctrl-C interrupts the cell; dropped when the cell ends.
+struct CellRunning(Arc<AtomicBool>);
+
+impl Drop for CellRunning {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+impl CtrlC {
+    fn watch(interrupter: Option<warden_jail::Interrupter>) -> anyhow::Result<CtrlC> {
+        let pressed = Arc::new(AtomicBool::new(false));
+        signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&pressed))
+            .context("cannot take Ctrl-C (SIGINT)")?;
+        let running = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let watcher = {
+            let (running, stop) = (Arc::clone(&running), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(25));
+                    if !pressed.swap(false, Ordering::SeqCst) {
+                        continue;
+                    }
+                    match &interrupter {
+                        Some(cell) if running.load(Ordering::SeqCst) => {
+                            if !cell.interrupt() {
+                                eprintln!("\nwarden: the cell could not be interrupted");
+                            }
+                        }
+                        _ => eprintln!(
+                            "\nwarden: no cell is running (Ctrl-C interrupts a cell; Ctrl-D ends the session)"
+                        ),
+                    }
+                }
+            })
+        };
+        Ok(CtrlC {
+            running,
+            stop,
+            watcher: Some(watcher),
+        })
+    }
+
+    fn cell_running(&self) -> CellRunning {
+        self.running.store(true, Ordering::SeqCst);
+        CellRunning(Arc::clone(&self.running))
+    }
+}
+
+impl Drop for CtrlC {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(watcher) = self.watcher.take() {
+            let _ = watcher.join();
+        }
+    }
+}
+
+/// The figures the cells made, kept for `--output-dir` (written when the session ends, beside the
+/// files the session delivers there).
+#[derive(Default)]
+struct Figures {
+    kept: Vec<(String, Vec<u8>)>,
+}
+
+impl Figures {
+    /// Keeps the PNGs of a cell's displays and of its value.
+    fn keep(&mut self, record: &CellRecord) {
+        let Some(cell) = record.execution_count else {
+            return;
+        };
+        let pngs = record
+            .display
+            .iter()
+            .chain(record.result.iter())
+            .filter_map(|bundle| bundle.get("image/png").and_then(|v| v.as_str()));
+        for (k, png) in pngs.enumerate() {
+            if let Ok(bytes) = BASE64.decode(png) {
+                self.kept
+                    .push((format!("figure-{cell}-{}.png", k + 1), bytes));
+            }
+        }
+    }
+
+    /// Writes the figures into `dir`, never over a file the session delivered (another name is
+    /// taken). The number written.
+    fn write_into(&self, dir: &Path) -> anyhow::Result<usize> {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        for (name, bytes) in &self.kept {
+            let mut path = dir.join(name);
+            let mut again = 1;
+            while path.exists() {
+                again += 1;
+                path = dir.join(name.replace(".png", &format!("-{again}.png")));
+            }
+            std::fs::write(&path, bytes)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        Ok(self.kept.len())
+    }
+}
+
 /// Prints a cell's record as `check` and `run` print theirs.
-fn show(record: &CellRecord) {
+fn show(record: &CellRecord, keeping_figures: bool) {
     for finding in &record.check.findings {
         eprintln!(
             "warden: {}[{}] cell:{}:{}: {} (hint: {})",
@@ -203,9 +355,9 @@ fn show(record: &CellRecord) {
             finding.hint
         );
     }
-    print!("{}", record.stdout);
+    out!("{}", record.stdout);
     if record.stdout_truncated {
-        println!("[… stdout truncated]");
+        outln!("[… stdout truncated]");
     }
     eprint!("{}", record.stderr);
     if let Some(error) = &record.error {
@@ -213,16 +365,26 @@ fn show(record: &CellRecord) {
             eprintln!("{line}");
         }
     }
-    for item in &record.display {
+    for (k, item) in record.display.iter().enumerate() {
         let size = item
             .get("image/png")
             .and_then(|v| v.as_str())
             .map_or(0, |b64| b64.len() * 3 / 4);
-        println!("<figure: image/png, {} KiB>", size / 1024);
+        match (keeping_figures, record.execution_count) {
+            (true, Some(n)) => outln!(
+                "<figure: image/png, {} KiB; kept as figure-{n}-{}.png>",
+                size / 1024,
+                k + 1
+            ),
+            _ => outln!(
+                "<figure: image/png, {} KiB; --output-dir keeps figures>",
+                size / 1024
+            ),
+        }
     }
     if let (Some(result), Some(n)) = (&record.result, record.execution_count) {
         if let Some(text) = result.get("text/plain").and_then(|v| v.as_str()) {
-            println!("Out[{n}]: {text}");
+            outln!("Out[{n}]: {text}");
         }
     }
     if record.status != "ok" {

@@ -5,8 +5,7 @@
 //! `approve = true`); this command only speaks HTTP/1.1 on the socket (no async runtime in the
 //! binary's own code) and prints the answers.
 
-use std::io::{Read, Write};
-use std::os::unix::net::UnixStream;
+use super::out::{out, outln};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -91,7 +90,7 @@ fn decide(args: &DecideArgs, verb: &str) -> anyhow::Result<ExitCode> {
     let body = json!({"reason": args.reason});
     let answer = call(&args.server, "POST", &path, Some(&body))?;
     print_answer(&args.server, answer, |review| {
-        println!(
+        outln!(
             "review {}: {} by {}",
             text(review, "id"),
             text(review, "status"),
@@ -108,7 +107,7 @@ fn print_answer(
 ) -> anyhow::Result<ExitCode> {
     if status == 200 {
         if server.json {
-            println!("{}", serde_json::to_string_pretty(&body)?);
+            outln!("{}", serde_json::to_string_pretty(&body)?);
         } else {
             human(&body);
         }
@@ -132,15 +131,19 @@ fn print_list(answer: &Value) {
         .map(Vec::as_slice)
         .unwrap_or_default();
     if reviews.is_empty() {
-        println!("no reviews");
+        outln!("no reviews");
         return;
     }
-    println!(
+    outln!(
         "{:<32}  {:<8}  {:<12}  {:<24}  {:<24}  rules",
-        "id", "status", "policy", "submitted by", "expires at"
+        "id",
+        "status",
+        "policy",
+        "submitted by",
+        "expires at"
     );
     for review in reviews {
-        println!(
+        outln!(
             "{:<32}  {:<8}  {:<12}  {:<24}  {:<24}  {}",
             text(review, "id"),
             text(review, "status"),
@@ -156,8 +159,8 @@ fn print_list(answer: &Value) {
 }
 
 fn print_review(review: &Value) {
-    println!("review {}: {}", text(review, "id"), text(review, "status"));
-    println!(
+    outln!("review {}: {}", text(review, "id"), text(review, "status"));
+    outln!(
         "policy {} (sha256 {})",
         review
             .pointer("/policy/name")
@@ -168,18 +171,18 @@ fn print_review(review: &Value) {
             .and_then(Value::as_str)
             .unwrap_or("?")
     );
-    println!("program sha256 {}", text(review, "program_sha256"));
-    println!(
+    outln!("program sha256 {}", text(review, "program_sha256"));
+    outln!(
         "submitted by {} at {}; expires at {}",
         text(review, "submitted_by"),
         text(review, "created_at"),
         text(review, "expires_at")
     );
     if let Some(by) = review.get("decided_by").and_then(Value::as_str) {
-        println!("decided by {by} at {}", text(review, "decided_at"));
+        outln!("decided by {by} at {}", text(review, "decided_at"));
     }
     if let Some(reason) = review.get("reason").and_then(Value::as_str) {
-        println!("reason: {reason}");
+        outln!("reason: {reason}");
     }
     for finding in review
         .get("findings")
@@ -187,7 +190,7 @@ fn print_review(review: &Value) {
         .into_iter()
         .flatten()
     {
-        println!(
+        outln!(
             "{} {} line {}: {}",
             text(finding, "rule"),
             text(finding, "action"),
@@ -201,13 +204,13 @@ fn print_review(review: &Value) {
     if let Some(inputs) = review.get("inputs").and_then(Value::as_array) {
         if !inputs.is_empty() {
             let names: Vec<&str> = inputs.iter().filter_map(Value::as_str).collect();
-            println!("inputs: {}", names.join(", "));
+            outln!("inputs: {}", names.join(", "));
         }
     }
-    println!("--- program ---");
-    print!("{}", text(review, "code"));
+    outln!("--- program ---");
+    out!("{}", text(review, "code"));
     if !text(review, "code").ends_with('\n') {
-        println!();
+        outln!();
     }
 }
 
@@ -259,99 +262,14 @@ fn call(
     body: Option<&Value>,
 ) -> anyhow::Result<(u16, Value)> {
     let socket = socket(server)?;
-    let mut stream = UnixStream::connect(&socket).with_context(|| {
-        format!(
-            "cannot connect to warden serve at {} (is it running? --socket names another socket)",
-            socket.display()
-        )
-    })?;
-    stream.set_read_timeout(Some(Duration::from_secs(60)))?;
-    stream.set_write_timeout(Some(Duration::from_secs(60)))?;
-    let payload = body
-        .map(serde_json::to_vec)
-        .transpose()?
-        .unwrap_or_default();
-    let mut request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: warden\r\nConnection: close\r\nContent-Length: {}\r\n",
-        payload.len()
-    );
-    if body.is_some() {
-        request.push_str("Content-Type: application/json\r\n");
-    }
-    request.push_str("\r\n");
-    stream.write_all(request.as_bytes())?;
-    stream.write_all(&payload)?;
-    let mut raw = Vec::new();
-    stream
-        .take(64 << 20)
-        .read_to_end(&mut raw)
-        .with_context(|| format!("no answer from {}", socket.display()))?;
-    parse_response(&raw)
-}
-
-/// An HTTP/1.1 response: its status and its body as JSON (a chunked body is joined).
-fn parse_response(raw: &[u8]) -> anyhow::Result<(u16, Value)> {
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .context("the server's answer has no complete head")?;
-    let head = String::from_utf8_lossy(&raw[..split]);
-    let mut body = raw[split + 4..].to_vec();
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|code| code.parse::<u16>().ok())
-        .context("the server's answer has no status")?;
-    let chunked = head.lines().any(|line| {
-        let lower = line.to_ascii_lowercase();
-        lower.starts_with("transfer-encoding:") && lower.contains("chunked")
-    });
-    if chunked {
-        body = dechunk(&body)?;
-    }
-    let value = serde_json::from_slice(&body).with_context(|| {
-        format!(
-            "the server answered {status} without JSON: {}",
-            String::from_utf8_lossy(&body)
-        )
-    })?;
-    Ok((status, value))
-}
-
-fn dechunk(mut data: &[u8]) -> anyhow::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    loop {
-        let line_end = data
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .context("a chunk without its size line")?;
-        let size_text = String::from_utf8_lossy(&data[..line_end]);
-        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
-            .context("a chunk size that is not hex")?;
-        data = &data[line_end + 2..];
-        if size == 0 {
-            return Ok(out);
-        }
-        let chunk = data.get(..size).context("a chunk cut short")?;
-        out.extend_from_slice(chunk);
-        data = data.get(size + 2..).unwrap_or_default();
-    }
+    let address = super::http_client::Address::Unix(socket);
+    super::http_client::call(&address, None, method, path, body, Duration::from_secs(60))
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn responses_plain_and_chunked_are_read() {
-        let plain = b"HTTP/1.1 403 Forbidden\r\ncontent-length: 13\r\n\r\n{\"error\": 1}\n";
-        assert_eq!(parse_response(plain).unwrap(), (403, json!({"error": 1})));
-        let chunked =
-            b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n3\r\n: 1\r\n1\r\n}\r\n0\r\n\r\n";
-        assert_eq!(parse_response(chunked).unwrap(), (200, json!({"a": 1})));
-        assert!(parse_response(b"HTTP/1.1 200 OK\r\n").is_err());
-    }
 
     #[test]
     fn ids_cannot_leave_their_path_segment() {

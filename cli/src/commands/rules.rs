@@ -1,5 +1,6 @@
 //! `warden rules`: validate, explain and test rules files.
 
+use super::out::outln;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -40,7 +41,7 @@ pub fn run(command: RulesCommand) -> anyhow::Result<ExitCode> {
         RulesCommand::Explain { id } => explain(id.as_deref()),
         RulesCommand::Test { file, dir } => test(&file, &dir),
         RulesCommand::Schema => {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&warden_policy::settings::json_schema())?
             );
@@ -60,7 +61,7 @@ fn check(file: &Path) -> anyhow::Result<ExitCode> {
         warden_policy::settings::InterpreterSource::Runtime(name) => format!("runtime `{name}`"),
         warden_policy::settings::InterpreterSource::Path(path) => format!("interpreter {path}"),
     };
-    println!(
+    outln!(
         "{}: valid policy `{}` (sha256 {}), {interpreter}, {} allowed import patterns, {} denied, {} banned references",
         file.display(),
         policy.name,
@@ -75,7 +76,7 @@ fn check(file: &Path) -> anyhow::Result<ExitCode> {
 fn explain(id: Option<&str>) -> anyhow::Result<ExitCode> {
     let Some(id) = id else {
         for rule in Rule::ALL {
-            println!(
+            outln!(
                 "{:<8} {:<22} {:<11} {:<8} {}",
                 rule.id(),
                 rule.name(),
@@ -88,8 +89,8 @@ fn explain(id: Option<&str>) -> anyhow::Result<ExitCode> {
     };
     let rule = Rule::from_id(id)
         .with_context(|| format!("unknown rule {id:?}; `warden rules explain` lists every rule"))?;
-    println!("{}", rule.doc().trim_end());
-    println!(
+    outln!("{}", rule.doc().trim_end());
+    outln!(
         "\nSeverity: {}. Default action: {}.",
         rule.severity().as_str(),
         rule.default_action().as_str()
@@ -115,16 +116,16 @@ fn test(file: &Path, dir: &Path) -> anyhow::Result<ExitCode> {
             std::fs::read(fixture).with_context(|| format!("cannot read {}", fixture.display()))?;
         let problems = warden_policy::fixtures::run_fixture(&bytes, &policy);
         if problems.is_empty() {
-            println!("ok    {}", fixture.display());
+            outln!("ok    {}", fixture.display());
         } else {
             failures += 1;
-            println!("FAIL  {}", fixture.display());
+            outln!("FAIL  {}", fixture.display());
             for problem in problems {
-                println!("      {problem}");
+                outln!("      {problem}");
             }
         }
     }
-    println!("{} passed, {failures} failed", fixtures.len() - failures);
+    outln!("{} passed, {failures} failed", fixtures.len() - failures);
     Ok(ExitCode::from(if failures == 0 {
         super::exit::OK
     } else {

@@ -1,5 +1,6 @@
 //! `warden run`: check, jail, validate — the whole gateway for one program.
 
+use super::out::outln;
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,6 +11,9 @@ use clap::Args;
 use warden_gateway::pipeline::{self, Approval, CallerLimits, RunRecord, RunRequest, RunStatus};
 
 use super::RulesArg;
+
+#[path = "run_remote.rs"]
+mod remote;
 
 /// Check a program, run it in the jail and validate its output.
 ///
@@ -65,6 +69,18 @@ pub struct RunArgs {
     /// Tighten the policy's standard-output cap (bytes).
     #[arg(long, value_name = "BYTES")]
     pub stdout_bytes: Option<u64>,
+    /// Send the run to a running `warden serve` instead of starting a jail here: `unix:/path` or
+    /// `http://host:port`, as the Python client takes it (also the `WARDEN_URL` environment
+    /// variable). The server's warm pool makes it fast; the record, `--input`, `--output-dir`,
+    /// `--schema`, `--result` and the limits work as for a local run. The server's policies apply:
+    /// `--policy` names one (its default otherwise); `--rules`, `--no-policy`, `--no-hooks` and
+    /// `--approve` are refused (a client never sends or weakens a policy; approvals go through
+    /// `warden review`). A TCP server's bearer token is read from `WARDEN_TOKEN`.
+    #[arg(long, value_name = "ADDR", env = "WARDEN_URL")]
+    pub server: Option<String>,
+    /// With `--server`: the server's policy to run under (`GET /v1/policies` lists them).
+    #[arg(long, value_name = "NAME")]
+    pub policy: Option<String>,
     /// Program to run, or `-` for standard input.
     pub program: PathBuf,
 }
@@ -84,6 +100,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     warden_jail::trace("cli parsed");
     // The record is printed as soon as it is complete; the jail's init finishes exiting and its
     // cgroup is removed meanwhile, and waited for before warden exits (also on an error path).
+    if let Some(server) = args.server.clone() {
+        return remote::run(&args, &server);
+    }
+    if args.policy.is_some() {
+        anyhow::bail!("--policy names a server's policy and needs --server (or WARDEN_URL); a local run takes --rules FILE");
+    }
     warden_jail::defer_teardown(true);
     let _teardown = Teardown;
     let policy = args.rules.load()?;
@@ -131,11 +153,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     report(&args, &record)?;
     warden_jail::trace("reported");
-    Ok(ExitCode::from(if record.status == RunStatus::Ok {
+    Ok(ExitCode::from(exit_code(&record)))
+}
+
+/// 0 when the run succeeded (`ok`), 1 for any other status.
+pub(super) fn exit_code(record: &RunRecord) -> u8 {
+    if record.status == RunStatus::Ok {
         exit::OK
     } else {
         exit::FAILED
-    }))
+    }
 }
 
 /// `--result`'s values: `stdout`, `last-line` (or `last_line`), `file`.
@@ -157,7 +184,7 @@ fn program_name(path: &Path) -> String {
 
 /// Reads the program, never more than one byte past the policy's size limit (the checker then
 /// denies it with a clear finding).
-fn read_program(path: &Path, max_bytes: usize) -> anyhow::Result<Vec<u8>> {
+pub(super) fn read_program(path: &Path, max_bytes: usize) -> anyhow::Result<Vec<u8>> {
     let limit = max_bytes as u64 + 1;
     let mut bytes = Vec::new();
     if path == Path::new("-") {
@@ -224,14 +251,12 @@ fn ask_for_approval(
     Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes"))
 }
 
-fn report(args: &RunArgs, record: &RunRecord) -> anyhow::Result<()> {
+pub(super) fn report(args: &RunArgs, record: &RunRecord) -> anyhow::Result<()> {
     if args.json {
-        println!("{}", serde_json::to_string(record)?);
+        outln!("{}", serde_json::to_string(record)?);
         return Ok(());
     }
-    let mut out = std::io::stdout().lock();
-    out.write_all(record.stdout.as_bytes())?;
-    out.flush()?;
+    super::out::write_all(record.stdout.as_bytes());
     let mut err = std::io::stderr().lock();
     err.write_all(record.stderr.as_bytes())?;
     for finding in &record.check.findings {
@@ -247,18 +272,21 @@ fn report(args: &RunArgs, record: &RunRecord) -> anyhow::Result<()> {
             finding.hint
         )?;
     }
-    let ending = match (record.exit_code, record.signal) {
-        (Some(code), _) => format!(", exit {code}"),
-        (None, Some(signal)) => format!(", signal {signal}"),
+    // The program's own end, then warden's exit code, which is what a script sees: a program that
+    // exited 0 with invalid output is still a run that did not succeed (exit 1).
+    let program = match (record.exit_code, record.signal) {
+        (Some(code), _) => format!("; the program exited {code}"),
+        (None, Some(signal)) => format!("; the program was killed by signal {signal}"),
         (None, None) => String::new(),
     };
     writeln!(
         err,
-        "warden: {}{ending} in {} ms (cpu {} ms, peak memory {:.1} MiB)",
+        "warden: {} in {} ms (cpu {} ms, peak memory {:.1} MiB){program}; warden exits {}",
         record.status.as_str(),
         record.usage.wall_ms,
         record.usage.cpu_ms,
-        record.usage.memory_peak_bytes as f64 / (1024.0 * 1024.0)
+        record.usage.memory_peak_bytes as f64 / (1024.0 * 1024.0),
+        exit_code(record)
     )?;
     if let Some(message) = &record.message {
         writeln!(err, "warden: {message}")?;

@@ -1,5 +1,6 @@
 //! `warden runtime`: provision and inspect the Python environments the jail runs programs with.
 
+use super::out::{out, outln};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -84,7 +85,7 @@ pub fn run(command: RuntimeCommand) -> anyhow::Result<ExitCode> {
                 eprintln!("warden: {step}")
             })?;
             let root = runtime::Runtime::named(&name)?.root;
-            println!(
+            outln!(
                 "runtime `{}` installed at {} (Python {}, {} packages, {} MB, {} s); lock: {}",
                 manifest.name,
                 root.display(),
@@ -97,7 +98,7 @@ pub fn run(command: RuntimeCommand) -> anyhow::Result<ExitCode> {
         }
         RuntimeCommand::List => {
             for name in runtime::list() {
-                println!("{name}");
+                outln!("{name}");
             }
         }
         RuntimeCommand::Show { name, lock } => {
@@ -111,15 +112,15 @@ pub fn run(command: RuntimeCommand) -> anyhow::Result<ExitCode> {
                         path.display()
                     )
                 })?;
-                print!("{text}");
+                out!("{text}");
             } else {
-                println!("{}", serde_json::to_string_pretty(&manifest)?);
+                outln!("{}", serde_json::to_string_pretty(&manifest)?);
             }
         }
         RuntimeCommand::Check { rules, json } => return check(&rules, json),
         RuntimeCommand::Remove { name } => {
             runtime::remove(&name)?;
-            println!("runtime `{name}` removed");
+            outln!("runtime `{name}` removed");
         }
     }
     Ok(ExitCode::from(super::exit::OK))
@@ -137,38 +138,38 @@ fn check(rules: &super::RulesArg, json: bool) -> anyhow::Result<ExitCode> {
         .filter(|(_, result)| *result != "ok")
         .collect();
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({"imports": facts.imports, "reexports": facts.reexports,
                 "unguarded_reexports": unguarded, "aliases": aliases, "index": index})
         );
     } else {
         let ok = facts.imports.len() - failed.len();
-        println!(
+        outln!(
             "{ok} of {} allowed modules import in the jail",
             facts.imports.len()
         );
         for (name, result) in &failed {
-            println!("  {name}: {result}");
+            outln!("  {name}: {result}");
         }
-        println!(
+        outln!(
             "{} re-exported modules found; {} not guarded by name:",
             facts.reexports.len(),
             unguarded.len()
         );
         for (path, real) in &unguarded {
-            println!("  {path} is the module {real}");
+            outln!("  {path} is the module {real}");
         }
-        println!(
+        outln!(
             "{} second paths to banned objects (not banned by name):",
             aliases.len()
         );
         for (path, banned) in &aliases {
-            println!("  {path} is {banned}");
+            outln!("  {path} is {banned}");
         }
         match &index {
-            Some(path) => println!("identity index written to {}", path.display()),
-            None => println!("no identity index: the policy names an interpreter, not a runtime"),
+            Some(path) => outln!("identity index written to {}", path.display()),
+            None => outln!("no identity index: the policy names an interpreter, not a runtime"),
         }
     }
     Ok(ExitCode::from(if failed.is_empty() {

@@ -1,6 +1,7 @@
 //! `warden serve`, `warden mcp` and the hidden `warden worker` and `warden session-worker` they
 //! spawn.
 
+use super::out::outln;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -74,7 +75,7 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
         let imports = warden_service::check_policy_imports(&config)?;
         for (name, registered) in &config.policies {
             let layers = plans.get(name).map(warden_jail::layers);
-            println!(
+            outln!(
                 "policy {name}: {} (sha256 {}); layers {}; {} allowed modules import in the jail",
                 registered.source,
                 registered.policy.sha256,
@@ -82,7 +83,7 @@ pub fn serve(args: ServeArgs) -> anyhow::Result<ExitCode> {
                 imports.get(name).copied().unwrap_or_default()
             );
         }
-        println!(
+        outln!(
             "listen: socket {}, tcp {}; {} run slots, queue {}, {} sessions, {} token(s)",
             config
                 .socket
