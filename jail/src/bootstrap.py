@@ -111,7 +111,7 @@ def _run():
         linecache.cache[program] = (len(source), None, source.splitlines(True), program)
         del linecache
         main.__dict__["__file__"] = program
-        _show_saves_figures()
+        _show_saves_figures(cold=False)
         _joblib_in_threads()
         matplotlib = run.get("_matplotlib")
         if matplotlib is not None:
@@ -263,7 +263,7 @@ def _release(namespace):
     namespace.clear()
 
 
-def _show_saves_figures():
+def _show_saves_figures(cold=True):
     """One-shot runs: matplotlib's `show()` writes each figure it shows to `figure-N.png` in the
     work dir (collected with the run's files) instead of doing nothing, as Agg would; the figures
     stay open, so a later `savefig` still works."""
@@ -330,7 +330,9 @@ def _show_saves_figures():
     sys.meta_path.append(Finder)
     if os.environ.get("MPLBACKEND", "Agg").lower() == "agg":
         os.environ["MPLBACKEND"] = "module://_warden_show"
-        if "matplotlib" not in sys.modules:
+        # A pooled run names the backend of the matplotlib it preloaded instead (`_run`): its
+        # hidden modules come back through the finder first on `sys.meta_path`, not this one.
+        if cold and "matplotlib" not in sys.modules:
             sys.meta_path.insert(0, NamesTheBackend)
 
 
