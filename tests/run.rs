@@ -1058,7 +1058,7 @@ fn the_dangerous_parts_of_sqlite3_and_pil_stay_denied() {
     // a URI, and loading an extension.
     for (source, rule) in [
         ("import sqlite3\nsqlite3.connect('/etc/warden-test.db')\n", "FILE702"),
-        ("import sqlite3\nsqlite3.connect('file:/etc/warden-test.db?mode=ro', uri=True)\n", "FILE702"),
+        ("import sqlite3\nsqlite3.connect('file:/etc/warden-test.db?mode=ro', uri=True)\n", "FILE701"),
         ("import sqlite3\nsqlite3.connect('file:%2Fetc%2Fx.db', uri=True)\n", "FILE702"),
         ("import sqlite3\ncon = sqlite3.connect(':memory:')\ncon.enable_load_extension(True)\n", "NAT803"),
     ] {

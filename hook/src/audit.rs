@@ -324,9 +324,9 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
 }
 
 /// `sqlite3.connect(database)`: `:memory:` and `""` (a private temporary database) touch no file of
-/// the program's choosing; a `file:` URI (read by SQLite when `uri=True`) is judged by its path, and
-/// one SQLite would percent-decode is refused rather than decoded differently; any other database is
-/// a path SQLite opens for reading and writing.
+/// the program's choosing; a `file:` URI (read by SQLite when `uri=True`) is judged by its path (a
+/// read with `mode=ro` or `immutable=1`), and one SQLite would percent-decode is refused rather than
+/// decoded differently; any other database is a path SQLite opens for reading and writing.
 ///
 /// # Safety
 /// GIL held; `database` the event's argument (or null).
@@ -354,8 +354,9 @@ unsafe fn check_sqlite_database(s: &Settings, database: *mut ffi::PyObject) -> O
                 unsafe { ffi::PyErr_Clear() };
                 return Some(Denial::new(Rule::Write, "opening a SQLite database"));
             }
+            let write = !crate::rules::sqlite_uri_reads_only(uri);
             // SAFETY: GIL held; `object` is a valid new reference.
-            let denial = unsafe { check_path(s, object, true, "sqlite3.connect") };
+            let denial = unsafe { check_path(s, object, write, "sqlite3.connect") };
             // SAFETY: GIL held; drops the reference made above.
             unsafe { ffi::Py_DECREF(object) };
             denial

@@ -270,6 +270,15 @@ pub fn sqlite_uri_path(uri: &str) -> Option<String> {
     Some(path.to_owned())
 }
 
+/// Whether a SQLite `file:` URI opens its database only for reading (`mode=ro`, `immutable=1`).
+pub fn sqlite_uri_reads_only(uri: &str) -> bool {
+    let query = uri.split_once('?').map_or("", |(_, query)| query);
+    let query = query.split_once('#').map_or(query, |(query, _)| query);
+    query
+        .split('&')
+        .any(|option| option == "mode=ro" || option == "immutable=1")
+}
+
 /// Whether a name a code object uses (one of its `co_names`) is a code sink: `exec`, `eval`,
 /// `compile`, or a library's alias of one with underscores around it (mpmath's `exec_`, `_compile`).
 /// A library function that names a sink calls it for itself (a code generator); one that does not

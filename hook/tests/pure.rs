@@ -9,7 +9,8 @@ mod rules;
 mod settings;
 
 use rules::{
-    as_proc_self, link_target, module_matches, normalise, real_path, sqlite_uri_path, under,
+    as_proc_self, link_target, module_matches, normalise, real_path, sqlite_uri_path,
+    sqlite_uri_reads_only, under,
     write_hint, Denial, Rule,
 };
 use settings::{InterpreterFacts, Settings};
@@ -186,6 +187,10 @@ fn sqlite_uris_are_read_as_sqlite_reads_them() {
     assert_eq!(path("file:%2Fetc%2Fx.db"), None);
     assert_eq!(path("file://host/etc/x.db"), None);
     assert_eq!(path("data.db"), None);
+    assert!(sqlite_uri_reads_only("file:/data/x.db?cache=shared&mode=ro"));
+    assert!(sqlite_uri_reads_only("file:/data/x.db?immutable=1#f"));
+    assert!(!sqlite_uri_reads_only("file:/data/x.db?mode=rw"));
+    assert!(!sqlite_uri_reads_only("file:/data/mode=ro"));
 }
 
 #[path = "../src/kernel.rs"]

@@ -33,7 +33,7 @@ A process runs code the policy never saw, outside the runtime layer.
 ## Example
 ```python
 from sklearn.model_selection import GridSearchCV
-GridSearchCV(model, grid, n_jobs=-1)   # runs: joblib uses threads in warden
+GridSearchCV(model, grid, n_jobs=-1)   # runs: joblib works in the interpreter in warden
 import os; os.system("ls")             # PROC801
 ```
 Compute in Python. Libraries that probe for programs (matplotlib's `fc-list`) go on without them;
