@@ -659,14 +659,22 @@ fn every_command_s_help_explains_more_than_its_one_line_summary() {
 #[test]
 fn rules_explain_knows_the_runtime_layers_ids() {
     for id in ["PROC801", "NET802", "NAT803", "DES804", "AUD805", "proc801"] {
-        let output = warden().args(["rules", "explain", id]).output().expect("run");
+        let output = warden()
+            .args(["rules", "explain", id])
+            .output()
+            .expect("run");
         assert_eq!(output.status.code(), Some(0), "{id}");
         let text = String::from_utf8_lossy(&output.stdout);
         assert!(text.contains("(runtime layer)"), "{id}: {text}");
         assert!(text.contains("not an `[actions]` key"), "{id}: {text}");
     }
-    for id in ["FILE701", "FILE702", "IMP101", "DYN401", "ATTR303", "FILE704"] {
-        let output = warden().args(["rules", "explain", id]).output().expect("run");
+    for id in [
+        "FILE701", "FILE702", "IMP101", "DYN401", "ATTR303", "FILE704",
+    ] {
+        let output = warden()
+            .args(["rules", "explain", id])
+            .output()
+            .expect("run");
         let text = String::from_utf8_lossy(&output.stdout);
         assert!(text.contains("At run time (runtime layer)"), "{id}: {text}");
     }
@@ -676,8 +684,16 @@ fn rules_explain_knows_the_runtime_layers_ids() {
     // Runtime ids are not actions a rules file may set.
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("actions.toml");
-    std::fs::write(&file, "extends = \"default\"\n[actions]\nPROC801 = \"warn\"\n").expect("write");
-    let output = warden().args(["rules", "check"]).arg(&file).output().expect("run");
+    std::fs::write(
+        &file,
+        "extends = \"default\"\n[actions]\nPROC801 = \"warn\"\n",
+    )
+    .expect("write");
+    let output = warden()
+        .args(["rules", "check"])
+        .arg(&file)
+        .output()
+        .expect("run");
     assert_eq!(output.status.code(), Some(2));
 }
 
@@ -688,15 +704,27 @@ fn rules_explain_knows_the_runtime_layers_ids() {
 fn an_allow_the_base_denies_is_explained_not_contradicted() {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("requests.toml");
-    std::fs::write(&file, "extends = \"default\"\n[imports]\nallow = [\"requests\"]\n").expect("write");
-    let output = warden().args(["rules", "check"]).arg(&file).output().expect("run");
+    std::fs::write(
+        &file,
+        "extends = \"default\"\n[imports]\nallow = [\"requests\"]\n",
+    )
+    .expect("write");
+    let output = warden()
+        .args(["rules", "check"])
+        .arg(&file)
+        .output()
+        .expect("run");
     assert_eq!(output.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("warning: `imports.allow` has `requests`, which `imports.deny` also matches"),
+        stderr
+            .contains("warning: `imports.allow` has `requests`, which `imports.deny` also matches"),
         "{stderr}"
     );
-    assert!(stderr.contains("[remove.imports] deny = [\"requests\"]"), "{stderr}");
+    assert!(
+        stderr.contains("[remove.imports] deny = [\"requests\"]"),
+        "{stderr}"
+    );
     let quiet = warden()
         .args(["rules", "check"])
         .arg(repo().join("rules/default.toml"))
@@ -705,15 +733,24 @@ fn an_allow_the_base_denies_is_explained_not_contradicted() {
     assert_eq!(String::from_utf8_lossy(&quiet.stderr), "");
 
     let output = run_with_stdin(
-        &["check", "--format", "json", "--rules", file.to_str().expect("utf-8"), "-"],
+        &[
+            "check",
+            "--format",
+            "json",
+            "--rules",
+            file.to_str().expect("utf-8"),
+            "-",
+        ],
         b"import requests\n",
     );
-    let record: serde_json::Value =
-        serde_json::from_slice(&output.stdout).expect("json record");
+    let record: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json record");
     let finding = &record["findings"][0];
     assert_eq!(finding["rule"], "IMP101", "{record}");
     let message = finding["message"].as_str().expect("message");
-    assert!(message.contains("in both `imports.allow` and `imports.deny`"), "{message}");
+    assert!(
+        message.contains("in both `imports.allow` and `imports.deny`"),
+        "{message}"
+    );
     let hint = finding["hint"].as_str().expect("hint");
     let listed = hint.split(" (the ").next().expect("list");
     assert!(!listed.contains("requests"), "{hint}");

@@ -952,7 +952,10 @@ fn the_result_may_come_from_the_last_line_or_result_json() {
 /// unconfined, in `dir` as its working directory.
 fn unconfined(source: &str, dir: &Path) -> String {
     let python = Path::new("/var/lib/warden/runtimes/default/venv/bin/python3");
-    assert!(python.exists(), "the default runtime is installed by scripts/setup.sh");
+    assert!(
+        python.exists(),
+        "the default runtime is installed by scripts/setup.sh"
+    );
     let program = dir.join("unconfined.py");
     std::fs::write(&program, source).expect("write program");
     let output = std::process::Command::new(python)
@@ -1028,8 +1031,14 @@ print([c.__name__ for c in Square.__mro__], [c.__name__ for c in Square.mro()], 
     assert_eq!(run.record["status"], "ok", "{}", run.record);
     let expected = unconfined(source, tempdir().path());
     assert_eq!(run.record["stdout"], expected.as_str());
-    assert!(expected.contains("[('north', 5.0), ('south', 2.0)]"), "{expected}");
-    assert!(expected.contains("['Square', 'Shape', 'ABC', 'object']"), "{expected}");
+    assert!(
+        expected.contains("[('north', 5.0), ('south', 2.0)]"),
+        "{expected}"
+    );
+    assert!(
+        expected.contains("['Square', 'Shape', 'ABC', 'object']"),
+        "{expected}"
+    );
 }
 
 /// Issue 26: what stays denied of the newly allowed modules, statically and at run time.
@@ -1038,11 +1047,23 @@ fn the_dangerous_parts_of_sqlite3_and_pil_stay_denied() {
     let dir = tempdir();
     // Statically: extensions, viewers, expression strings.
     for (source, rule) in [
-        ("import sqlite3\ncon = sqlite3.connect('a.db')\ncon.enable_load_extension(True)\n", "REF202"),
-        ("import sqlite3\ncon = sqlite3.connect('a.db')\ncon.load_extension('x.so')\n", "REF202"),
+        (
+            "import sqlite3\ncon = sqlite3.connect('a.db')\ncon.enable_load_extension(True)\n",
+            "REF202",
+        ),
+        (
+            "import sqlite3\ncon = sqlite3.connect('a.db')\ncon.load_extension('x.so')\n",
+            "REF202",
+        ),
         ("from PIL import ImageShow\n", "IMP101"),
-        ("from PIL import ImageMath\nImageMath.unsafe_eval('a + 1', a=1)\n", "REF201"),
-        ("import sqlite3\nsqlite3.connect('/etc/warden-test.db')\n", "FILE702"),
+        (
+            "from PIL import ImageMath\nImageMath.unsafe_eval('a + 1', a=1)\n",
+            "REF201",
+        ),
+        (
+            "import sqlite3\nsqlite3.connect('/etc/warden-test.db')\n",
+            "FILE702",
+        ),
     ] {
         let run = run_program(source, &[], dir.path());
         assert_eq!(run.code, 1, "{source}: {}", run.record);
@@ -1057,15 +1078,35 @@ fn the_dangerous_parts_of_sqlite3_and_pil_stay_denied() {
     // At run time (the static layer skipped): a database outside the write roots, by a path or
     // a URI, and loading an extension.
     for (source, rule) in [
-        ("import sqlite3\nsqlite3.connect('/etc/warden-test.db')\n", "FILE702"),
-        ("import sqlite3\nsqlite3.connect('file:/etc/warden-test.db?mode=ro', uri=True)\n", "FILE701"),
-        ("import sqlite3\nsqlite3.connect('file:%2Fetc%2Fx.db', uri=True)\n", "FILE702"),
-        ("import sqlite3\ncon = sqlite3.connect(':memory:')\ncon.enable_load_extension(True)\n", "NAT803"),
+        (
+            "import sqlite3\nsqlite3.connect('/etc/warden-test.db')\n",
+            "FILE702",
+        ),
+        (
+            "import sqlite3\nsqlite3.connect('file:/etc/warden-test.db?mode=ro', uri=True)\n",
+            "FILE701",
+        ),
+        (
+            "import sqlite3\nsqlite3.connect('file:%2Fetc%2Fx.db', uri=True)\n",
+            "FILE702",
+        ),
+        (
+            "import sqlite3\ncon = sqlite3.connect(':memory:')\ncon.enable_load_extension(True)\n",
+            "NAT803",
+        ),
     ] {
         let run = run_program(source, &["--no-policy"], dir.path());
         assert_eq!(run.record["status"], "error", "{source}: {}", run.record);
-        assert_eq!(run.record["stopped_by"]["layer"], "runtime", "{source}: {}", run.record);
-        assert_eq!(run.record["stopped_by"]["rule"], rule, "{source}: {}", run.record);
+        assert_eq!(
+            run.record["stopped_by"]["layer"], "runtime",
+            "{source}: {}",
+            run.record
+        );
+        assert_eq!(
+            run.record["stopped_by"]["rule"], rule,
+            "{source}: {}",
+            run.record
+        );
     }
     assert!(!Path::new("/etc/warden-test.db").exists());
 }
@@ -1112,9 +1153,19 @@ fn input_and_write_hints_say_what_the_policy_allows() {
     assert_eq!(run.code, 1, "{}", run.record);
     let finding = &run.record["check"]["findings"][0];
     assert_eq!(finding["rule"], "REF201", "{}", run.record);
-    assert!(finding["message"].as_str().unwrap().contains("standard input, which is empty"), "{finding}");
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("standard input, which is empty"),
+        "{finding}"
+    );
 
-    let readonly = rules_with(dir.path(), "readonly.toml", "[remove.files]\nwrite = [\".\", \"/tmp\"]\n");
+    let readonly = rules_with(
+        dir.path(),
+        "readonly.toml",
+        "[remove.files]\nwrite = [\".\", \"/tmp\"]\n",
+    );
     let run = run_program(
         "import sys\nname = sys.argv[0] + '.out'\nopen(name[-5:], 'w').write('x')\n",
         &["--rules", &readonly],
@@ -1126,14 +1177,22 @@ fn input_and_write_hints_say_what_the_policy_allows() {
         .iter()
         .filter_map(|f| f["hint"].as_str())
         .collect();
-    assert!(hints.iter().any(|h| h.contains("write no files")), "{}", run.record);
+    assert!(
+        hints.iter().any(|h| h.contains("write no files")),
+        "{}",
+        run.record
+    );
     // At run time, under the default policy's roots.
     let run = run_program(
         "import sys\nopen('/' + 'etc/warden-x', 'w')\n",
         &["--no-policy"],
         dir.path(),
     );
-    assert_eq!(run.record["stopped_by"]["rule"], "FILE702", "{}", run.record);
+    assert_eq!(
+        run.record["stopped_by"]["rule"], "FILE702",
+        "{}",
+        run.record
+    );
     let stderr = run.record["stderr"].as_str().expect("stderr");
     assert!(
         stderr.contains("this policy lets the program write only under /work (the work dir: relative paths), /tmp"),

@@ -131,7 +131,8 @@ pub unsafe extern "C" fn hook(
             0
         }
         Mode::Enforce => {
-            let message = denial.message(name, &settings.policy.policy, &settings.policy.write_roots);
+            let message =
+                denial.message(name, &settings.policy.policy, &settings.policy.write_roots);
             // Libraries probe for programs (matplotlib's `fc-list`, loky's `lscpu`) and go on
             // without them: a refused process says nothing on standard error.
             if denial.rule != Rule::Process {
@@ -347,7 +348,10 @@ unsafe fn check_sqlite_database(s: &Settings, database: *mut ffi::PyObject) -> O
             }
             // SAFETY: GIL held; a new reference, released below.
             let object = unsafe {
-                ffi::PyUnicode_FromStringAndSize(path.as_ptr().cast(), path.len() as ffi::Py_ssize_t)
+                ffi::PyUnicode_FromStringAndSize(
+                    path.as_ptr().cast(),
+                    path.len() as ffi::Py_ssize_t,
+                )
             };
             if object.is_null() {
                 // SAFETY: GIL held.

@@ -119,7 +119,10 @@ pub fn write_hint(write_roots: &[String]) -> String {
             }
         })
         .collect();
-    format!("this policy lets the program write only under {}", roots.join(", "))
+    format!(
+        "this policy lets the program write only under {}",
+        roots.join(", ")
+    )
 }
 
 /// The work dir as the jail sees it.
@@ -258,7 +261,9 @@ pub fn sqlite_uri_path(uri: &str) -> Option<String> {
     }
     let path = match rest.strip_prefix("//") {
         Some(authority_and_path) => {
-            let slash = authority_and_path.find('/').unwrap_or(authority_and_path.len());
+            let slash = authority_and_path
+                .find('/')
+                .unwrap_or(authority_and_path.len());
             let (authority, path) = authority_and_path.split_at(slash);
             if !(authority.is_empty() || authority == "localhost") {
                 return None;
@@ -286,4 +291,3 @@ pub fn sqlite_uri_reads_only(uri: &str) -> bool {
 pub fn names_code_sink(name: &str) -> bool {
     matches!(name.trim_matches('_'), "exec" | "eval" | "compile")
 }
-

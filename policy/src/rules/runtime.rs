@@ -208,16 +208,15 @@ mod tests {
     #[test]
     fn every_runtime_id_of_the_hook_is_documented() {
         let hook = include_str!("../../../hook/src/rules.rs");
-        let start = hook.find("pub fn id(self)").unwrap_or_else(|| panic!("no id table"));
+        let start = hook
+            .find("pub fn id(self)")
+            .unwrap_or_else(|| panic!("no id table"));
         let end = start + hook[start..].find("\n    }\n").unwrap_or(0);
-        let ids: Vec<&str> = hook[start..end]
-            .split('"')
-            .skip(1)
-            .step_by(2)
-            .collect();
+        let ids: Vec<&str> = hook[start..end].split('"').skip(1).step_by(2).collect();
         assert!(ids.len() >= 11, "{ids:?}");
         for id in ids {
-            let known = runtime_rule(id).is_some() || (Rule::from_id(id).is_some() && sink_note(id).is_some());
+            let known = runtime_rule(id).is_some()
+                || (Rule::from_id(id).is_some() && sink_note(id).is_some());
             assert!(known, "{id} is not documented for `warden rules explain`");
         }
     }

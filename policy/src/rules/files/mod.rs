@@ -463,7 +463,10 @@ fn access_roots_hint(checker: &Checker<'_>, access: Access) -> String {
 fn roots_hint(verb: &str, roots: &[&str]) -> String {
     if roots.is_empty() {
         return match verb {
-            "write" => "this policy lets the program write no files: print the results to standard output".to_owned(),
+            "write" => {
+                "this policy lets the program write no files: print the results to standard output"
+                    .to_owned()
+            }
             _ => format!("this policy lets the program {verb} no files"),
         };
     }

@@ -139,14 +139,28 @@ mod tests {
         }
         assert!(hints[0].contains("closest to `requests`"), "{}", hints[0]);
         assert!(hints[5].contains(": pandas,"), "{}", hints[5]);
-        assert!(hints[3].contains("argv") && hints[4].contains("line 5"), "{hints:?}");
+        assert!(
+            hints[3].contains("argv") && hints[4].contains("line 5"),
+            "{hints:?}"
+        );
     }
 
     #[test]
     fn closeness_prefers_containment_then_edit_distance() {
-        let names = vec!["numpy", "pandas", "re", "regex", "scipy", "sqlite3", "statistics"];
+        let names = vec![
+            "numpy",
+            "pandas",
+            "re",
+            "regex",
+            "scipy",
+            "sqlite3",
+            "statistics",
+        ];
         assert_eq!(super::closest("pandass", names.clone(), 1), vec!["pandas"]);
-        assert_eq!(super::closest("regexp", names.clone(), 2), vec!["re", "regex"]);
+        assert_eq!(
+            super::closest("regexp", names.clone(), 2),
+            vec!["re", "regex"]
+        );
         assert_eq!(super::edit_distance("scipy", "spicy"), 2);
         assert_eq!(super::closest("sqlite", names, 1), vec!["sqlite3"]);
     }
