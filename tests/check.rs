@@ -653,3 +653,107 @@ fn every_command_s_help_explains_more_than_its_one_line_summary() {
         );
     }
 }
+
+/// Issue 26: `warden rules explain` knows every id a result record can carry, the runtime layer's
+/// included, and says what the runtime layer adds to the static rules it shares.
+#[test]
+fn rules_explain_knows_the_runtime_layers_ids() {
+    for id in ["PROC801", "NET802", "NAT803", "DES804", "AUD805", "proc801"] {
+        let output = warden()
+            .args(["rules", "explain", id])
+            .output()
+            .expect("run");
+        assert_eq!(output.status.code(), Some(0), "{id}");
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(text.contains("(runtime layer)"), "{id}: {text}");
+        assert!(text.contains("not an `[actions]` key"), "{id}: {text}");
+    }
+    for id in [
+        "FILE701", "FILE702", "IMP101", "DYN401", "ATTR303", "FILE704",
+    ] {
+        let output = warden()
+            .args(["rules", "explain", id])
+            .output()
+            .expect("run");
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(text.contains("At run time (runtime layer)"), "{id}: {text}");
+    }
+    let list = warden().args(["rules", "explain"]).output().expect("run");
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(text.lines().any(|l| l.starts_with("PROC801 ")), "{text}");
+    // Runtime ids are not actions a rules file may set.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("actions.toml");
+    std::fs::write(
+        &file,
+        "extends = \"default\"\n[actions]\nPROC801 = \"warn\"\n",
+    )
+    .expect("write");
+    let output = warden()
+        .args(["rules", "check"])
+        .arg(&file)
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(2));
+}
+
+/// Issue 26: a policy that extends the default and allows a module the default denies gets no
+/// contradiction: `rules check` warns that the deny wins, and IMP101 says so instead of listing the
+/// module as allowed. A long allowlist is cut to the closest matches.
+#[test]
+fn an_allow_the_base_denies_is_explained_not_contradicted() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("requests.toml");
+    std::fs::write(
+        &file,
+        "extends = \"default\"\n[imports]\nallow = [\"requests\"]\n",
+    )
+    .expect("write");
+    let output = warden()
+        .args(["rules", "check"])
+        .arg(&file)
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr
+            .contains("warning: `imports.allow` has `requests`, which `imports.deny` also matches"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("[remove.imports] deny = [\"requests\"]"),
+        "{stderr}"
+    );
+    let quiet = warden()
+        .args(["rules", "check"])
+        .arg(repo().join("rules/default.toml"))
+        .output()
+        .expect("run");
+    assert_eq!(String::from_utf8_lossy(&quiet.stderr), "");
+
+    let output = run_with_stdin(
+        &[
+            "check",
+            "--format",
+            "json",
+            "--rules",
+            file.to_str().expect("utf-8"),
+            "-",
+        ],
+        b"import requests\n",
+    );
+    let record: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json record");
+    let finding = &record["findings"][0];
+    assert_eq!(finding["rule"], "IMP101", "{record}");
+    let message = finding["message"].as_str().expect("message");
+    assert!(
+        message.contains("in both `imports.allow` and `imports.deny`"),
+        "{message}"
+    );
+    let hint = finding["hint"].as_str().expect("hint");
+    let listed = hint.split(" (the ").next().expect("list");
+    assert!(!listed.contains("requests"), "{hint}");
+    assert!(hint.contains("closest to `requests`"), "{hint}");
+    assert!(hint.split(", ").count() < 20, "{hint}");
+}

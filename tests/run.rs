@@ -949,3 +949,255 @@ fn the_result_may_come_from_the_last_line_or_result_json() {
         "{text}"
     );
 }
+
+/// The default runtime's interpreter, run on the host without warden: what a program prints
+/// unconfined, in `dir` as its working directory.
+fn unconfined(source: &str, dir: &Path) -> String {
+    let python = Path::new("/var/lib/warden/runtimes/default/venv/bin/python3");
+    assert!(
+        python.exists(),
+        "the default runtime is installed by scripts/setup.sh"
+    );
+    let program = dir.join("unconfined.py");
+    std::fs::write(&program, source).expect("write program");
+    let output = std::process::Command::new(python)
+        .arg(&program)
+        .current_dir(dir)
+        .env("MPLBACKEND", "agg")
+        .env("OMP_NUM_THREADS", "1")
+        .env("OPENBLAS_NUM_THREADS", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the runtime's python");
+    assert!(
+        output.status.success(),
+        "unconfined: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Issue 26: the modules the default policy allows since it was re-derived from its principle
+/// (glob, sqlite3 with a database file in the work dir, Pillow, argparse, pytz, dateutil, tomllib,
+/// regex, codecs) and the class reads it allows (`__mro__`, `mro()`) pass the check and print in the
+/// jail what they print unconfined.
+#[test]
+fn newly_allowed_modules_run_as_unconfined() {
+    let source = r#"import argparse, codecs, glob, sqlite3, tomllib
+import regex
+import pytz
+from dateutil import parser, relativedelta
+from PIL import Image
+from abc import ABC, abstractmethod
+
+with codecs.open("notes.txt", "w", encoding="utf-8") as f:
+    f.write("café\n")
+for name in ("a.csv", "b.csv"):
+    with open(name, "w") as f:
+        f.write("x\n1\n")
+print(sorted(glob.glob("*.csv")), codecs.open("notes.txt", encoding="utf-8").read().strip())
+
+con = sqlite3.connect("sales.db")
+con.execute("CREATE TABLE s (region TEXT, amount REAL)")
+con.executemany("INSERT INTO s VALUES (?, ?)", [("north", 3.5), ("south", 2.0), ("north", 1.5)])
+con.commit()
+print(con.execute("SELECT region, SUM(amount) FROM s GROUP BY region ORDER BY region").fetchall())
+con.close()
+memory = sqlite3.connect(":memory:")
+print(memory.execute("SELECT 6 * 7").fetchone())
+
+image = Image.new("RGB", (4, 3), (255, 0, 0))
+image.save("red.png")
+print(Image.open("red.png").size, Image.open("red.png").getpixel((0, 0)))
+
+cli = argparse.ArgumentParser(description="demo")
+cli.add_argument("--n", type=int, default=3)
+print(cli.parse_args([]).n, cli.parse_args(["--n", "5"]).n)
+print(tomllib.loads('title = "report"\n[limits]\nrows = 10\n'))
+print(regex.findall(r"\p{L}+", "naïve café 42"))
+tz = pytz.timezone("Europe/Paris")
+print(tz.localize(parser.parse("2024-03-10 12:00")).isoformat())
+print(parser.parse("2024-01-31") + relativedelta.relativedelta(months=1))
+
+class Shape(ABC):
+    @abstractmethod
+    def area(self): ...
+class Square(Shape):
+    def area(self):
+        return 4
+print([c.__name__ for c in Square.__mro__], [c.__name__ for c in Square.mro()], Square().__class__.__name__)
+"#;
+    let dir = tempdir();
+    let run = run_program(source, &[], dir.path());
+    assert_eq!(run.record["check"]["decision"], "allow", "{}", run.record);
+    assert_eq!(run.record["status"], "ok", "{}", run.record);
+    let expected = unconfined(source, tempdir().path());
+    assert_eq!(run.record["stdout"], expected.as_str());
+    assert!(
+        expected.contains("[('north', 5.0), ('south', 2.0)]"),
+        "{expected}"
+    );
+    assert!(
+        expected.contains("['Square', 'Shape', 'ABC', 'object']"),
+        "{expected}"
+    );
+}
+
+/// Issue 26: what stays denied of the newly allowed modules, statically and at run time.
+#[test]
+fn the_dangerous_parts_of_sqlite3_and_pil_stay_denied() {
+    let dir = tempdir();
+    // Statically: extensions, viewers, expression strings.
+    for (source, rule) in [
+        (
+            "import sqlite3\ncon = sqlite3.connect('a.db')\ncon.enable_load_extension(True)\n",
+            "REF202",
+        ),
+        (
+            "import sqlite3\ncon = sqlite3.connect('a.db')\ncon.load_extension('x.so')\n",
+            "REF202",
+        ),
+        ("from PIL import ImageShow\n", "IMP101"),
+        (
+            "from PIL import ImageMath\nImageMath.unsafe_eval('a + 1', a=1)\n",
+            "REF201",
+        ),
+        (
+            "import sqlite3\nsqlite3.connect('/etc/warden-test.db')\n",
+            "FILE702",
+        ),
+    ] {
+        let run = run_program(source, &[], dir.path());
+        assert_eq!(run.code, 1, "{source}: {}", run.record);
+        let rules: Vec<&str> = run.record["check"]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter_map(|f| f["rule"].as_str())
+            .collect();
+        assert!(rules.contains(&rule), "{source}: {}", run.record);
+    }
+    // At run time (the static layer skipped): a database outside the write roots, by a path or
+    // a URI, and loading an extension.
+    for (source, rule) in [
+        (
+            "import sqlite3\nsqlite3.connect('/etc/warden-test.db')\n",
+            "FILE702",
+        ),
+        (
+            "import sqlite3\nsqlite3.connect('file:/etc/warden-test.db?mode=ro', uri=True)\n",
+            "FILE701",
+        ),
+        (
+            "import sqlite3\nsqlite3.connect('file:%2Fetc%2Fx.db', uri=True)\n",
+            "FILE702",
+        ),
+        (
+            "import sqlite3\ncon = sqlite3.connect(':memory:')\ncon.enable_load_extension(True)\n",
+            "NAT803",
+        ),
+    ] {
+        let run = run_program(source, &["--no-policy"], dir.path());
+        assert_eq!(run.record["status"], "error", "{source}: {}", run.record);
+        assert_eq!(
+            run.record["stopped_by"]["layer"], "runtime",
+            "{source}: {}",
+            run.record
+        );
+        assert_eq!(
+            run.record["stopped_by"]["rule"], rule,
+            "{source}: {}",
+            run.record
+        );
+    }
+    assert!(!Path::new("/etc/warden-test.db").exists());
+}
+
+/// Issue 26: joblib's `n_jobs != 1` (here scikit-learn's GridSearchCV and cross_val_score with
+/// `n_jobs=-1`) runs in the jail, in threads, with the unconfined result; `matplotlib.get_backend()`
+/// answers `agg` while `plt.show()` still returns the figure.
+#[test]
+fn joblib_parallel_work_and_the_matplotlib_backend_as_unconfined() {
+    let source = r#"import numpy as np
+from sklearn.datasets import load_iris
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.tree import DecisionTreeClassifier
+import matplotlib
+import matplotlib.pyplot as plt
+
+X, y = load_iris(return_X_y=True)
+search = GridSearchCV(DecisionTreeClassifier(random_state=0), {"max_depth": [1, 2, 3]}, cv=3, n_jobs=-1)
+search.fit(X, y)
+print(search.best_params_, round(search.best_score_, 4))
+print(np.round(cross_val_score(DecisionTreeClassifier(random_state=0), X, y, cv=3, n_jobs=2), 4))
+print(matplotlib.get_backend().lower(), plt.get_backend().lower())
+plt.plot([1, 2, 3])
+plt.show()
+"#;
+    let dir = tempdir();
+    let out = dir.path().join("out");
+    let out_arg = out.display().to_string();
+    let run = run_program(source, &["--output-dir", &out_arg], dir.path());
+    assert_eq!(run.record["status"], "ok", "{}", run.record);
+    assert_eq!(run.record["stopped_by"], Value::Null, "{}", run.record);
+    let expected = unconfined(source, tempdir().path());
+    assert_eq!(run.record["stdout"], expected.as_str());
+    assert!(expected.contains("agg agg"), "{expected}");
+    assert!(out.join("figure-1.png").exists(), "{}", run.record);
+}
+
+/// Issue 26: `input()` is denied by name with words that say why (standard input is empty), and a
+/// write hint names where the policy lets the program write, statically and at run time.
+#[test]
+fn input_and_write_hints_say_what_the_policy_allows() {
+    let dir = tempdir();
+    let run = run_program("name = input('name? ')\nprint(name)\n", &[], dir.path());
+    assert_eq!(run.code, 1, "{}", run.record);
+    let finding = &run.record["check"]["findings"][0];
+    assert_eq!(finding["rule"], "REF201", "{}", run.record);
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("standard input, which is empty"),
+        "{finding}"
+    );
+
+    let readonly = rules_with(
+        dir.path(),
+        "readonly.toml",
+        "[remove.files]\nwrite = [\".\", \"/tmp\"]\n",
+    );
+    let run = run_program(
+        "import sys\nname = sys.argv[0] + '.out'\nopen(name[-5:], 'w').write('x')\n",
+        &["--rules", &readonly],
+        dir.path(),
+    );
+    let hints: Vec<&str> = run.record["check"]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["hint"].as_str())
+        .collect();
+    assert!(
+        hints.iter().any(|h| h.contains("write no files")),
+        "{}",
+        run.record
+    );
+    // At run time, under the default policy's roots.
+    let run = run_program(
+        "import sys\nopen('/' + 'etc/warden-x', 'w')\n",
+        &["--no-policy"],
+        dir.path(),
+    );
+    assert_eq!(
+        run.record["stopped_by"]["rule"], "FILE702",
+        "{}",
+        run.record
+    );
+    let stderr = run.record["stderr"].as_str().expect("stderr");
+    assert!(
+        stderr.contains("this policy lets the program write only under /work (the work dir: relative paths), /tmp"),
+        "{stderr}"
+    );
+}

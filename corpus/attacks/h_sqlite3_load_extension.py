@@ -3,7 +3,8 @@
 # technique: sqlite3 enable_load_extension loads a shared object
 # variant: plain
 # expect-static: deny
-# expect-rules: IMP101
+# expect-rules: REF202
+# expect-runtime: NAT803
 # expect-jail: contained
 import sqlite3
 

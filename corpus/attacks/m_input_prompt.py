@@ -3,7 +3,7 @@
 # technique: input() waits on stdin
 # variant: plain
 # expect-static: deny
-# expect-rules: DYN403
+# expect-rules: REF201
 # expect-jail: status error
 answer = input("continue? ")
 print(answer)

@@ -159,8 +159,11 @@ const CODE_CALLERS: [&str; 16] = [
 
 /// Library files that may use ctypes: ctypes itself (its module body), numpy's `ndarray.ctypes`
 /// support, threadpoolctl (which finds the BLAS libraries numpy and scipy loaded), and the
-/// packages that are ctypes bindings of their own native library (the runtime's gradient boosters).
-const CTYPES_CALLERS: [&str; 7] = [
+/// packages that are ctypes bindings of their own native library (the runtime's gradient boosters),
+/// and dateutil's Windows time zones, which import ctypes (whose module body opens the interpreter
+/// itself, `PyDLL(None)`) and then give up on Linux (`from ctypes import wintypes` fails): without it,
+/// `import dateutil.tz` (every `dateutil.parser`) fails when nothing imported ctypes before.
+const CTYPES_CALLERS: [&str; 8] = [
     "ctypes/",
     "numpy/core/_internal.py",  // numpy 1.x
     "numpy/_core/_internal.py", // numpy 2.x
@@ -168,6 +171,7 @@ const CTYPES_CALLERS: [&str; 7] = [
     "lightgbm/",              // lib_lightgbm.so through ctypes.cdll
     "xgboost/",               // libxgboost.so through ctypes.cdll
     "sympy/external/gmpy.py", // probes for libgmp (sympy's integer backend)
+    "dateutil/tz/win.py",     // `import ctypes` at import time (Windows time zones)
 ];
 
 /// Modules the interpreter's own C code imports the first time the program calls a builtin, with

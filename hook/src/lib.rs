@@ -58,7 +58,7 @@ fn fork_exec_denied(
         .map_or("?", |settings| settings.policy.policy.as_str());
     let denial = Denial::new(Rule::Process, "starting a process");
     // SAFETY: the GIL is held (we hold `py`).
-    unsafe { audit::raise(&denial.message("_posixsubprocess.fork_exec", policy)) };
+    unsafe { audit::raise(&denial.message("_posixsubprocess.fork_exec", policy, &[])) };
     Err(PyErr::fetch(py))
 }
 

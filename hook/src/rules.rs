@@ -59,7 +59,7 @@ impl Rule {
             Rule::CodeObject => "define functions with def",
             Rule::Introspection => "programs cannot inspect the interpreter's frames or objects",
             Rule::Read => "read only the input files in the work dir",
-            Rule::Write => "write only inside the work dir (relative paths)",
+            Rule::Write => "write only inside the policy's write roots",
             Rule::PathType => "pass paths as plain strings",
             Rule::Process => "compute in Python; programs cannot start processes",
             Rule::Network => "the network is off; read the input files instead",
@@ -87,16 +87,46 @@ impl Denial {
     }
 
     /// The exception's message. Its start, `warden[RULE] EVENT: `, is what the gateway parses
-    /// (`gateway/src/python_error.rs`); the rest is for the model.
-    pub fn message(&self, event: &str, policy: &str) -> String {
+    /// (`gateway/src/python_error.rs`); the rest is for the model. A write's hint names where the
+    /// policy lets the program write (`write_roots`, absolute as the jail sees them).
+    pub fn message(&self, event: &str, policy: &str, write_roots: &[String]) -> String {
+        let hint = match self.rule {
+            Rule::Write => write_hint(write_roots),
+            rule => rule.hint().to_owned(),
+        };
         format!(
-            "warden[{}] {event}: {} (policy {policy}, runtime layer) — hint: {}",
+            "warden[{}] {event}: {} (policy {policy}, runtime layer) — hint: {hint}",
             self.rule.id(),
             self.what,
-            self.rule.hint()
         )
     }
 }
+
+/// Where the policy lets the program write, in words: `/work` is the work dir, where relative paths
+/// lead; no roots at all means no file may be written.
+pub fn write_hint(write_roots: &[String]) -> String {
+    if write_roots.is_empty() {
+        return "this policy lets the program write no files; print the results to standard output"
+            .to_owned();
+    }
+    let roots: Vec<String> = write_roots
+        .iter()
+        .map(|root| {
+            if root == WORKDIR {
+                format!("{WORKDIR} (the work dir: relative paths)")
+            } else {
+                root.clone()
+            }
+        })
+        .collect();
+    format!(
+        "this policy lets the program write only under {}",
+        roots.join(", ")
+    )
+}
+
+/// The work dir as the jail sees it.
+const WORKDIR: &str = "/work";
 
 /// Whether `module` matches one of `patterns` (`pkg` exactly, `pkg.*` any submodule). With
 /// `submodules`, `pkg` also matches `pkg.sub` (deny patterns cover a package's submodules).
@@ -241,6 +271,41 @@ pub const FRAME_ATTRIBUTES: [&str; 9] = [
     "tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_code", "gi_code", "cr_code", "ag_code",
     "__code__",
 ];
+
+/// The path of a SQLite `file:` URI (`file:data.db?mode=ro`, `file:///work/x.db`, `file://localhost/x`),
+/// as SQLite opens it; `None` for one SQLite would read differently from this (a percent escape, an
+/// authority other than `localhost`).
+pub fn sqlite_uri_path(uri: &str) -> Option<String> {
+    let rest = uri.strip_prefix("file:")?;
+    let end = rest.find(['?', '#']).unwrap_or(rest.len());
+    let rest = &rest[..end];
+    if rest.contains('%') {
+        return None;
+    }
+    let path = match rest.strip_prefix("//") {
+        Some(authority_and_path) => {
+            let slash = authority_and_path
+                .find('/')
+                .unwrap_or(authority_and_path.len());
+            let (authority, path) = authority_and_path.split_at(slash);
+            if !(authority.is_empty() || authority == "localhost") {
+                return None;
+            }
+            path
+        }
+        None => rest,
+    };
+    Some(path.to_owned())
+}
+
+/// Whether a SQLite `file:` URI opens its database only for reading (`mode=ro`, `immutable=1`).
+pub fn sqlite_uri_reads_only(uri: &str) -> bool {
+    let query = uri.split_once('?').map_or("", |(_, query)| query);
+    let query = query.split_once('#').map_or(query, |(query, _)| query);
+    query
+        .split('&')
+        .any(|option| option == "mode=ro" || option == "immutable=1")
+}
 
 /// Whether a name a code object uses (one of its `co_names`) is a code sink: `exec`, `eval`,
 /// `compile`, or a library's alias of one with underscores around it (mpmath's `exec_`, `_compile`).

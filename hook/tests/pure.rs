@@ -11,8 +11,8 @@ mod rules;
 mod settings;
 
 use rules::{
-    as_proc_self, link_target, module_denied, module_matches, normalise, real_path, under, Denial,
-    Rule,
+    as_proc_self, link_target, module_denied, module_matches, normalise, real_path,
+    sqlite_uri_path, sqlite_uri_reads_only, under, write_hint, Denial, Rule,
 };
 use settings::{InterpreterFacts, Settings};
 
@@ -191,11 +191,54 @@ fn paths_are_normalised_lexically_against_the_working_directory() {
 #[test]
 fn denial_messages_start_with_the_rule_and_the_event() {
     let denial = Denial::new(Rule::Process, "starting a process");
-    let message = denial.message("os.system", "default");
+    let message = denial.message("os.system", "default", &[]);
     assert!(
         message.starts_with("warden[PROC801] os.system: starting a process (policy default, runtime layer) — hint: "),
         "{message}"
     );
+}
+
+#[test]
+fn a_write_denial_names_where_the_policy_lets_the_program_write() {
+    let denial = Denial::new(Rule::Write, "writing /etc/x, outside the write roots");
+    let roots = vec!["/work".to_owned(), "/tmp".to_owned()];
+    let message = denial.message("open", "default", &roots);
+    assert!(
+        message.ends_with("hint: this policy lets the program write only under /work (the work dir: relative paths), /tmp"),
+        "{message}"
+    );
+    let none = denial.message("open", "readonly", &[]);
+    assert!(
+        none.contains("writes no files") || none.contains("write no files"),
+        "{none}"
+    );
+    assert_eq!(
+        write_hint(&["/tmp".to_owned()]),
+        "this policy lets the program write only under /tmp"
+    );
+}
+
+#[test]
+fn sqlite_uris_are_read_as_sqlite_reads_them() {
+    let path = |uri: &str| sqlite_uri_path(uri);
+    assert_eq!(path("file:data.db?mode=ro").as_deref(), Some("data.db"));
+    assert_eq!(path("file:///etc/x.db").as_deref(), Some("/etc/x.db"));
+    assert_eq!(
+        path("file://localhost/etc/x.db#f").as_deref(),
+        Some("/etc/x.db")
+    );
+    assert_eq!(path("file:/etc/x.db").as_deref(), Some("/etc/x.db"));
+    assert_eq!(path("file:?mode=memory").as_deref(), Some(""));
+    // What SQLite would decode or refuse is refused here too.
+    assert_eq!(path("file:%2Fetc%2Fx.db"), None);
+    assert_eq!(path("file://host/etc/x.db"), None);
+    assert_eq!(path("data.db"), None);
+    assert!(sqlite_uri_reads_only(
+        "file:/data/x.db?cache=shared&mode=ro"
+    ));
+    assert!(sqlite_uri_reads_only("file:/data/x.db?immutable=1#f"));
+    assert!(!sqlite_uri_reads_only("file:/data/x.db?mode=rw"));
+    assert!(!sqlite_uri_reads_only("file:/data/mode=ro"));
 }
 
 #[path = "../src/kernel.rs"]

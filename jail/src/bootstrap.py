@@ -117,14 +117,17 @@ def _run():
         linecache.cache[shown] = (len(source), None, source.splitlines(True), shown)
         del linecache
         main.__dict__["__file__"] = program
-        _show_saves_figures()
+        _show_saves_figures(cold=False)
+        _joblib_in_threads()
         matplotlib = run.get("_matplotlib")
         if matplotlib is not None:
-            # Imported before the program: its backend becomes the one a cold run's import picks.
+            # Imported before the program: its backend becomes the one a cold run's import picks,
+            # and the name it gives is a cold run's too.
             import os
 
             try:
                 matplotlib.rcParams["backend"] = os.environ.get("MPLBACKEND", "agg")
+                _name_the_backend(matplotlib)
             except Exception:
                 pass
             del os
@@ -137,6 +140,7 @@ def _run():
             status = _exit_status(stop)
         _exit_fast(status, main, exits)
     _show_saves_figures()
+    _joblib_in_threads()
     # Compiled under a name no file has, its lines are in linecache only, as a pooled run's are.
     _execute(code, main, pooled=name != program)
 
@@ -265,7 +269,7 @@ def _release(namespace):
     namespace.clear()
 
 
-def _show_saves_figures():
+def _show_saves_figures(cold=True):
     """One-shot runs: matplotlib's `show()` writes each figure it shows to `figure-N.png` in the
     work dir (collected with the run's files) instead of doing nothing, as Agg would; the figures
     stay open, so a later `savefig` still works."""
@@ -313,9 +317,78 @@ def _show_saves_figures():
             module.FigureManager = backend_agg.FigureManager
             module.show = show
 
+    class NamesTheBackend:
+        """Finds `matplotlib` as the import system would and, once its body has run, has
+        `matplotlib.get_backend()` answer `agg` for warden's backend (what the program would see
+        unconfined, where Agg is the backend without a display)."""
+
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            if name != "matplotlib":
+                return None
+            import importlib.machinery
+
+            spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+            if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                spec.loader = _BackendNamingLoader(spec.loader)
+            return spec
+
     sys.meta_path.append(Finder)
     if os.environ.get("MPLBACKEND", "Agg").lower() == "agg":
         os.environ["MPLBACKEND"] = "module://_warden_show"
+        # A pooled run names the backend of the matplotlib it preloaded instead (`_run`): its
+        # hidden modules come back through the finder first on `sys.meta_path`, not this one.
+        if cold and "matplotlib" not in sys.modules:
+            sys.meta_path.insert(0, NamesTheBackend)
+
+
+class _BackendNamingLoader:
+    """matplotlib's own loader, after which `get_backend` is wrapped (`_name_the_backend`)."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        _name_the_backend(module)
+
+
+def _name_the_backend(matplotlib):
+    """`matplotlib.get_backend()` (and `pyplot.get_backend`, the same function) answers `agg` where
+    the backend is warden's `module://_warden_show`, which saves what `plt.show()` shows."""
+    real = matplotlib.get_backend
+    if getattr(real, "_warden_named", False):
+        return
+
+    def get_backend(*args, **kwargs):
+        name = real(*args, **kwargs)
+        return "agg" if name == "module://_warden_show" else name
+
+    get_backend.__doc__ = real.__doc__
+    get_backend.__name__ = real.__name__
+    get_backend.__qualname__ = real.__qualname__
+    get_backend.__module__ = real.__module__
+    get_backend._warden_named = True
+    matplotlib.get_backend = get_backend
+    # A pooled jail imported pyplot before the program, with the function it had then.
+    pyplot = matplotlib.__dict__.get("pyplot")
+    if pyplot is not None and pyplot.__dict__.get("get_backend") is real:
+        pyplot.get_backend = get_backend
+
+
+def _joblib_in_threads():
+    """joblib runs `n_jobs != 1` work in threads rather than processes (loky, multiprocessing), which
+    the jail refuses: `JOBLIB_MULTIPROCESSING=0` is joblib's own switch. Its results are the same;
+    `joblib.cpu_count()` then answers 1, so `n_jobs=-1` runs the work one task at a time."""
+    import os
+
+    os.environ.setdefault("JOBLIB_MULTIPROCESSING", "0")
 
 
 # --- the session driver: a one-shot run's copy of this file ends above this line (plan.rs,

@@ -43,7 +43,7 @@ const DENIED: &[(&str, Rule, &str)] = &[
         "conversion `!r` after the walk",
     ),
     (
-        "x = 1\nprint('a {0!r:{1.__class__.__mro__}} b'.format(x, x))\n",
+        "x = 1\nprint('a {0!r:{1.__class__.__base__}} b'.format(x, x))\n",
         Rule::DunderAttribute,
         "a replacement field nested in the format spec",
     ),

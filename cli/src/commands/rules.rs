@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Subcommand;
+use warden_policy::rules::runtime::{runtime_rule, sink_note, RUNTIME_RULES};
 use warden_policy::{Policy, Rule};
 
 #[derive(Debug, Subcommand)]
@@ -70,7 +71,32 @@ fn check(file: &Path) -> anyhow::Result<ExitCode> {
         policy.imports.deny.len(),
         policy.denied_references.len(),
     );
+    for warning in shadowed_allows(&policy) {
+        eoutln!("{}: warning: {warning}", file.display());
+    }
     Ok(ExitCode::from(super::exit::OK))
+}
+
+/// Allow patterns that a deny pattern of the same policy overrides (`extends = "default"` with
+/// `allow = ["requests"]`: the default denies `requests`, and a deny wins), each in words.
+fn shadowed_allows(policy: &Policy) -> Vec<String> {
+    policy
+        .imports
+        .allowed_list()
+        .into_iter()
+        .filter(|pattern| {
+            let base = pattern.strip_suffix(".*").unwrap_or(pattern);
+            let segments: Vec<&str> = base.split('.').collect();
+            policy.imports.deny.any_matches(&segments)
+        })
+        .map(|pattern| {
+            let base = pattern.strip_suffix(".*").unwrap_or(&pattern).to_owned();
+            format!(
+                "`imports.allow` has `{pattern}`, which `imports.deny` also matches: a deny wins, so `{base}` stays denied; \
+                 to allow it, take the deny out (`[remove.imports] deny = [\"{base}\"]` in a file that extends another) or drop the allow entry"
+            )
+        })
+        .collect()
 }
 
 fn explain(id: Option<&str>) -> anyhow::Result<ExitCode> {
@@ -85,11 +111,27 @@ fn explain(id: Option<&str>) -> anyhow::Result<ExitCode> {
                 rule.default_action().as_str()
             );
         }
+        // The runtime layer's own ids (a record's `stopped_by.rule`); it enforces them whatever
+        // `[actions]` says, which takes static rules only.
+        for rule in RUNTIME_RULES {
+            outln!(
+                "{:<8} {:<22} {:<11} {:<8} {}",
+                rule.id, rule.name, "runtime", "high", "deny"
+            );
+        }
         return Ok(ExitCode::from(super::exit::OK));
     };
+    if let Some(rule) = runtime_rule(id) {
+        outln!("{}", rule.doc.trim_end());
+        outln!("\nEnforced by the runtime layer (the audit hook): always deny; not an `[actions]` key.");
+        return Ok(ExitCode::from(super::exit::OK));
+    }
     let rule = Rule::from_id(id)
         .with_context(|| format!("unknown rule {id:?}; `warden rules explain` lists every rule"))?;
     outln!("{}", rule.doc().trim_end());
+    if let Some(note) = sink_note(rule.id()) {
+        outln!("\n{note}");
+    }
     outln!(
         "\nSeverity: {}. Default action: {}.",
         rule.severity().as_str(),

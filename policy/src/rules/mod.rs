@@ -19,6 +19,7 @@ pub(crate) mod dynamic;
 pub(crate) mod files;
 pub(crate) mod imports;
 pub(crate) mod references;
+pub mod runtime;
 pub(crate) mod source;
 pub(crate) mod strings;
 

@@ -36,6 +36,12 @@ Access the attribute directly (`obj.attribute`).
 - An f-string that builds a format template with an interpolation inside a field's attribute name
   (`f"{{0.{name}}}".format(x)`).
 
+- A descriptor's `getattr(obj, self.name)` / `setattr(obj, self.name, value)` is denied too, with a
+  hint: the name came from `__set_name__`, but what an attribute holds can be changed anywhere
+  (`d.name = …`, `vars(d)[…]`), and the runtime layer does not hold what a computed name reaches
+  (reading `__subclasses__` or `__globals__` raises no audit event). The instance's own dictionary,
+  `obj.__dict__[self.name]`, holds only what the program stored there: it is allowed.
+
 ## Known gaps
 - Functions that take attribute names in other libraries (e.g. `pandas.DataFrame.pipe` with a string)
   are not recognised.
@@ -111,8 +117,30 @@ fn attribute_function(checker: &mut Checker<'_>, call: &ast::ExprCall, path: &st
             }
             // The chain itself (`getattr(pd.io.stata, "os")`) is checked as a reference by the checker.
         }
+        None if is_attribute_of_a_name(name) => report_descriptor(checker, path, name.range()),
         None => report_computed(checker, path, name.range()),
     }
+}
+
+/// `self.name`, `self._attr`: how a descriptor names the attribute it manages.
+fn is_attribute_of_a_name(expr: &ast::Expr) -> bool {
+    matches!(expr, ast::Expr::Attribute(attribute) if attribute.value.is_name_expr())
+}
+
+/// A computed name held in an attribute, as a descriptor holds the name `__set_name__` gave it. The
+/// runtime layer cannot hold what such a name reaches (`__subclasses__` and `__globals__` raise no
+/// audit event), so it stays denied; the instance's own dictionary is what a descriptor needs.
+fn report_descriptor(checker: &mut Checker<'_>, path: &str, range: TextRange) {
+    let short = path.strip_prefix("builtins.").unwrap_or(path);
+    checker.report(
+        Rule::ComputedAttribute,
+        range,
+        format!("`{path}` with a computed attribute name"),
+        format!(
+            "a descriptor keeps its value in the instance's dictionary: `obj.__dict__[self.name]` \
+             (and `obj.__dict__[self.name] = value`, `self.name in obj.__dict__`) instead of `{short}(obj, self.name…)`"
+        ),
+    );
 }
 
 fn getter(checker: &mut Checker<'_>, call: &ast::ExprCall, path: &str) {

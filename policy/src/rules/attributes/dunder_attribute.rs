@@ -12,7 +12,7 @@ pub(crate) const DOC: &str = r#"# ATTR301 dunder-attribute
 
 ## What it does
 Denies dunder names (`__x__`) outside a short allowlist (`attributes.allow_dunder`, e.g. `__name__`,
-`__doc__`, `__init__`, `__class__`), and the non-dunder `mro`, wherever an attribute name can hide: attribute nodes (load, store, delete,
+`__doc__`, `__init__`, `__class__`), and the non-dunder `mro` unless `__mro__` is allowed, wherever an attribute name can hide: attribute nodes (load, store, delete,
 augmented assignment), names (`__builtins__`), string literals used as attribute names or mapping keys
 (`getattr(x, "__class__")`, `d["__builtins__"]`), dotted strings (`attrgetter("a.__class__")`),
 `str.format`/`format_map` field paths (`"{0.__class__}"`), match class-pattern keywords
@@ -41,8 +41,10 @@ Data-analysis code never needs these; use the object's public API.
   in the format spec (`{0:{1.__mro__}}`), templates of any length or spacing, and templates joined from
   several literals (`f"{{0.__glo" "bals__}"`). Attributes are judged as attribute nodes are (ATTR301,
   ATTR303, REX501), index keys and keyword names as string keys.
-- Reading `x.__class__` or `x.__dict__` alone is harmless and allowed by the default policy, but the
-  next steps of every walk are not (`__base__`, `__mro__`, `__subclasses__`, `__globals__`, `mro`);
+- Reading `x.__class__`, `x.__dict__`, `x.__name__` or a class's `__mro__` (and `mro()`) alone is
+  harmless and allowed by the default policy: what they reach (the program's classes, `object`, which
+  is a builtin anyway) gives nothing the program did not have. The steps that lead further are not
+  (`__base__`, `__subclasses__`, `__globals__`, `__builtins__`): every walk to `os` needs one;
   storing or deleting any dunder attribute is denied, and so is any dunder of a module object other
   than `__name__`, `__version__`, `__doc__`, `__file__` and `__all__` (`pd.io.stata.__dict__["os"]`).
 - Defining hooks that run implicitly (`__del__`, `__reduce__`, `__getattr__`…) in a class body.
@@ -60,13 +62,15 @@ fn allowed(checker: &Checker<'_>, name: &str) -> bool {
     checker.policy.allow_dunder.contains(name)
 }
 
-/// An attribute name (already NFKC-normalised). `mro` is included: `type(x).mro()` reaches `object`
-/// without a dunder.
+/// An attribute name (already NFKC-normalised). `mro` is included: `type(x).mro()` is the list of
+/// `__mro__`, so it is allowed exactly when the policy allows `__mro__`.
 pub(crate) fn check_attribute(checker: &mut Checker<'_>, name: &str, range: TextRange) {
     if checker.sanctioned_dunder == Some(range) {
         return;
     }
-    if (names::is_dunder(name) && !allowed(checker, name)) || name == "mro" {
+    if (names::is_dunder(name) && !allowed(checker, name))
+        || (name == "mro" && !allowed(checker, "__mro__"))
+    {
         report(checker, name, range);
     }
 }

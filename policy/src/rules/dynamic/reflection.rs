@@ -10,14 +10,14 @@ pub(crate) const DOC: &str = r#"# DYN403 reflection
 
 ## What it does
 Denies references to functions that expose namespaces or hook the interpreter: `globals`, `locals`,
-`vars()` (and `vars` of a module), `breakpoint`, `help`, `input`, `gc`, `inspect`, `sys._getframe`, `sys.settrace`,
+`vars()` (and `vars` of a module), `breakpoint`, `help`, `gc`, `inspect`, `sys._getframe`, `sys.settrace`,
 `sys.setprofile`, `sys.addaudithook`, `atexit`, `signal`.
 
 ## Why is this bad?
 `globals()["__builtins__"]` and `vars(obj)` are dictionaries of everything, indexed by strings the
 checker cannot follow; `gc.get_objects()` finds every live module; trace and audit hooks and `atexit`
-run code at moments the program does not control; `input()` and `help()` wait on a terminal that the
-jail does not have.
+run code at moments the program does not control; `help()` waits on a terminal that the jail does
+not have.
 
 ## Example
 ```python
@@ -33,6 +33,9 @@ Refer to the variable directly: `config = settings`.
   is `vars` passed as a value.
 
 ## Known gaps
+- `input()` is not introspection: the default and strict policies ban it by name (REF201, which
+  says that standard input is empty in warden's runs); a policy without that entry lets it raise
+  EOFError.
 - `dir()` is allowed (it lists names but does not reach objects by itself; `getattr` with the
   names it returns is ATTR304).
 "#;
@@ -43,7 +46,6 @@ const NAMES: &[&str] = &[
     "builtins.vars",
     "builtins.breakpoint",
     "builtins.help",
-    "builtins.input",
     "gc",
     "inspect",
     "sys._getframe",

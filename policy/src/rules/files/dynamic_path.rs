@@ -33,11 +33,12 @@ Use a literal relative path when you can: `open("data.csv")`.
 - This rule only reports; containment is the jail's.
 "#;
 
-pub(crate) fn report(checker: &mut Checker<'_>, api: &str, range: TextRange) {
+/// `hint` names where the policy lets the program read or write (the access the API makes).
+pub(crate) fn report(checker: &mut Checker<'_>, api: &str, hint: String, range: TextRange) {
     checker.report(
         Rule::DynamicPath,
         range,
         format!("`{api}` is given a path computed at run time"),
-        "prefer literal relative paths; the jail only allows the work dir and /tmp",
+        format!("prefer literal relative paths; {hint}"),
     );
 }

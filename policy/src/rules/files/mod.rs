@@ -97,6 +97,10 @@ const READERS: &[&str] = &[
     "plotly.io.read_json",
     "xgboost.DMatrix",
     "lightgbm.Dataset",
+    // Allowed by the default policy since issue 26.
+    "glob.glob",
+    "glob.iglob",
+    "PIL.Image.open",
 ];
 
 /// Functions that write the path in their first argument.
@@ -110,6 +114,8 @@ const WRITERS: &[&str] = &[
     "scipy.io.mmwrite",
     "scipy.io.wavfile.write",
     "pandas.ExcelWriter",
+    // SQLite reads and writes the database file it opens (`:memory:` is a relative name: allowed).
+    "sqlite3.connect",
 ];
 
 /// Methods (any receiver) whose first argument is a path they write.
@@ -350,7 +356,10 @@ fn check_path(checker: &mut Checker<'_>, expr: &Expr, access: Access, api: &str)
             }
         }
         PathValue::Prefix(prefix) => check_literal(checker, &prefix, true, access, api, range),
-        PathValue::Unknown => dynamic_path::report(checker, api, range),
+        PathValue::Unknown => {
+            let hint = access_roots_hint(checker, access);
+            dynamic_path::report(checker, api, hint, range);
+        }
     }
 }
 
@@ -367,7 +376,8 @@ fn check_literal(
     }
     if text.is_empty() {
         if partial {
-            dynamic_path::report(checker, api, range);
+            let hint = access_roots_hint(checker, access);
+            dynamic_path::report(checker, api, hint, range);
         }
         return;
     }
@@ -387,9 +397,16 @@ fn check_literal(
         text
     };
     if partial && !known.starts_with('/') && !known.contains("..") {
-        // Relative and not climbing: inside the work dir whatever follows (the jail checks the rest).
-        if known.is_empty() {
-            dynamic_path::report(checker, api, range);
+        // Relative and not climbing: inside the work dir whatever follows (the jail checks the rest),
+        // which must be a root for this access (`[files] write = []` writes nowhere).
+        let work_dir_is_a_root = access_roots(checker.policy, access)
+            .iter()
+            .any(|root| paths::is_within(WORKDIR, root));
+        if !work_dir_is_a_root {
+            report_outside(checker, &shown, access, api, range);
+        } else if known.is_empty() {
+            let hint = access_roots_hint(checker, access);
+            dynamic_path::report(checker, api, hint, range);
         }
         return;
     }
@@ -398,11 +415,7 @@ fn check_literal(
     } else {
         format!("{WORKDIR}/{known}")
     };
-    let policy = checker.policy;
-    let roots = match access {
-        Access::Read => path_not_readable::roots(policy),
-        Access::Write => path_not_writable::roots(policy),
-    };
+    let roots = access_roots(checker.policy, access);
     // A partial path is inside when what follows may still land in a root (`/tm…` for `/tmp`).
     let inside = paths::normalize(&absolute).is_some_and(|normal| {
         roots.iter().any(|root| paths::is_within(&normal, root))
@@ -429,10 +442,36 @@ fn report_outside(
     }
 }
 
-/// The hint listing the roots a program may `verb` (read or write).
+/// The roots of one kind of access.
+fn access_roots(policy: &crate::settings::Policy, access: Access) -> Vec<&str> {
+    match access {
+        Access::Read => path_not_readable::roots(policy),
+        Access::Write => path_not_writable::roots(policy),
+    }
+}
+
+/// The hint naming where this policy lets the program read or write.
+fn access_roots_hint(checker: &Checker<'_>, access: Access) -> String {
+    let verb = match access {
+        Access::Read => "read",
+        Access::Write => "write",
+    };
+    roots_hint(verb, &access_roots(checker.policy, access))
+}
+
+/// The hint listing the roots a program may `verb` (read or write), or saying there are none.
 fn roots_hint(verb: &str, roots: &[&str]) -> String {
+    if roots.is_empty() {
+        return match verb {
+            "write" => {
+                "this policy lets the program write no files: print the results to standard output"
+                    .to_owned()
+            }
+            _ => format!("this policy lets the program {verb} no files"),
+        };
+    }
     format!(
-        "{verb} only inside {} (relative paths are inside the work dir {WORKDIR}); input files are in the work dir",
+        "this policy lets the program {verb} only inside {} (relative paths are inside the work dir {WORKDIR}); input files are in the work dir",
         roots.join(", ")
     )
 }

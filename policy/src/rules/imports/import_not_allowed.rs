@@ -197,11 +197,18 @@ fn report_module(
     if remember {
         checker.denied_imports.insert(path.to_owned());
     }
+    let segments: Vec<&str> = path.split('.').collect();
     let why = match verdict {
+        // Allowed and denied at once (`extends = "default"` with `allow = ["requests"]`): say which
+        // wins and how to change it, rather than deny a module the hint would list.
+        ModuleVerdict::Denied if checker.policy.imports.allow.any_matches(&segments) => {
+            "is denied by the policy: it is in both `imports.allow` and `imports.deny`, and a deny \
+             wins (an extending file takes it out with `[remove.imports] deny`)"
+        }
         ModuleVerdict::Denied => "is denied by the policy",
         _ => "is not on the policy's import allowlist",
     };
-    let hint = super::allowed_hint(checker);
+    let hint = super::allowed_hint(checker, path);
     checker.report(
         Rule::ImportNotAllowed,
         range,
@@ -242,7 +249,7 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
         check_members(checker, &segments, range);
     } else {
         let root = segments.first().copied().unwrap_or_default();
-        let hint = super::allowed_hint(checker);
+        let hint = super::allowed_hint(checker, root);
         checker.report(
             Rule::ImportNotAllowed,
             range,

@@ -70,6 +70,9 @@ fn hint_for(pattern: &str) -> &'static str {
         "nltk's data (punkt, stopwords, wordnet…) is not installed and cannot be downloaded: the program has \
          no network and no vetted package ships it; use nltk tools that need no data (RegexpTokenizer, \
          TreebankWordTokenizer, PorterStemmer, ngrams, FreqDist), str.split or re, and your own stopword list"
+    } else if pattern == "builtins.input" {
+        "nobody answers: put the values in the program (variables, a list of test cases), or read them \
+         from an input file in the work dir (`warden run --input FILE`)"
     } else {
         "this function is not available here; use an allowed alternative"
     }
@@ -85,10 +88,15 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
         return;
     };
     let pattern = pattern.to_string();
-    checker.report(
-        Rule::BannedReference,
-        range,
-        format!("`{}` is banned by the policy (`{pattern}`)", name.path),
-        hint_for(&pattern),
-    );
+    let message = if pattern == "builtins.input" {
+        // Not a capability but a dead end: warden's runs have no terminal and an empty stdin.
+        format!(
+            "`{}` reads standard input, which is empty in warden's runs (it would raise EOFError); \
+             banned by the policy (`{pattern}`)",
+            name.path
+        )
+    } else {
+        format!("`{}` is banned by the policy (`{pattern}`)", name.path)
+    };
+    checker.report(Rule::BannedReference, range, message, hint_for(&pattern));
 }
