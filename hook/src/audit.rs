@@ -245,17 +245,25 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 if database.is_empty() || database == ":memory:" {
                     return None;
                 }
-                // A URI (`file:/path?mode=ro`): its path part.
-                let path = database
-                    .strip_prefix("file:")
-                    .map_or(database.as_str(), |rest| {
-                        rest.split(['?', '#']).next().unwrap_or(rest)
-                    })
-                    .to_owned();
+                // A URI (`file:/path?mode=ro`): its path, a read when the URI says it only reads;
+                // one warden cannot read for sure (percent escapes, another host) is refused.
+                let (path, write) = if database.starts_with("file:") {
+                    match crate::rules::sqlite_uri_path(&database) {
+                        Some(path) => (path, !crate::rules::sqlite_uri_reads_only(&database)),
+                        None => {
+                            return Some(Denial::new(
+                                Rule::Write,
+                                format!("opening the SQLite database {database:?}, a URI warden does not read"),
+                            ))
+                        }
+                    }
+                } else {
+                    (database.clone(), true)
+                };
                 if path.is_empty() || path == ":memory:" {
                     return None;
                 }
-                judge_path(s, &path, None, true, event)
+                judge_path(s, &path, None, write, event)
             }
             "sqlite3.enable_load_extension" | "sqlite3.load_extension" if p.deny_native => {
                 let enabling =
@@ -263,12 +271,6 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 enabling
                     .then(|| Denial::new(Rule::Native, "loading a native extension into SQLite"))
             }
-            // SQLite: a database file is read and written by the library's C code (no `open`
-            // event): `sqlite3.connect` is judged as a write of its path. Extensions are native code.
-            "sqlite3.connect" => check_sqlite_database(s, arg(args, 0)),
-            "sqlite3.enable_load_extension" | "sqlite3.load_extension" if p.deny_native => Some(
-                Denial::new(Rule::Native, "loading a SQLite extension (native code)"),
-            ),
             // Deserialisation.
             "pickle.find_class" if p.deny_pickle => {
                 let module = text_of(arg(args, 0)).unwrap_or_default();
@@ -391,52 +393,6 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
             "sys.addaudithook" => Some(Denial::new(Rule::AuditHook, "adding an audit hook")),
             _ => None,
         }
-    }
-}
-
-/// `sqlite3.connect(database)`: `:memory:` and `""` (a private temporary database) touch no file of
-/// the program's choosing; a `file:` URI (read by SQLite when `uri=True`) is judged by its path (a
-/// read with `mode=ro` or `immutable=1`), and one SQLite would percent-decode is refused rather than
-/// decoded differently; any other database is a path SQLite opens for reading and writing.
-///
-/// # Safety
-/// GIL held; `database` the event's argument (or null).
-unsafe fn check_sqlite_database(s: &Settings, database: *mut ffi::PyObject) -> Option<Denial> {
-    // SAFETY: GIL held (caller).
-    let text = unsafe { text_of(database) };
-    match text.as_deref() {
-        Some(":memory:" | "") => None,
-        Some(uri) if uri.starts_with("file:") => {
-            let Some(path) = crate::rules::sqlite_uri_path(uri) else {
-                return Some(Denial::new(
-                    Rule::Write,
-                    format!("opening the SQLite database {uri:?}, a URI warden does not read"),
-                ));
-            };
-            if path.is_empty() {
-                return None;
-            }
-            // SAFETY: GIL held; a new reference, released below.
-            let object = unsafe {
-                ffi::PyUnicode_FromStringAndSize(
-                    path.as_ptr().cast(),
-                    path.len() as ffi::Py_ssize_t,
-                )
-            };
-            if object.is_null() {
-                // SAFETY: GIL held.
-                unsafe { ffi::PyErr_Clear() };
-                return Some(Denial::new(Rule::Write, "opening a SQLite database"));
-            }
-            let write = !crate::rules::sqlite_uri_reads_only(uri);
-            // SAFETY: GIL held; `object` is a valid new reference.
-            let denial = unsafe { check_path(s, object, write, "sqlite3.connect") };
-            // SAFETY: GIL held; drops the reference made above.
-            unsafe { ffi::Py_DECREF(object) };
-            denial
-        }
-        // SAFETY: GIL held (caller).
-        _ => unsafe { check_path(s, database, true, "sqlite3.connect") },
     }
 }
 

@@ -186,7 +186,7 @@ fn removed(policy: &str) -> ! {
     );
     let line = format!(
         "\nwarden.PolicyViolation: {}\n",
-        denial.message("sys.addaudithook", policy)
+        denial.message("sys.addaudithook", policy, &[])
     );
     // SAFETY: write(2) on fd 2 with a valid buffer, then _exit: no Python state is touched.
     unsafe {

@@ -31,7 +31,7 @@ pub enum Shell {
     Fish,
     Elvish,
     #[value(name = "powershell")]
-    PowerShell,
+    Pwsh,
 }
 
 /// Print warden's manual pages (roff).
@@ -53,7 +53,7 @@ pub fn completions(args: CompletionsArgs) -> anyhow::Result<ExitCode> {
         Shell::Zsh => clap_complete::Shell::Zsh,
         Shell::Fish => clap_complete::Shell::Fish,
         Shell::Elvish => clap_complete::Shell::Elvish,
-        Shell::PowerShell => clap_complete::Shell::PowerShell,
+        Shell::Pwsh => clap_complete::Shell::PowerShell,
     };
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command, "warden", &mut script);

@@ -72,7 +72,7 @@ fn check(file: &Path) -> anyhow::Result<ExitCode> {
         policy.denied_references.len(),
     );
     for warning in shadowed_allows(&policy) {
-        eoutln!("{}: warning: {warning}", file.display());
+        eprintln!("{}: warning: {warning}", file.display());
     }
     Ok(ExitCode::from(super::exit::OK))
 }
@@ -116,7 +116,11 @@ fn explain(id: Option<&str>) -> anyhow::Result<ExitCode> {
         for rule in RUNTIME_RULES {
             outln!(
                 "{:<8} {:<22} {:<11} {:<8} {}",
-                rule.id, rule.name, "runtime", "high", "deny"
+                rule.id,
+                rule.name,
+                "runtime",
+                "high",
+                "deny"
             );
         }
         return Ok(ExitCode::from(super::exit::OK));

@@ -330,9 +330,8 @@ fn check_fields(checker: &mut Checker<'_>, fields: &Expr, api: &str) {
             other => (Some(other), None),
         };
         let name_ok = name.is_some_and(|name| checker.literal_strings(name).is_some());
-        if !name_ok {
-            report(checker, element.range());
-        } else if kind.is_some_and(|kind| computed_string(checker, kind)) {
+        // A computed field name, or a field type given as a computed string.
+        if !name_ok || kind.is_some_and(|kind| computed_string(checker, kind)) {
             report(checker, element.range());
         }
     }
