@@ -126,7 +126,7 @@ fn no_static_policy(warden: &Warden) -> Result<String, String> {
 }
 
 /// The rule ids of `warden rules explain`'s listing (`ID name category severity action`), but the
-/// source rules (their action cannot change).
+/// source rules and the runtime layer's (their action cannot change).
 fn rules_to_turn_off(listing: &str) -> Vec<String> {
     listing
         .lines()
@@ -138,7 +138,7 @@ fn rules_to_turn_off(listing: &str) -> Vec<String> {
                     .chars()
                     .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
                 && id.chars().any(|c| c.is_ascii_digit());
-            (is_id && *category != "source").then(|| (*id).to_owned())
+            (is_id && !matches!(*category, "source" | "runtime")).then(|| (*id).to_owned())
         })
         .collect()
 }
@@ -809,10 +809,11 @@ mod tests {
     }
 
     #[test]
-    fn every_rule_but_the_source_rules_is_turned_off() {
+    fn every_rule_but_the_source_and_runtime_rules_is_turned_off() {
         let listing = "SYN001   syntax-error           source      high     deny\n\
                        IMP101   import-not-allowed     imports     high     deny\n\
                        FILE704  dynamic-path           files       low      warn\n\
+                       PROC801  process-start          runtime     high     deny\n\
                        something else\n";
         assert_eq!(rules_to_turn_off(listing), ["IMP101", "FILE704"]);
     }

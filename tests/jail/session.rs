@@ -151,7 +151,11 @@ both_modes! {
         // A trailing semicolon hides the value, as in Jupyter.
         assert_eq!(ran.status(6), "ok");
         assert_eq!(ran.records[6]["result"], Value::Null);
-        assert_eq!(ran.delivered, vec!["out.csv".to_owned()]);
+        // The files the session wrote, and the figures cells 5 and 6 showed (kept by `--output-dir`).
+        assert_eq!(
+            ran.delivered,
+            vec!["figure-5-1.png".to_owned(), "figure-6-1.png".to_owned(), "out.csv".to_owned()]
+        );
         assert_eq!(ran.exit_code, 0, "{}", ran.stderr);
     }
 }
