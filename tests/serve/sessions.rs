@@ -744,7 +744,10 @@ fn a_fifo_in_the_work_dir_holds_no_file_operation() {
     assert_eq!(made["status"], "error", "{made}");
     assert_eq!(made["error"]["name"], "PermissionError", "{made}");
     assert!(
-        made["error"]["value"].as_str().unwrap_or("").contains("[Errno 1]"),
+        made["error"]["value"]
+            .as_str()
+            .unwrap_or("")
+            .contains("[Errno 1]"),
         "the kernel's EPERM: {made}"
     );
     let path = format!("/v1/sessions/{id}/files/pipe");
