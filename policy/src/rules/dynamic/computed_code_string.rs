@@ -72,17 +72,8 @@ build sympy expressions from symbols, and declare fields in a class statement.
 /// assignments (`s = s + s` a thousand times) stay cheap. Past it a string counts as computed.
 const BUDGET: usize = 256;
 
-/// Callables whose first argument (or `formula=`…) is a formula: `strings::formula` recognises them.
-const FORMULA_PREFIXES: &[&str] = &["statsmodels.formula.api.", "statsmodels.api.formula."];
-const FORMULA_FUNCTIONS: &[&str] = &[
-    "patsy.dmatrix",
-    "patsy.dmatrices",
-    "patsy.incr_dbuilder",
-    "patsy.incr_dbuilders",
-    "patsy.highlevel.dmatrix",
-    "patsy.highlevel.dmatrices",
-];
-const FORMULA_KEYWORDS: &[&str] = &["formula", "formula_like", "re_formula", "vc_formula"];
+// The formula APIs are `strings::formula`'s tables: one list of what takes a formula.
+use crate::rules::strings::formula::{FORMULA_FUNCTIONS, FORMULA_KEYWORDS, FORMULA_PREFIXES};
 
 /// Functions that evaluate their first argument (or `expr=`) as an expression.
 const EXPRESSION_EVALUATORS: &[&str] = &[

@@ -17,8 +17,9 @@ use crate::rules::Rule;
 use crate::semantic::{Origin, QualName};
 
 /// Callables whose first argument (or `formula=`/`formula_like=`) is a formula.
-const FORMULA_PREFIXES: &[&str] = &["statsmodels.formula.api.", "statsmodels.api.formula."];
-const FORMULA_FUNCTIONS: &[&str] = &[
+pub(crate) const FORMULA_PREFIXES: &[&str] =
+    &["statsmodels.formula.api.", "statsmodels.api.formula."];
+pub(crate) const FORMULA_FUNCTIONS: &[&str] = &[
     "patsy.dmatrix",
     "patsy.dmatrices",
     "patsy.incr_dbuilder",
@@ -27,7 +28,8 @@ const FORMULA_FUNCTIONS: &[&str] = &[
     "patsy.highlevel.dmatrices",
 ];
 /// Keywords that hold formulas (statsmodels' mixed models take several).
-const FORMULA_KEYWORDS: &[&str] = &["formula", "formula_like", "re_formula", "vc_formula"];
+pub(crate) const FORMULA_KEYWORDS: &[&str] =
+    &["formula", "formula_like", "re_formula", "vc_formula"];
 
 /// What a formula may call without the program binding it: patsy's and formulaic's transforms and
 /// contrasts, and builtins that compute.
