@@ -9,6 +9,7 @@
 #   scripts/corpus-report.sh --no-ds1000     # skip DS-1000 (about 6 minutes on 2 cores)
 #   scripts/corpus-report.sh --rules FILE    # another policy (default: the built-in rules/default.toml)
 #   scripts/corpus-report.sh --no-pool       # skip the attacks through warden serve's warm pool
+#   WARDEN_PROFILE=dev scripts/corpus-report.sh --ci   # with target/debug (the test suite's build)
 #
 # DS-1000's reference solutions expect pandas 1.5 and numpy 1.24. When a runtime named `ds1000` is
 # installed (warden runtime install --name ds1000 --requirements rules/runtime/ds1000.txt), DS-1000 runs
@@ -32,15 +33,18 @@ while [ $# -gt 0 ]; do
         --no-pool) pool=0 ;;
         --rules) rules="$2"; shift ;;
         --jobs) jobs="$2"; shift ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
         *) echo "corpus-report: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
 done
 
-# The runtime pass needs warden's hook library beside the binary (target/release/libwarden_hook.so).
-cargo build --release -p warden -p warden-corpus -p warden-hook >&2
-warden="$PWD/target/release/warden"
+# The runtime pass needs warden's hook library beside the binary (target/release/libwarden_hook.so;
+# target/debug/ under WARDEN_PROFILE=dev, the profile the test suite builds).
+. scripts/lib/profile.sh
+[ -z "$profile_error" ] || { echo "corpus-report: $profile_error" >&2; exit 2; }
+cargo build --profile "$profile" -p warden -p warden-corpus -p warden-hook >&2
+warden="$PWD/$profile_dir/warden"
 shared="${WARDEN_SHARED_CORPORA:-$PWD/../shared/corpora}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

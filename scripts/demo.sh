@@ -6,7 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/setup.sh
-warden=target/release/warden
+# The binary setup.sh built: target/release/warden (target/debug/warden under WARDEN_PROFILE=dev, as in
+# the test suite).
+. scripts/lib/profile.sh
+warden="$profile_dir/warden"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 # --output-dir must not exist (or be empty): the program's files go to a directory inside $out.

@@ -26,26 +26,45 @@ command -v cargo-nextest >/dev/null || cargo install --locked cargo-nextest
 for extra in scripts/setup-jail.sh; do
     if [ -x "$extra" ]; then "$extra"; fi
 done
+. scripts/lib/profile.sh
+[ -z "$profile_error" ] || { echo "setup: $profile_error" >&2; exit 2; }
+warden="$profile_dir/warden"
+
+# The test venvs that need only PyPI are made while cargo builds (they wait on the network, the build
+# on the CPU); each one's output is shown when it fails.
+venv_logs="$(mktemp -d)"
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$venv_logs"' EXIT
 # The official MCP Python client tests/serve/mcp.rs drives `warden mcp` with (a venv in the data dir).
-scripts/setup-mcp-test.sh
+scripts/setup-mcp-test.sh >"$venv_logs/mcp" 2>&1 &
+mcp_pid=$!
+# smolagents, AutoGen and LangChain, pinned (clients/python/requirements-adapters.lock), for the adapters' tests.
+scripts/adapters-venv.sh >"$venv_logs/adapters" 2>&1 &
+adapters_pid=$!
+# The OASIS SARIF 2.1.0 schema policy/tests/sarif.rs validates `--format sarif` against (from PyPI, pinned).
+scripts/sarif-schema.sh >"$venv_logs/sarif" 2>&1 &
+sarif_pid=$!
 
 # warden-hook: the runtime layer's native module, found beside the warden binary (libwarden_hook.so).
-cargo build --release -p warden -p warden-corpus -p warden-hook
-echo "setup: warden built at target/release/warden (corpus runner: target/release/warden-corpus, runtime layer: target/release/libwarden_hook.so)"
+cargo build --profile "$profile" -p warden -p warden-corpus -p warden-hook
+echo "setup: warden built at $warden (corpus runner: $profile_dir/warden-corpus, runtime layer: $profile_dir/libwarden_hook.so)"
 
 # The Python runtime the default policy names: (re)installed when missing or when its pinned
 # requirements changed.
-if ! target/release/warden runtime show default 2>/dev/null | grep -q '"requirements"' \
-    || ! diff -q <(target/release/warden runtime show default | python3 -c 'import json,sys; print(json.load(sys.stdin)["requirements"], end="")') rules/runtime/default.txt >/dev/null; then
-    target/release/warden runtime install --name default
+if ! "$warden" runtime show default 2>/dev/null | grep -q '"requirements"' \
+    || ! diff -q <("$warden" runtime show default | python3 -c 'import json,sys; print(json.load(sys.stdin)["requirements"], end="")') rules/runtime/default.txt >/dev/null; then
+    "$warden" runtime install --name default
 fi
+
+if ! wait "$mcp_pid"; then
+    cat "$venv_logs/mcp" >&2
+    echo "setup: the MCP client venv could not be made (scripts/setup-mcp-test.sh)" >&2
+    exit 1
+fi
+wait "$adapters_pid" || { cat "$venv_logs/adapters" >&2; echo "setup: the adapters' venv could not be made (scripts/adapters-venv.sh); only tests/serve/adapters.rs needs it" >&2; }
+wait "$sarif_pid" || { cat "$venv_logs/sarif" >&2; echo "setup: the SARIF schema could not be fetched (scripts/sarif-schema.sh); only policy/tests/sarif.rs needs it" >&2; }
 
 # The Jupyter kernel the session comparison (tests/sessions_jupyter.rs) and the session benchmark run cells
 # in: ipykernel and jupyter_client on the default runtime's locked packages (a venv in the data dir).
 # Only the tests and the benchmark need it: a failure here does not stop the demo (the test then fails
 # and says why).
 scripts/jupyter-venv.sh >/dev/null || echo "setup: the Jupyter venv could not be made (scripts/jupyter-venv.sh); only the session comparison test and benchmark need it" >&2
-# smolagents, AutoGen and LangChain, pinned (clients/python/requirements-adapters.lock), for the adapters' tests.
-scripts/adapters-venv.sh >/dev/null || echo "setup: the adapters' venv could not be made (scripts/adapters-venv.sh); only tests/serve/adapters.rs needs it" >&2
-# The OASIS SARIF 2.1.0 schema policy/tests/sarif.rs validates `--format sarif` against (from PyPI, pinned).
-scripts/sarif-schema.sh >/dev/null || echo "setup: the SARIF schema could not be fetched (scripts/sarif-schema.sh); only policy/tests/sarif.rs needs it" >&2

@@ -1,23 +1,50 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: set-up, formatting, lints, every test of the workspace (real
 # programs in the real jail, as root and as an unprivileged user), then the cgroup v2 path in QEMU guests.
+#
+# One build serves everything: the suite sets WARDEN_PROFILE=dev, so setup.sh, the demo, the corpus
+# run, the scale-out test and the guests all use target/debug/, the binaries the test binaries are
+# built beside (a second, release build of the workspace would cost CI minutes and test nothing more).
+# Each step's wall time and CPU time are printed at the end, also when a step fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export WARDEN_PROFILE=dev
 
-./scripts/setup.sh
+steps="$(mktemp)"
+trap 'status=$?; echo "== test.sh steps (wall s, CPU s of the step'"'"'s processes)"; cat "$steps"; echo "total: ${SECONDS}s, exit $status"; rm -f "$steps" "$steps.times"' EXIT
+
+cpu_now() { # sets `cpu`: the user + system CPU seconds of the suite's finished processes so far
+    times >"$steps.times"
+    cpu="$(awk 'NR == 2 {
+        total = 0
+        for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); total += t[1] * 60 + t[2] }
+        printf "%d", total
+    }' "$steps.times")"
+}
+step() { # name, command...
+    local name="$1" start="$SECONDS" cpu before
+    shift
+    cpu_now
+    before="$cpu"
+    echo "== $name"
+    "$@"
+    cpu_now
+    printf '%-14s %5d %5d\n' "$name" "$((SECONDS - start))" "$((cpu - before))" >>"$steps"
+}
+
+step setup ./scripts/setup.sh
 # The README's first command must keep working: the demo runs here too.
-./scripts/demo.sh
-cargo fmt --all -- --check
-cargo clippy --workspace --all-targets -- -D warnings
+step demo ./scripts/demo.sh
+step fmt cargo fmt --all -- --check
+step clippy cargo clippy --workspace --all-targets -- -D warnings
 # The Kubernetes manifests (deploy/kubernetes/) against the Kubernetes API schemas, strictly.
-./scripts/k8s-validate.sh
-# The runtime layer's native module is a cdylib nothing links, so no test build makes it: build it
-# (and the binaries) for the debug profile the tests use, beside target/debug/warden.
-cargo build -p warden -p warden-corpus -p warden-hook
-cargo nextest run --workspace --all-targets --profile ci
+step k8s ./scripts/k8s-validate.sh
+# setup.sh built warden, warden-corpus and the runtime layer's native module (a cdylib nothing links,
+# so no test build makes it) in target/debug/, where the tests look for them.
+step nextest cargo nextest run --workspace --all-targets --profile ci
 # Three nodes behind HAProxy on this machine: routing, failover, rejoin (docs/scale-out.md).
-./scripts/scale-out-test.sh
-./scripts/vm-cgroup2/run.sh
+step scale-out env WARDEN_BIN="$PWD/target/debug/warden" ./scripts/scale-out-test.sh
+step vm-cgroup2 ./scripts/vm-cgroup2/run.sh
 # The full attack and benign corpus through every layer; fails on any escape or benign regression.
 # JUnit report: target/corpus-junit.xml.
-./scripts/corpus-report.sh --ci
+step corpus ./scripts/corpus-report.sh --ci

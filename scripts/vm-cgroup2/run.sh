@@ -3,7 +3,7 @@
 # Landlock ABIs), with this host's root shared read-only over 9p and only cgroup2 mounted.
 #
 # Usage: scripts/vm-cgroup2/run.sh              (as root; needs scripts/setup-jail.sh)
-# Env:   WARDEN=/path/to/warden (skip the build), WARDEN_VM_DIR (scratch, default /var/tmp/warden-vm),
+# Env:   WARDEN=/path/to/warden (skip the build; else built for WARDEN_PROFILE, release by default), WARDEN_VM_DIR (scratch, default /var/tmp/warden-vm),
 #        WARDEN_VM_KERNELS="linux-image-… …" (default: what linux-image-amd64 and -6.12-amd64 depend on),
 #        WARDEN_VM_ACCEL=kvm (with real VT-x/AMD-V; default tcg, software emulation).
 # Kernels are downloaded with `apt-get download` and unpacked with `dpkg -x` into the scratch dir:
@@ -18,8 +18,11 @@ for tool in qemu-system-x86_64 busybox cpio depmod modprobe base64; do
 done
 [ -x /bin/busybox ] || { echo "missing busybox-static: run scripts/setup-jail.sh" >&2; exit 2; }
 if [ -z "${WARDEN:-}" ]; then
-    cargo build --quiet --release -p warden --manifest-path "$root/Cargo.toml"
-    WARDEN="$root/target/release/warden"
+    # WARDEN_PROFILE: release unless told otherwise (scripts/lib/profile.sh).
+    . "$root/scripts/lib/profile.sh"
+    [ -z "$profile_error" ] || { echo "$profile_error" >&2; exit 2; }
+    cargo build --quiet --profile "$profile" -p warden --manifest-path "$root/Cargo.toml"
+    WARDEN="$root/$profile_dir/warden"
 fi
 WARDEN=$(readlink -f "$WARDEN")
 if [ -z "${WARDEN_VM_KERNELS:-}" ]; then
