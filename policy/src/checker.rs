@@ -10,7 +10,7 @@
 //! strings). Where the context changes which rules apply, the context is a value
 //! ([`ReferenceKind`], [`AttributeSite`]), not a second list of calls.
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 
 use ruff_text_size::{Ranged, TextRange};
 

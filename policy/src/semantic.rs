@@ -16,7 +16,7 @@
 //!
 //! This module owns no policy: it answers "what could this be?", never "is it allowed?".
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use ruff_text_size::Ranged;
 

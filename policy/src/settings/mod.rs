@@ -150,7 +150,17 @@ pub struct ImportRules {
     /// Member allowlists of modules that are allowed only in part.
     pub members: BTreeMap<String, BTreeSet<String>>,
     guarded_roots: BTreeSet<String>,
+    /// What IMP101's hint offers instead of a module the policy does not allow, sorted: derived from
+    /// the patterns once, here, not for every denied import of every program.
+    hint_modules: Vec<String>,
+    /// IMP101's hints already made with this policy, by module ([`Self::hint_for`]).
+    hint_cache: std::sync::Arc<std::sync::Mutex<BTreeMap<String, String>>>,
 }
+
+/// The longest module name whose IMP101 hint is kept ([`ImportRules::hint_for`]).
+const HINT_CACHE_NAME: usize = 128;
+/// How many modules' hints one policy keeps.
+const HINT_CACHE_ENTRIES: usize = 1024;
 
 /// Whether a module path may be imported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,12 +207,68 @@ impl ImportRules {
                 .filter_map(|m| m.split('.').next())
                 .map(str::to_owned),
         );
-        Self {
+        let mut rules = Self {
             allow: PatternSet::new(allow),
             deny: PatternSet::new(deny),
             members,
             guarded_roots,
+            hint_modules: Vec::new(),
+            hint_cache: Default::default(),
+        };
+        rules.hint_modules = rules.derive_hint_modules();
+        rules
+    }
+
+    /// The allowed modules as a hint names them: `numpy` and `numpy.*` show as `numpy`, an allowed
+    /// submodule alone shows in full (`os.path`), and a pattern the policy also denies is left out (a
+    /// deny wins). Sorted, each once.
+    fn derive_hint_modules(&self) -> Vec<String> {
+        let allowed = self.allowed_list();
+        let shown: BTreeSet<&str> = allowed
+            .iter()
+            .map(|pattern| pattern.strip_suffix(".*").unwrap_or(pattern))
+            .filter(|pattern| {
+                !pattern.contains('.')
+                    || !allowed
+                        .iter()
+                        .any(|a| pattern.starts_with(&format!("{a}.")))
+            })
+            .filter(|pattern| {
+                let segments: Vec<&str> = pattern.split('.').collect();
+                self.verdict(&segments) != ModuleVerdict::Denied
+            })
+            .collect();
+        shown.into_iter().map(str::to_owned).collect()
+    }
+
+    /// The hint for `module` made once per policy: the same denied module in many programs (a server
+    /// checks thousands with one policy) costs one search of the allowlist. Bounded: names longer
+    /// than [`HINT_CACHE_NAME`] bytes and modules past the first [`HINT_CACHE_ENTRIES`] are made each
+    /// time, so a program cannot grow it.
+    pub(crate) fn hint_for(&self, module: &str, make: impl FnOnce() -> String) -> String {
+        if module.len() > HINT_CACHE_NAME {
+            return make();
         }
+        if let Some(hint) = self
+            .hint_cache
+            .lock()
+            .ok()
+            .and_then(|cache| cache.get(module).cloned())
+        {
+            return hint;
+        }
+        let hint = make();
+        if let Ok(mut cache) = self.hint_cache.lock() {
+            if cache.len() < HINT_CACHE_ENTRIES {
+                cache.insert(module.to_owned(), hint.clone());
+            }
+        }
+        hint
+    }
+
+    /// The modules IMP101's hint may offer, sorted ([`Self::derive_hint_modules`]).
+    pub(crate) fn hint_modules(&self) -> &[String] {
+        &self.hint_modules
     }
 
     /// Top-level names of the modules denied exactly or allowed only in part: reaching one of these as

@@ -1,6 +1,6 @@
 //! Patterns over dotted names, as written in the rules file.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::fmt;
 use std::ops::Deref;
 

@@ -16,23 +16,10 @@ use crate::checker::Checker;
 /// policy also denies is not one: a deny wins), and of a long list only the closest to `module`.
 pub(crate) fn allowed_hint(checker: &Checker<'_>, module: &str) -> String {
     let imports = &checker.policy.imports;
-    let allowed = imports.allowed_list();
-    // `numpy` and `numpy.*` show as `numpy`; an allowed submodule alone shows in full (`os.path`).
-    let shown: std::collections::BTreeSet<&str> = allowed
-        .iter()
-        .map(|pattern| pattern.strip_suffix(".*").unwrap_or(pattern))
-        .filter(|pattern| {
-            !pattern.contains('.')
-                || !allowed
-                    .iter()
-                    .any(|a| pattern.starts_with(&format!("{a}.")))
-        })
-        .filter(|pattern| {
-            let segments: Vec<&str> = pattern.split('.').collect();
-            imports.verdict(&segments) != crate::settings::ModuleVerdict::Denied
-        })
-        .collect();
-    let list: Vec<&str> = shown.into_iter().collect();
+    imports.hint_for(module, || make_allowed_hint(imports.hint_modules(), module))
+}
+
+fn make_allowed_hint(list: &[String], module: &str) -> String {
     if list.is_empty() {
         return "this policy allows no imports: use the builtins".to_owned();
     }
@@ -40,7 +27,7 @@ pub(crate) fn allowed_hint(checker: &Checker<'_>, module: &str) -> String {
         return format!("{ALLOWED_HINT_PREFIX}{}", list.join(", "));
     }
     let total = list.len();
-    let closest = closest(module, list, CLOSEST);
+    let closest = closest(module, list.iter().map(String::as_str), CLOSEST);
     format!(
         "{ALLOWED_HINT_PREFIX}{}, … (the {CLOSEST} closest to `{module}` of {total}; `GET /v1/policies` and the rules file list them all)",
         closest.join(", ")
@@ -53,37 +40,61 @@ const LONG_LIST: usize = 16;
 const CLOSEST: usize = 8;
 
 /// The `count` entries of `candidates` closest to `wanted` (its top-level name and the whole path):
-/// one containing the other first, then by edit distance, then by name.
-fn closest<'a>(wanted: &str, candidates: Vec<&'a str>, count: usize) -> Vec<&'a str> {
+/// one containing the other first, then by edit distance, then by name. Module names are ASCII
+/// (anything else compares as it is); two rows of scratch serve every candidate.
+fn closest<'a>(
+    wanted: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    count: usize,
+) -> Vec<&'a str> {
     let wanted = wanted.to_ascii_lowercase();
-    let root = wanted.split('.').next().unwrap_or_default().to_owned();
+    let root = wanted.split('.').next().unwrap_or_default();
+    let mut rows = (Vec::new(), Vec::new());
+    let mut lower = String::new();
     let mut scored: Vec<(usize, &str)> = candidates
         .into_iter()
         .map(|candidate| {
-            let lower = candidate.to_ascii_lowercase();
+            lower.clear();
+            lower.extend(candidate.chars().map(|c| c.to_ascii_lowercase()));
             let contains = !lower.is_empty()
-                && (lower.contains(root.as_str()) || (lower.len() > 1 && root.contains(&lower)));
-            let distance = edit_distance(&root, &lower).min(edit_distance(&wanted, &lower));
-            (if contains { 0 } else { 1 + distance }, candidate)
+                && (lower.contains(root) || (lower.len() > 1 && root.contains(lower.as_str())));
+            if contains {
+                return (0, candidate);
+            }
+            let mut distance = edit_distance_in(root, &lower, &mut rows);
+            if wanted.len() != root.len() {
+                distance = distance.min(edit_distance_in(&wanted, &lower, &mut rows));
+            }
+            (1 + distance, candidate)
         })
         .collect();
-    scored.sort();
+    scored.sort_unstable();
     scored.truncate(count);
     scored.into_iter().map(|(_, name)| name).collect()
 }
 
 /// Levenshtein distance over bytes (module names are ASCII).
+#[cfg(test)]
 fn edit_distance(a: &str, b: &str) -> usize {
+    edit_distance_in(a, b, &mut (Vec::new(), Vec::new()))
+}
+
+/// [`edit_distance`] with the two rows of the table in `rows`, reused from call to call.
+fn edit_distance_in(a: &str, b: &str, rows: &mut (Vec<usize>, Vec<usize>)) -> usize {
     let (a, b) = (a.as_bytes(), b.as_bytes());
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let (previous, current) = rows;
+    previous.clear();
+    previous.extend(0..=b.len());
     for (i, &x) in a.iter().enumerate() {
-        let mut current = vec![i + 1; b.len() + 1];
+        current.clear();
+        current.push(i + 1);
         for (j, &y) in b.iter().enumerate() {
-            current[j + 1] = (previous[j] + usize::from(x != y))
+            let value = (previous[j] + usize::from(x != y))
                 .min(previous[j + 1] + 1)
                 .min(current[j] + 1);
+            current.push(value);
         }
-        previous = current;
+        std::mem::swap(previous, current);
     }
     previous[b.len()]
 }
