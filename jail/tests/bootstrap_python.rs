@@ -20,11 +20,17 @@ fn the_bootstrap_s_python_unit_tests_pass() {
         .output()
         .expect("run /usr/bin/python3 -m unittest");
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "the bootstrap's unit tests failed:\n{stderr}");
+    assert!(
+        output.status.success(),
+        "the bootstrap's unit tests failed:\n{stderr}"
+    );
     let ran: usize = stderr
         .lines()
         .find_map(|line| line.strip_prefix("Ran ")?.split(' ').next()?.parse().ok())
         .unwrap_or_else(|| panic!("no `Ran N tests` line:\n{stderr}"));
     assert!(ran >= AT_LEAST, "only {ran} tests ran:\n{stderr}");
-    assert!(stderr.lines().any(|line| line.starts_with("OK")), "{stderr}");
+    assert!(
+        stderr.lines().any(|line| line.starts_with("OK")),
+        "{stderr}"
+    );
 }
