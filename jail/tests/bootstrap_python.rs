@@ -17,6 +17,8 @@ fn the_bootstrap_s_python_unit_tests_pass() {
         .args(["-m", "unittest", "discover", "-v", "-s"])
         .arg(root.join("tests/python"))
         .env("WARDEN_BOOTSTRAP", root.join("src/bootstrap.py"))
+        // Nothing written beside the sources (`__pycache__`).
+        .env("PYTHONDONTWRITEBYTECODE", "1")
         .output()
         .expect("run /usr/bin/python3 -m unittest");
     let stderr = String::from_utf8_lossy(&output.stderr);
