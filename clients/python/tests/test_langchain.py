@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 import unittest
-from typing import Any, ClassVar, List
+from typing import Any, List
 
 from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -21,8 +21,8 @@ class ScriptedChatModel(GenericFakeChatModel):
     """GenericFakeChatModel that accepts tools (a real model would see their schemas) and keeps
     every list of messages it was sent."""
 
-    received: ClassVar[List[Any]] = []
-    bound_tools: ClassVar[List[Any]] = []
+    received: List[Any] = []
+    bound_tools: List[Any] = []
 
     def bind_tools(self, tools, **kwargs):
         self.bound_tools = list(tools)
