@@ -42,4 +42,11 @@ echo "python-checks: ruff F (bootstrap)" >&2
 "$venv/bin/ruff" check --isolated --select F jail/src/bootstrap.py jail/tests/python
 echo "python-checks: unit tests (bootstrap)" >&2
 "$python" -m unittest discover -s jail/tests/python
+# With the Jupyter venv of scripts/jupyter-venv.sh (IPython installed), the pretty printer is also
+# compared with IPython's own (`IPythonAgrees`, skipped on the jail's interpreter).
+jupyter=${WARDEN_DATA_DIR:-/var/lib/warden}/test-venvs/jupyter/bin/python3
+if [ -x "$jupyter" ]; then
+    echo "python-checks: unit tests (bootstrap, against IPython in $jupyter)" >&2
+    "$jupyter" -m unittest discover -s jail/tests/python
+fi
 echo "python-checks: ok" >&2
