@@ -8,7 +8,8 @@ the source tree: `warden_client-<version>-py3-none-any.whl` in `--out` (default:
 
 The metadata comes from pyproject.toml (name, version, description, readme, requires-python,
 license, dependencies, optional dependencies); the files are the `warden_client` package's `.py`
-files. The archive is reproducible: fixed timestamps and file order, so the same sources give the
+files and its `py.typed` marker (PEP 561: the package's type hints are for its users' checkers).
+The archive is reproducible: fixed timestamps and file order, so the same sources give the
 same bytes. No build backend, pip or network is needed, and no `build/` or `*.egg-info` appears in
 the checkout (which `pip install ./clients/python` with a setuptools backend used to leave).
 """
@@ -21,10 +22,11 @@ import hashlib
 import os
 import sys
 import tempfile
-import tomllib
 import zipfile
 from pathlib import Path
 from typing import List, Tuple
+
+import tomllib
 
 HERE = Path(__file__).resolve().parent
 PACKAGE = "warden_client"
@@ -62,10 +64,12 @@ def _metadata(project: dict) -> str:
 
 
 def _files() -> List[Tuple[str, bytes]]:
-    """The package's Python files, by their path in the wheel, sorted."""
+    """The package's Python files and its `py.typed`, by their path in the wheel, sorted."""
     files = []
-    for path in sorted((HERE / PACKAGE).rglob("*.py")):
-        if "__pycache__" in path.parts:
+    for path in sorted((HERE / PACKAGE).rglob("*")):
+        if "__pycache__" in path.parts or not path.is_file():
+            continue
+        if path.suffix != ".py" and path.name != "py.typed":
             continue
         files.append((path.relative_to(HERE).as_posix(), path.read_bytes()))
     return files
@@ -84,7 +88,8 @@ def build(out: Path) -> Path:
     entries.append((f"{dist_info}/METADATA", _metadata(project).encode("utf-8")))
     entries.append((
         f"{dist_info}/WHEEL",
-        b"Wheel-Version: 1.0\nGenerator: warden clients/python/build_wheel.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        b"Wheel-Version: 1.0\nGenerator: warden clients/python/build_wheel.py\n"
+        b"Root-Is-Purelib: true\nTag: py3-none-any\n",
     ))
     record = "".join(f"{path},{_digest(data)},{len(data)}\n" for path, data in entries)
     record += f"{dist_info}/RECORD,,\n"

@@ -175,11 +175,7 @@ fn run_corpus(args: CorpusRunArgs) -> anyhow::Result<ExitCode> {
     };
     let text = match args.format {
         CorpusFormat::Human => report::human(&report),
-        CorpusFormat::Json => {
-            let mut json = serde_json::to_string_pretty(&report)?;
-            json.push('\n');
-            json
-        }
+        CorpusFormat::Json => report::json(&report)?,
         CorpusFormat::Junit => report::junit(&report),
         CorpusFormat::Markdown => report::markdown(&report),
     };

@@ -47,14 +47,19 @@ const SESSION_DRIVER_MARK: &str = "\n# --- the session driver:";
 /// Where a one-shot run's compiled bootstrap is written in the jail (`Plan::run_compiled_bootstrap`).
 pub const BOOTSTRAP_COMPILED_PATH: &str = "/run/warden/bootstrap.pyc";
 
+/// How [`BOOTSTRAP`] ends: it runs `_run()` when the interpreter runs it as its script (`python -I
+/// /run/warden/bootstrap.py` or the compiled `.pyc`: both run as `__main__`), never when it is
+/// imported (the host's unit tests of it, `jail/tests/python/`, import it).
+const MAIN_GUARD: &str = "\n\nif __name__ == \"__main__\":\n    _run()\n";
+
 /// The bootstrap of a one-shot run: [`BOOTSTRAP`] without its session driver, which is most of its
 /// text. CPython compiles a script on every start (nothing caches it), and compiling the driver cost
 /// a one-shot run ~4 ms of CPU, about a third of a bare interpreter's start. The lines kept are the
-/// same lines, so tracebacks through the bootstrap read the same. Without the mark (never in a
-/// build: a unit test checks it), the whole text.
+/// same lines, so tracebacks through the bootstrap read the same; the text ends as the whole file
+/// does ([`MAIN_GUARD`]). Without the mark (never in a build: a unit test checks it), the whole text.
 pub fn one_shot_bootstrap() -> String {
     match BOOTSTRAP.find(SESSION_DRIVER_MARK) {
-        Some(end) => format!("{}\n\n\n_run()\n", &BOOTSTRAP[..end]),
+        Some(end) => format!("{}\n{MAIN_GUARD}", &BOOTSTRAP[..end]),
         None => BOOTSTRAP.to_owned(),
     }
 }
@@ -817,9 +822,10 @@ mod tests {
         // The mark is there (else one-shot runs silently compile the whole driver again) …
         assert!(BOOTSTRAP.contains(SESSION_DRIVER_MARK));
         assert!(one_shot.len() < BOOTSTRAP.len() / 4, "{}", one_shot.len());
-        // … everything above it is kept line for line, and the text still runs `_run()`.
-        assert!(BOOTSTRAP.starts_with(one_shot.trim_end_matches("\n\n\n_run()\n")));
-        assert!(one_shot.ends_with("\n_run()\n"));
+        // … everything above it is kept line for line, and both texts run `_run()` as a script only.
+        assert!(BOOTSTRAP.ends_with(MAIN_GUARD));
+        assert!(one_shot.ends_with(MAIN_GUARD));
+        assert!(BOOTSTRAP.starts_with(&one_shot[..one_shot.len() - MAIN_GUARD.len()]));
         assert!(one_shot.contains("def _run():") && one_shot.contains("def _show_saves_figures("));
         assert!(!one_shot.contains("def _session("));
         let file = |config: &Config| {

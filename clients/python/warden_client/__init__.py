@@ -26,9 +26,9 @@ from .results import CellResult, Finding, RunResult
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_TEXT_BUDGET",
     "BadRequest",
     "CellResult",
-    "DEFAULT_TEXT_BUDGET",
     "Client",
     "Finding",
     "Forbidden",

@@ -26,7 +26,7 @@ import os
 import socket
 import time
 import urllib.parse
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, Union, cast
 
 from . import errors
 from .results import CellResult, RunResult
@@ -293,11 +293,11 @@ class Client:
 
     def health(self) -> Dict[str, Any]:
         """`GET /healthz`: `{"status": "ok", "running", "max_concurrent_runs", "sessions", ...}`."""
-        return self._json("GET", "/healthz")
+        return cast(Dict[str, Any], self._json("GET", "/healthz"))
 
     def policies(self) -> Dict[str, Any]:
         """`GET /v1/policies`: the policies this caller may use, and which one it gets by default."""
-        return self._json("GET", "/v1/policies")
+        return cast(Dict[str, Any], self._json("GET", "/v1/policies"))
 
     def policy(self, name: Optional[str] = None) -> Dict[str, Any]:
         """One policy's description (allowed modules, limits, layers): `name`, or this caller's default."""
@@ -305,7 +305,7 @@ class Client:
         wanted = name or listing.get("default")
         for policy in listing.get("policies", []):
             if policy.get("name") == wanted:
-                return policy
+                return cast(Dict[str, Any], policy)
         raise errors.NotFound(f"no policy {wanted!r} for this client", code="not_found")
 
     def check(self, code: str, *, policy: Optional[str] = None) -> Dict[str, Any]:
@@ -313,7 +313,7 @@ class Client:
         body: Dict[str, Any] = {"code": code}
         if policy:
             body["policy"] = policy
-        return self._json("POST", "/v1/check", body)
+        return cast(Dict[str, Any], self._json("POST", "/v1/check", body))
 
     def run(
         self,
@@ -349,7 +349,7 @@ class Client:
         policy: Optional[str] = None,
         limits: Optional[Dict[str, int]] = None,
         inputs: Inputs = None,
-    ) -> "Session":
+    ) -> Session:
         """`POST /v1/sessions`: start a jailed interpreter that keeps its state across cells."""
         body: Dict[str, Any] = {}
         if policy:
@@ -366,29 +366,31 @@ class Client:
 
     def sessions(self) -> List[Dict[str, Any]]:
         """`GET /v1/sessions`: this caller's live sessions."""
-        return self._json("GET", "/v1/sessions").get("sessions", [])
+        return cast(List[Dict[str, Any]], self._json("GET", "/v1/sessions").get("sessions", []))
 
     def session_info(self, session_id: str) -> Dict[str, Any]:
         """`GET /v1/sessions/{id}`: one of this caller's sessions (404 `NotFound` when it has none such)."""
-        return self._json("GET", f"/v1/sessions/{urllib.parse.quote(session_id, safe='')}")
+        return cast(Dict[str, Any], self._json("GET", f"/v1/sessions/{urllib.parse.quote(session_id, safe='')}"))
 
     # --- reviews (docs/serve.md#review) ------------------------------------------------------------
 
     def reviews(self) -> List[Dict[str, Any]]:
         """`GET /v1/reviews`: every review for an approver, this caller's own otherwise."""
-        return self._json("GET", "/v1/reviews").get("reviews", [])
+        return cast(List[Dict[str, Any]], self._json("GET", "/v1/reviews").get("reviews", []))
 
     def review(self, review_id: str) -> Dict[str, Any]:
         """`GET /v1/reviews/{id}`: one review with its `status`, `code`, `findings`, `decided_by`."""
-        return self._json("GET", self._review_path(review_id))
+        return cast(Dict[str, Any], self._json("GET", self._review_path(review_id)))
 
     def approve_review(self, review_id: str, reason: Optional[str] = None) -> Dict[str, Any]:
         """`POST /v1/reviews/{id}/approve` (approvers only: `Forbidden` otherwise)."""
-        return self._json("POST", self._review_path(review_id, "/approve"), {"reason": reason} if reason else {})
+        body = {"reason": reason} if reason else {}
+        return cast(Dict[str, Any], self._json("POST", self._review_path(review_id, "/approve"), body))
 
     def reject_review(self, review_id: str, reason: Optional[str] = None) -> Dict[str, Any]:
         """`POST /v1/reviews/{id}/reject` (approvers only: `Forbidden` otherwise)."""
-        return self._json("POST", self._review_path(review_id, "/reject"), {"reason": reason} if reason else {})
+        body = {"reason": reason} if reason else {}
+        return cast(Dict[str, Any], self._json("POST", self._review_path(review_id, "/reject"), body))
 
     def run_review(self, review_id: str, *, code: Optional[str] = None, timeout: Optional[float] = None) -> RunResult:
         """`POST /v1/reviews/{id}/run`: runs the approved program once (the submitter only); `code`,
@@ -468,12 +470,13 @@ class Session:
             timeout,
         )
         try:
-            event, data = None, []
+            event: Optional[str] = None
+            data: List[str] = []
             while True:
-                line = response.readline()
-                if not line:
+                raw = response.readline()
+                if not raw:
                     raise errors.ProtocolError("the event stream ended without a record")
-                line = line.decode("utf-8").rstrip("\r\n")
+                line = raw.decode("utf-8").rstrip("\r\n")
                 if line.startswith("event:"):
                     event = line[len("event:"):].strip()
                 elif line.startswith("data:"):
@@ -497,20 +500,22 @@ class Session:
         """Write (or replace) a file in the session's work dir; its directories are made."""
         data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
         quoted = urllib.parse.quote(path, safe="/")
-        return self._mine(lambda: self.client._json("PUT", self._path(f"/files/{quoted}"), raw_body=data))
+        answer = self._mine(lambda: self.client._json("PUT", self._path(f"/files/{quoted}"), raw_body=data))
+        return cast(Dict[str, Any], answer)
 
     def files(self) -> List[Dict[str, Any]]:
         """The regular files in the work dir: `[{"path", "size"}]`."""
-        return self._mine(lambda: self.client._json("GET", self._path("/files"))).get("files", [])
+        listing = self._mine(lambda: self.client._json("GET", self._path("/files")))
+        return cast(List[Dict[str, Any]], listing.get("files", []))
 
     def download(self, path: str) -> bytes:
         """One file of the work dir, as bytes."""
         quoted = urllib.parse.quote(path, safe="/")
-        return self._mine(lambda: self.client._call("GET", self._path(f"/files/{quoted}")))
+        return cast(bytes, self._mine(lambda: self.client._call("GET", self._path(f"/files/{quoted}"))))
 
     def describe(self) -> Dict[str, Any]:
         """`GET /v1/sessions/{id}`: age, idle time, execution count, limits, layers."""
-        return self._mine(lambda: self.client._json("GET", self._path()))
+        return cast(Dict[str, Any], self._mine(lambda: self.client._json("GET", self._path())))
 
     def close(self) -> Optional[Dict[str, Any]]:
         """End the session (interrupting a running cell). Closing twice, or a session that already
@@ -519,11 +524,11 @@ class Session:
             return None
         self.closed = True
         try:
-            return self.client._json("DELETE", self._path())
+            return cast(Optional[Dict[str, Any]], self.client._json("DELETE", self._path()))
         except errors.NotFound:
             return None
 
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> Session:
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -311,7 +311,8 @@ def render(
         detail.append("Nothing of this code ran" + ("; the session kept its state." if cell else "."))
     elif status == "denied":
         findings = (raw.get("check") or {}).get("findings") or []
-        detail.append(f"warden did not run this code: the policy denied it (decision `{(raw.get('check') or {}).get('decision', 'deny')}`).")
+        verdict = (raw.get("check") or {}).get("decision", "deny")
+        detail.append(f"warden did not run this code: the policy denied it (decision `{verdict}`).")
         if findings:
             detail.append("Findings:")
             detail.extend(_finding(f) for f in findings)
@@ -352,7 +353,10 @@ def render(
     stdout = raw.get("stdout") or ""
     stderr = _without(raw.get("stderr") or "", traceback)
 
-    how_print = "the whole text is in the record; to see the cut part, print less at a time or write it to a file and print slices of it"
+    how_print = (
+        "the whole text is in the record; to see the cut part, print less at a time or write it to a file "
+        "and print slices of it"
+    )
     parts: List[_Part] = []
     if stdout:
         parts.append(_Part("", stdout.rstrip("\n"), "stdout", how_print))

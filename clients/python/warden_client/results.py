@@ -53,7 +53,8 @@ class _Record:
     @property
     def status(self) -> str:
         """`ok`, `denied`, `error`, `timeout`, `memory_limit`, `output_limit`, ... (see docs/serve.md)."""
-        return self.raw.get("status", "")
+        status: str = self.raw.get("status", "")
+        return status
 
     @property
     def ok(self) -> bool:
@@ -74,7 +75,8 @@ class _Record:
 
     @property
     def decision(self) -> str:
-        return (self.raw.get("check") or {}).get("decision", "")
+        decision: str = (self.raw.get("check") or {}).get("decision", "")
+        return decision
 
     @property
     def findings(self) -> List[Finding]:

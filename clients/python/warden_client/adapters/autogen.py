@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import base64
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union, cast
 
 from autogen_agentchat.agents import CodeExecutorAgent
 from autogen_core import CancellationToken, Component, Image
@@ -102,7 +102,11 @@ class WardenCodeExecutor(CodeExecutor, Component[WardenCodeExecutorConfig]):
         self.text_budget = text_budget
         self.policy = policy
         self.limits = limits
-        self.inputs = dict(inputs.items()) if hasattr(inputs, "items") else list(inputs or [])
+        self.inputs: Union[Dict[str, Union[bytes, str]], List[Tuple[str, Union[bytes, str]]]]
+        if hasattr(inputs, "items"):
+            self.inputs = dict(cast(Mapping[str, Union[bytes, str]], inputs).items())
+        else:
+            self.inputs = list(cast(Iterable[Tuple[str, Union[bytes, str]]], inputs or []))
         self.stateful = stateful
         self._session: Optional[Session] = None
         #: Every record (cell or run) of this executor, in order.

@@ -17,8 +17,9 @@ raises `ToolException` with the text a model can act on (the findings with their
 hints and that nothing ran; the review id and how approval works; the traceback; the limit and its
 value); with `handle_tool_error=True` (the default here) LangChain hands that text back to the model
 as a `ToolMessage` with `status="error"`. A session that is gone (the server restarted, it expired)
-is replaced by a new one and the model is told that its variables are gone. The description tells the model which modules
-the policy allows, read from the server when the tool is made (`describe_policy=False` skips it).
+is replaced by a new one and the model is told that its variables are gone. The description tells
+the model which modules the policy allows, read from the server when the tool is made
+(`describe_policy=False` skips it).
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 import keyword
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union, cast
 
 from smolagents.local_python_executor import CodeOutput, PythonExecutor
 from smolagents.tools import Tool
@@ -125,7 +125,11 @@ class WardenExecutor(PythonExecutor):
         self.client = client or Client()
         self.policy = policy
         self.limits = limits
-        self.inputs = dict(inputs.items()) if hasattr(inputs, "items") else list(inputs or [])
+        self.inputs: Union[Dict[str, Union[bytes, str]], List[Tuple[str, Union[bytes, str]]]]
+        if hasattr(inputs, "items"):
+            self.inputs = dict(cast(Mapping[str, Union[bytes, str]], inputs).items())
+        else:
+            self.inputs = list(cast(Iterable[Tuple[str, Union[bytes, str]]], inputs or []))
         self.tools_mode = tools
         self.text_budget = text_budget
         self.session: Optional[Session] = None
