@@ -37,6 +37,9 @@ step setup ./scripts/setup.sh
 step demo ./scripts/demo.sh
 step fmt cargo fmt --all -- --check
 step clippy cargo clippy --workspace --all-targets -- -D warnings
+# The Python client linted and typed (ruff, mypy --strict), its unit tests and the bootstrap's host
+# unit tests, no server and no jail (pinned tools in target/python-checks).
+step python ./scripts/python-checks.sh
 # The Kubernetes manifests (deploy/kubernetes/) against the Kubernetes API schemas, strictly.
 step k8s ./scripts/k8s-validate.sh
 # setup.sh built warden, warden-corpus and the runtime layer's native module (a cdylib nothing links,
