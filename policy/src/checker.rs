@@ -10,7 +10,10 @@
 //! strings). Where the context changes which rules apply, the context is a value
 //! ([`ReferenceKind`], [`AttributeSite`]), not a second list of calls.
 
-use foldhash::{HashSet, HashSetExt};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use ruff_text_size::{Ranged, TextRange};
 
@@ -217,6 +220,13 @@ pub(crate) struct Checker<'a> {
     depth: usize,
     nodes: usize,
     stopped: bool,
+    /// What each expression of the program resolved to, by node and scope ([`Checker::resolve`]):
+    /// an attribute chain is resolved at every link and a callee again for its call, and a name's
+    /// value bindings are followed each time, so the walk asks the same questions many times.
+    resolved: RefCell<HashMap<(usize, ScopeId), Rc<[QualName]>>>,
+    /// Makes `'a` invariant: a `&Checker<'a>` cannot pass for a checker of a shorter-lived tree, so
+    /// only nodes of the program itself reach [`Checker::resolve`] (whose answers are kept by address).
+    program: std::marker::PhantomData<std::cell::Cell<&'a ()>>,
 }
 
 impl<'a> Checker<'a> {
@@ -236,6 +246,8 @@ impl<'a> Checker<'a> {
             depth: 0,
             nodes: 0,
             stopped: false,
+            resolved: RefCell::new(HashMap::new()),
+            program: std::marker::PhantomData,
         }
     }
 
@@ -282,12 +294,22 @@ impl<'a> Checker<'a> {
         self.semantic.kind(self.scope) == Some(ScopeKind::Class)
     }
 
-    pub(crate) fn resolve(&self, expr: &Expr) -> Vec<QualName> {
-        self.semantic.resolve(expr, self.scope)
+    /// What `expr`, a node of the program (borrowed for the whole walk, so its address names it
+    /// until the walk ends), may refer to in the current scope; asked again, the answer is
+    /// remembered. Resolution depends only on the node, the scope and bindings collected when the
+    /// scope was opened, so a remembered answer is the answer.
+    pub(crate) fn resolve(&self, expr: &'a Expr) -> Rc<[QualName]> {
+        let key = (std::ptr::from_ref(expr) as usize, self.scope);
+        if let Some(known) = self.resolved.borrow().get(&key) {
+            return Rc::clone(known);
+        }
+        let answer: Rc<[QualName]> = self.semantic.resolve(expr, self.scope).into();
+        self.resolved.borrow_mut().insert(key, Rc::clone(&answer));
+        answer
     }
 
     /// True when `expr` may be an imported module or a name reached through one.
-    pub(crate) fn resolves_to_import(&self, expr: &Expr) -> bool {
+    pub(crate) fn resolves_to_import(&self, expr: &'a Expr) -> bool {
         self.resolve(expr)
             .iter()
             .any(|name| name.origin == Origin::Import)
@@ -598,7 +620,7 @@ impl<'a> Checker<'a> {
         if !references || name.is_string_literal_expr() {
             return;
         }
-        for base in self.resolve(receiver) {
+        for base in self.resolve(receiver).iter() {
             for literal in &literals {
                 let reference = QualName {
                     path: format!("{}.{literal}", base.path),

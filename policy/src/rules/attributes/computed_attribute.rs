@@ -73,7 +73,7 @@ pub(crate) fn check_value_use(checker: &mut Checker<'_>, name: &QualName, range:
 }
 
 /// Calls of the attribute functions.
-pub(crate) fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, callee: &[QualName]) {
+pub(crate) fn check_call<'a>(checker: &mut Checker<'a>, call: &'a ast::ExprCall, callee: &[QualName]) {
     for name in callee {
         let path = name.path.as_str();
         if ATTRIBUTE_FUNCTIONS.contains(&path) {
@@ -84,7 +84,7 @@ pub(crate) fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, callee
     }
 }
 
-fn attribute_function(checker: &mut Checker<'_>, call: &ast::ExprCall, path: &str) {
+fn attribute_function<'a>(checker: &mut Checker<'a>, call: &'a ast::ExprCall, path: &str) {
     let Some(name) = call
         .arguments
         .args

@@ -96,9 +96,9 @@ const CONSTRUCTOR_TYPES: &[&str] = &[
 ///   of a builtin builds its value.
 ///
 /// `object` and `super` must resolve to the builtins and nothing else.
-pub(crate) fn sanctioned_call(
-    checker: &mut Checker<'_>,
-    call: &ast::ExprCall,
+pub(crate) fn sanctioned_call<'a>(
+    checker: &mut Checker<'a>,
+    call: &'a ast::ExprCall,
 ) -> Option<TextRange> {
     let ast::Expr::Attribute(callee) = call.func.as_ref() else {
         return None;
@@ -111,7 +111,7 @@ pub(crate) fn sanctioned_call(
     {
         checker.resolve(&callee.value)
     } else {
-        Vec::new()
+        std::rc::Rc::from(Vec::new())
     };
     let is = |path: &[&str]| {
         !receiver.is_empty() && receiver.iter().all(|q| path.contains(&q.path.as_str()))

@@ -61,7 +61,7 @@ const STANDARD_METACLASSES: &[&str] = &[
 ];
 
 /// `class C(metaclass=M)` with `M` other than a standard metaclass.
-pub(crate) fn check_class_keywords(checker: &mut Checker<'_>, arguments: &ast::Arguments) {
+pub(crate) fn check_class_keywords<'a>(checker: &mut Checker<'a>, arguments: &'a ast::Arguments) {
     for keyword in arguments.keywords.iter() {
         if keyword
             .arg

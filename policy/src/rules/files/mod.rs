@@ -170,7 +170,7 @@ const PATH_KEYWORDS: &[&str] = &[
     "io",
 ];
 
-pub(crate) fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, callee: &[QualName]) {
+pub(crate) fn check_call<'a>(checker: &mut Checker<'a>, call: &'a ast::ExprCall, callee: &[QualName]) {
     for name in callee {
         let path = name.path.as_str();
         if OPENERS.contains(&path) {
@@ -202,7 +202,7 @@ pub(crate) fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall, callee
     }
 }
 
-fn is_path_constructor(checker: &Checker<'_>, expr: &Expr) -> bool {
+fn is_path_constructor<'a>(checker: &Checker<'a>, expr: &'a Expr) -> bool {
     let Expr::Call(call) = expr else { return false };
     let (Expr::Attribute(_) | Expr::Name(_)) = call.func.as_ref() else {
         return false;
@@ -214,7 +214,7 @@ fn is_path_constructor(checker: &Checker<'_>, expr: &Expr) -> bool {
     )
 }
 
-fn checker_resolves_to(checker: &Checker<'_>, expr: &Expr, targets: &[&str]) -> bool {
+fn checker_resolves_to<'a>(checker: &Checker<'a>, expr: &'a Expr, targets: &[&str]) -> bool {
     checker
         .resolve(expr)
         .iter()
@@ -262,7 +262,7 @@ enum PathValue {
     Unknown,
 }
 
-fn static_path(checker: &Checker<'_>, expr: &Expr, depth: usize) -> PathValue {
+fn static_path<'a>(checker: &Checker<'a>, expr: &'a Expr, depth: usize) -> PathValue {
     if depth > 8 {
         return PathValue::Unknown;
     }
@@ -347,7 +347,7 @@ fn join(left: PathValue, right: PathValue, separator: &str) -> PathValue {
     }
 }
 
-fn check_path(checker: &mut Checker<'_>, expr: &Expr, access: Access, api: &str) {
+fn check_path<'a>(checker: &mut Checker<'a>, expr: &'a Expr, access: Access, api: &str) {
     let range = expr.range();
     match static_path(checker, expr, 0) {
         PathValue::Known(paths) => {

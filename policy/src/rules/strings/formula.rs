@@ -123,7 +123,7 @@ const SYMPY_NAME_TAKERS: &[&str] = &[
 ];
 
 /// Formula and sympy calls; called for every call by `string_sink::check_call`.
-pub(crate) fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall) {
+pub(crate) fn check_call<'a>(checker: &mut Checker<'a>, call: &'a ast::ExprCall) {
     let callee = checker.resolve(&call.func);
     let method = match call.func.as_ref() {
         Expr::Attribute(attribute) => Some(attribute.attr.id.as_str()),

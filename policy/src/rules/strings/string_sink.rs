@@ -79,7 +79,7 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
 }
 
 /// `<anything>.query(expr)` and `<anything>.eval(expr)` with a string argument.
-pub(crate) fn check_call(checker: &mut Checker<'_>, call: &ast::ExprCall) {
+pub(crate) fn check_call<'a>(checker: &mut Checker<'a>, call: &'a ast::ExprCall) {
     super::formula::check_call(checker, call);
     let Expr::Attribute(attribute) = call.func.as_ref() else {
         return;
