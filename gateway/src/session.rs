@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use warden_jail::{Event, Layers, Outcome, Stream};
 use warden_policy::{Decision, Finding, Policy};
@@ -60,11 +60,40 @@ impl Default for SessionOptions {
     }
 }
 
+/// How a cell ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CellStatus {
+    Ok,
+    Error,
+    Denied,
+    Timeout,
+    MemoryLimit,
+    OutputLimit,
+    SessionLost,
+}
+
+impl CellStatus {
+    /// The name in the record (`ok`, `error`, `denied`, `timeout`, `memory_limit`,
+    /// `output_limit`, `session_lost`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CellStatus::Ok => "ok",
+            CellStatus::Error => "error",
+            CellStatus::Denied => "denied",
+            CellStatus::Timeout => "timeout",
+            CellStatus::MemoryLimit => "memory_limit",
+            CellStatus::OutputLimit => "output_limit",
+            CellStatus::SessionLost => "session_lost",
+        }
+    }
+}
+
 /// The result of one cell, in Jupyter's shape.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct CellRecord {
-    /// `ok`, `error`, `denied`, `timeout`, `memory_limit`, `output_limit`, `session_lost`.
-    pub status: &'static str,
+    pub status: CellStatus,
     /// The cell's number when it ran (denied cells do not run and have none).
     pub execution_count: Option<u64>,
     pub stdout: String,
@@ -86,14 +115,49 @@ pub struct CellRecord {
     pub message: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+impl CellRecord {
+    /// The record of a cell its session ended under before the cell answered (the session was
+    /// lost, ended, or the cell ran past a hard limit): what it wrote so far, nothing else known,
+    /// the session gone.
+    pub fn ended(
+        status: CellStatus,
+        message: String,
+        stdout: String,
+        stderr: String,
+        duration_ms: u64,
+    ) -> Self {
+        CellRecord {
+            status,
+            execution_count: None,
+            stdout,
+            stderr,
+            stdout_truncated: false,
+            stderr_truncated: false,
+            result: None,
+            display: Vec::new(),
+            error: None,
+            check: CellCheck {
+                decision: "unknown".into(),
+                findings: Vec::new(),
+            },
+            usage: CellUsage {
+                duration_ms,
+                memory_peak_bytes: 0,
+            },
+            session_alive: false,
+            message: Some(message),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct CellError {
     pub name: String,
     pub value: String,
     pub traceback: Vec<String>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CellCheck {
     /// `allow`, `review`, `deny`, or `skipped`.
     pub decision: String,
@@ -102,7 +166,7 @@ pub struct CellCheck {
     pub findings: Vec<Finding>,
 }
 
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct CellUsage {
     pub duration_ms: u64,
     /// The interpreter's peak resident memory so far, as the driver reports it.
@@ -335,7 +399,7 @@ impl Session {
     ) -> CellRecord {
         let started = Instant::now();
         let mut record = CellRecord {
-            status: "denied",
+            status: CellStatus::Denied,
             execution_count: None,
             stdout: String::new(),
             stderr: String::new(),
@@ -353,7 +417,7 @@ impl Session {
             message: None,
         };
         if self.ended.is_some() {
-            record.status = "session_lost";
+            record.status = CellStatus::SessionLost;
             record.message = Some("the session has ended".into());
             return record;
         }
@@ -367,7 +431,7 @@ impl Session {
         self.count += 1;
         record.execution_count = Some(self.count);
         self.run_cell(&text, &mut record, on_output);
-        if record.status != "denied" {
+        if record.status != CellStatus::Denied {
             // The cell ran (whatever its end): later cells are checked with it.
             let line = self.accepted.lines().count();
             self.starts.push((line, self.count));
@@ -474,7 +538,7 @@ impl Session {
         let started = Instant::now();
         let hard_deadline = started + wall + INTERRUPT_GRACE;
         let Some(jail) = self.jail.as_mut() else {
-            record.status = "session_lost";
+            record.status = CellStatus::SessionLost;
             return;
         };
         if jail.send(line.as_bytes(), hard_deadline).is_err() {
@@ -525,7 +589,7 @@ impl Session {
                 record.stderr = lossy(&stderr.data);
                 record.stdout_truncated = true;
                 self.end(Ended::OutputFlood);
-                record.status = "output_limit";
+                record.status = CellStatus::OutputLimit;
                 record.message =
                     Some("the cell's output went far past its caps; the session was ended".into());
                 return;
@@ -535,7 +599,7 @@ impl Session {
                 record.stdout = lossy(&stdout.data);
                 record.stderr = lossy(&stderr.data);
                 self.end(Ended::Timeout);
-                record.status = "timeout";
+                record.status = CellStatus::Timeout;
                 record.message = Some(format!(
                     "the cell ran past its wall time ({} ms) and did not stop when interrupted; the session was ended and its state is lost",
                     self.policy.limits.wall_time_ms
@@ -543,7 +607,7 @@ impl Session {
                 return;
             }
             let Some(jail) = self.jail.as_mut() else {
-                record.status = "session_lost";
+                record.status = CellStatus::SessionLost;
                 return;
             };
             match jail.next_event(hard_deadline - now) {
@@ -735,9 +799,9 @@ impl Session {
                 || o.limits_hit.contains(&warden_jail::LimitHit::Memory)
         });
         record.status = if memory {
-            "memory_limit"
+            CellStatus::MemoryLimit
         } else {
-            "session_lost"
+            CellStatus::SessionLost
         };
         record.message = Some(match &self.outcome {
             Some(outcome) if memory => format!(
@@ -830,9 +894,9 @@ fn finish_record(
     stderr: &Capped,
 ) {
     record.status = match done.get("status").and_then(Value::as_str) {
-        Some("ok") => "ok",
-        Some("timeout") => "timeout",
-        _ => "error",
+        Some("ok") => CellStatus::Ok,
+        Some("timeout") => CellStatus::Timeout,
+        _ => CellStatus::Error,
     };
     // The driver stops sending past the cap and says how much the cell wrote.
     let sent = |key: &str| done.get(key).and_then(Value::as_u64).unwrap_or(0) as usize;
@@ -871,13 +935,13 @@ fn finish_record(
         .get("max_rss_bytes")
         .and_then(Value::as_u64)
         .unwrap_or(0);
-    if record.status == "timeout" {
+    if record.status == CellStatus::Timeout {
         record.message = Some(
             "the cell ran past its wall time and was interrupted; the session kept its state"
                 .into(),
         );
     } else if record.stdout_truncated || record.stderr_truncated {
-        record.status = "output_limit";
+        record.status = CellStatus::OutputLimit;
         record.message = Some(
             "the cell's output went past its cap and was truncated; the session kept its state"
                 .into(),

@@ -22,7 +22,7 @@ use anyhow::Context;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use warden_gateway::pipeline::RunRecord;
 
-use super::job::{Job, WorkerReply, PARENT_PID_ENV};
+use warden_worker::wire::{Job, WorkerReply, PARENT_PID_ENV};
 
 /// The most bytes read of a worker's stderr (diagnostics only).
 const STDERR_CAP: u64 = 64 * 1024;
@@ -195,7 +195,10 @@ impl Executor {
         }
         match serde_json::from_slice::<WorkerReply>(&out) {
             Ok(WorkerReply::Record(record)) => Ok(*record),
-            Ok(WorkerReply::Error(message)) => Err(ExecError::Job(message)),
+            // Only a pooled jail declines a job; a cold worker saying so is an error like any.
+            Ok(WorkerReply::Error(message) | WorkerReply::NotTaken(message)) => {
+                Err(ExecError::Job(message))
+            }
             Err(_) => {
                 let status = status.map_or_else(|e| e.to_string(), |s| s.to_string());
                 let stderr = String::from_utf8_lossy(&err);

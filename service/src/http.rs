@@ -547,7 +547,7 @@ async fn upload_json(
         Ok(id) => id,
         Err(rejection) => return bad_path(&rejection),
     };
-    let file = match read_body::<super::job::InputFile>(&service, request).await {
+    let file = match read_body::<warden_worker::wire::InputFile>(&service, request).await {
         Ok(file) => file,
         Err(response) => return *response,
     };

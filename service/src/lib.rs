@@ -20,7 +20,6 @@ pub mod audit;
 pub mod config;
 pub mod executor;
 pub mod http;
-pub mod job;
 pub mod listen;
 pub mod mcp;
 pub mod mcp_http;
@@ -28,7 +27,6 @@ pub mod metrics;
 pub mod pool;
 pub mod review;
 pub mod server;
-pub mod session_worker;
 pub mod sessions;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,9 +41,9 @@ use admission::{Admission, Rejection};
 use audit::{AuditLog, AuditRecord};
 use config::{RegisteredPolicy, ServerConfig};
 use executor::{ExecError, Executor};
-use job::{InputFile, Job};
 use metrics::{Gauges, Metrics};
-use session_worker::{FailKind, WorkerAnswer, WorkerRequest};
+use warden_worker::inputs::{decode_inputs, InputCaps};
+use warden_worker::wire::{FailKind, InputFile, Job, WorkerAnswer, WorkerRequest};
 use sessions::{Chunk, Handle, NewSession, Sessions};
 use warden_gateway::pipeline::{self, CallerLimits, RunRecord};
 use warden_policy::{CheckRecord, PolicyRef};
@@ -479,11 +477,11 @@ impl Service {
         let (name, registered) = self.policy(caller, body.policy.as_deref())?;
         audit.policy = Some(name.to_owned());
         audit.policy_sha256 = Some(registered.policy.sha256.clone());
-        let caps = job::InputCaps {
+        let caps = InputCaps {
             max_files: self.config.max_input_files,
             max_bytes: self.config.max_input_bytes,
         };
-        job::decode_inputs(&body.inputs, caps).map_err(ServiceError::BadRequest)?;
+        decode_inputs(&body.inputs, caps).map_err(ServiceError::BadRequest)?;
         // A client's schema is bounded now (cheap) and compiled only once a run slot is held.
         if let Some(schema) = &body.schema {
             warden_gateway::validate::check_bounds(schema).map_err(|err| {
@@ -493,13 +491,19 @@ impl Service {
         let limits = pipeline::effective_limits(&registered.policy, &body.limits);
         let guard = Duration::from_millis(limits.wall_time_ms) + GUARD_SLACK;
         let reply_cap = executor::reply_cap(&registered.policy, body.return_files);
+        let raw_schema = body
+            .schema
+            .as_ref()
+            .map(serde_json::value::to_raw_value)
+            .transpose()
+            .map_err(|err| ServiceError::BadRequest(format!("schema: {err}")))?;
         let job = Job {
             policy_text: registered.text.clone(),
             policy_base_dir: registered.base_dir.clone(),
             policy_sha256: registered.policy.sha256.clone(),
             code: body.code,
             inputs: body.inputs,
-            schema: body.schema,
+            schema: raw_schema,
             result: body.result,
             limits: body.limits,
             return_files: body.return_files,
@@ -510,7 +514,7 @@ impl Service {
             .admit()
             .await
             .map_err(|rejection| self.rejected(rejection))?;
-        if let Some(schema) = job.schema.clone() {
+        if let Some(schema) = body.schema {
             // CPU work (its regexes): off the async threads, and within the slot.
             tokio::task::spawn_blocking(move || {
                 warden_gateway::validate::OutputSchema::compile(&schema).map(|_| ())
@@ -697,11 +701,11 @@ impl Service {
         let (name, registered) = self.policy(caller, body.policy.as_deref())?;
         audit.policy = Some(name.to_owned());
         audit.policy_sha256 = Some(registered.policy.sha256.clone());
-        let caps = job::InputCaps {
+        let caps = InputCaps {
             max_files: self.config.max_input_files,
             max_bytes: self.config.max_input_bytes,
         };
-        job::decode_inputs(&body.inputs, caps).map_err(ServiceError::BadRequest)?;
+        decode_inputs(&body.inputs, caps).map_err(ServiceError::BadRequest)?;
         let limits = CallerLimits {
             wall_time_ms: body.limits.wall_time_ms,
             cpu_time_ms: None,
@@ -848,12 +852,12 @@ impl Service {
             .request(&handle, op, hard_limit, &caller.identity, endpoint, stream)
             .await
         {
-            Ok(WorkerAnswer::Cell(record)) => Ok(record),
+            Ok(WorkerAnswer::Cell(record)) => to_json(&record),
             Ok(WorkerAnswer::Failed { message, .. }) => Err(ServiceError::BadRequest(message)),
             Ok(_) => Err(ServiceError::Internal(
                 "the session answered out of turn".to_owned(),
             )),
-            Err(message) => Ok(sessions::lost_cell(&message)),
+            Err(message) => to_json(&sessions::lost_cell(&message)),
         }
     }
 

@@ -32,7 +32,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::job::InputFile;
+use warden_worker::wire::InputFile;
 
 use super::{Caller, CheckBody, Service, ServiceError, SessionBody};
 use warden_policy::{Action, CheckRecord, Decision, Finding};

@@ -6,11 +6,11 @@
 //! A pooled jail is a `warden session-worker` (a jail must be created by a single-threaded process)
 //! that started a session's jail (the same confinement plan as a run's: namespaces, root, Landlock,
 //! seccomp, its own cgroup, rlimits, the runtime layer; all in force before the driver reads a
-//! byte) and imported the preload list in it, then waits for one claim ([`worker::Claim`]).
+//! byte) and imported the preload list in it, then waits for one claim ([`wire::Claim`]).
 //!
 //! Owns: `[pool]` (`enabled`, `depth`, `memory_mib`, `max_idle_ms`), the jails waiting, the refill
 //! loop ([`maintain`]), its metrics, and discarding every waiting jail at shutdown. Does not own:
-//! the jail, the run or the session (`worker.rs` and `warden_gateway::session`).
+//! the jail, the run or the session (`warden_worker::pooled` and `warden_gateway::session`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -19,7 +19,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
-use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use warden_gateway::pipeline::RunRecord;
@@ -27,11 +26,9 @@ use warden_gateway::pipeline::RunRecord;
 use super::admission::Slot;
 use super::config::RegisteredPolicy;
 use super::executor::{ExecError, JobDir};
-use super::job::{Job, WorkerReply};
+use warden_worker::wire::{self, Job, WorkerReply};
 use super::Service;
 
-pub mod template;
-pub mod worker;
 
 /// Default `pool.depth`: jails kept waiting per policy.
 pub const DEFAULT_DEPTH: usize = 2;
@@ -198,7 +195,10 @@ impl Warm {
         guard: Duration,
         reply_cap: u64,
     ) -> (Result<RunRecord, Option<ExecError>>, Reaping) {
-        let mut line = match serde_json::to_vec(&json!({"claim": "run", "job": job})) {
+        let claim = wire::Claim::Run {
+            job: std::borrow::Cow::Borrowed(job),
+        };
+        let mut line = match serde_json::to_vec(&claim) {
             Ok(line) => line,
             Err(err) => {
                 return (
@@ -278,7 +278,7 @@ impl Warm {
         });
         let result = match reply {
             WorkerReply::Record(record) => Ok(*record),
-            WorkerReply::Error(message) if message.starts_with(worker::NOT_TAKEN) => Err(None),
+            WorkerReply::NotTaken(_) => Err(None),
             WorkerReply::Error(message) => Err(Some(ExecError::Job(message))),
         };
         (result, reaping)
@@ -343,8 +343,8 @@ impl Reaping {
             let read = limited.read_line(&mut line);
             let idle = matches!(tokio::time::timeout_at(deadline, read).await, Ok(Ok(n)) if n > 0)
                 && matches!(
-                    serde_json::from_str::<worker::PoolAnswer>(&line),
-                    Ok(worker::PoolAnswer::Idle)
+                    serde_json::from_str::<wire::PoolAnswer>(&line),
+                    Ok(wire::PoolAnswer::Idle)
                 );
             if idle {
                 return Some(NewWorker {
@@ -1195,12 +1195,12 @@ async fn start_template(
     registered: &RegisteredPolicy,
     lifetime: Duration,
 ) -> anyhow::Result<Template> {
-    let job = template::TemplateJob {
+    let job = wire::TemplateJob {
         template: pool_start(registered, lifetime, None, false),
     };
     let (mut worker, answer) = ask_new_worker(service, "template", &job).await?;
-    match serde_json::from_str::<template::TemplateAnswer>(&answer) {
-        Ok(template::TemplateAnswer::Ready {
+    match serde_json::from_str::<wire::TemplateAnswer>(&answer) {
+        Ok(wire::TemplateAnswer::Ready {
             socket,
             preload_failed,
         }) => {
@@ -1221,7 +1221,7 @@ async fn start_template(
                 forks: 0,
             })
         }
-        Ok(template::TemplateAnswer::Failed { message }) => {
+        Ok(wire::TemplateAnswer::Failed { message }) => {
             let _ = worker.child.kill().await;
             anyhow::bail!("{message}");
         }
@@ -1235,8 +1235,8 @@ fn pool_start(
     lifetime: Duration,
     template: Option<std::path::PathBuf>,
     defer: bool,
-) -> worker::PoolStart {
-    worker::PoolStart {
+) -> wire::PoolStart {
+    wire::PoolStart {
         policy_text: registered.text.clone(),
         policy_resolved: Some(registered.resolved.clone()),
         policy_base_dir: registered.base_dir.clone(),
@@ -1318,7 +1318,7 @@ async fn ask_new_worker(
 async fn ask_idle_worker(
     pool: &Pool,
     policy: &str,
-    job: &worker::PoolJob,
+    job: &wire::PoolJob,
 ) -> Option<(NewWorker, String)> {
     // Only a jail forked from the template is started by a worker used again.
     job.pool.template.as_ref()?;
@@ -1380,15 +1380,15 @@ async fn start(
         }
     };
     let template_given = template.is_some();
-    let job = worker::PoolJob {
+    let job = wire::PoolJob {
         pool: pool_start(registered, lifetime, template, defer),
     };
     let (mut worker, answer) = match ask_idle_worker(service.pool(), policy, &job).await {
         Some(asked) => asked,
         None => ask_new_worker(service, "pooled", &job).await?,
     };
-    let (forked, jail) = match serde_json::from_str::<worker::PoolAnswer>(&answer) {
-        Ok(worker::PoolAnswer::Ready {
+    let (forked, jail) = match serde_json::from_str::<wire::PoolAnswer>(&answer) {
+        Ok(wire::PoolAnswer::Ready {
             preload_failed,
             forked: was_forked,
             template_error,
@@ -1407,11 +1407,11 @@ async fn start(
             // A forked jail is the template's child, not the worker's: measured on its own.
             (was_forked, jail_pid.filter(|_| was_forked))
         }
-        Ok(worker::PoolAnswer::Failed { message }) => {
+        Ok(wire::PoolAnswer::Failed { message }) => {
             let _ = worker.child.kill().await;
             anyhow::bail!("{message}");
         }
-        Ok(worker::PoolAnswer::Idle) | Err(_) => return Err(worker.out_of_turn("pooled").await),
+        Ok(wire::PoolAnswer::Idle) | Err(_) => return Err(worker.out_of_turn("pooled").await),
     };
     let measure = || worker.child.id().map_or(0, tree_pss) + jail.map_or(0, tree_pss);
     // Reading a forked jail's smaps walks its page tables (the template's size): the jails of one

@@ -32,7 +32,7 @@ use serde_json::{json, Value};
 use warden_gateway::pipeline::{Approval, CallerLimits, RunRecord, RunStatus};
 
 use super::audit::AuditRecord;
-use super::job::InputFile;
+use warden_worker::wire::InputFile;
 use super::{sha256, Caller, RunBody, Service, ServiceError};
 
 /// Default `review.ttl_ms` (1 hour).

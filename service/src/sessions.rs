@@ -24,14 +24,15 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::{mpsc, watch};
 use warden_gateway::pipeline::AppliedLimits;
+use warden_gateway::session::{CellRecord, CellStatus};
+use warden_policy::CheckRecord;
 
 use super::audit::{AuditLog, AuditRecord};
 use super::config::{RegisteredPolicy, SessionLimits};
 use super::executor::{ExecError, Executor, JobDir};
-use super::job::InputFile;
 use super::metrics::Metrics;
-use super::session_worker::{SessionJob, WorkerAnswer, WorkerRequest};
 use super::ServiceError;
+use warden_worker::wire::{Claim, InputFile, SessionJob, WorkerAnswer, WorkerRequest};
 
 /// How long a session's worker may take to start its jail and interpreter and place its inputs.
 const START_TIMEOUT: Duration = Duration::from_secs(90);
@@ -276,7 +277,9 @@ impl Sessions {
         };
         // A pooled jail is claimed for the session; a fresh worker reads the job itself.
         let line = if pooled {
-            serde_json::to_vec(&json!({"claim": "session", "job": job}))
+            serde_json::to_vec(&Claim::Session {
+                job: std::borrow::Cow::Borrowed(&job),
+            })
         } else {
             serde_json::to_vec(&job)
         }
@@ -920,21 +923,17 @@ impl Actor {
                             record,
                             started,
                         );
-                        if let Some(count) = record.get("execution_count").and_then(Value::as_u64) {
+                        if let Some(count) = record.execution_count {
                             if let Ok(mut activity) = self.handle.activity.lock() {
                                 activity.execution_count = count;
                             }
                         }
-                        if record.get("session_alive") == Some(&Value::Bool(false)) {
-                            let status = record
-                                .get("status")
-                                .and_then(Value::as_str)
-                                .unwrap_or("session_lost");
-                            over = Some(status.to_owned());
+                        if !record.session_alive {
+                            over = Some(record.status.as_str().to_owned());
                         }
                     }
                     if let WorkerAnswer::Failed {
-                        kind: super::session_worker::FailKind::Ended,
+                        kind: warden_worker::wire::FailKind::Ended,
                         ..
                     } = &answer
                     {
@@ -979,47 +978,23 @@ impl Actor {
         client: &str,
         endpoint: &str,
         code: Option<&str>,
-        record: &Value,
+        record: &CellRecord,
         started: Instant,
     ) {
-        let status = record
-            .get("status")
-            .and_then(Value::as_str)
-            .unwrap_or("error");
-        let findings = record
-            .pointer("/check/findings")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        let rules = |denying_only: bool| -> Vec<String> {
-            let mut ids: Vec<String> = Vec::new();
-            for finding in findings {
-                if denying_only && finding.get("action").and_then(Value::as_str) != Some("deny") {
-                    continue;
-                }
-                if let Some(rule) = finding.get("rule").and_then(Value::as_str) {
-                    if !ids.iter().any(|known| known == rule) {
-                        ids.push(rule.to_owned());
-                    }
-                }
-            }
-            ids
-        };
-        self.sessions.metrics.cell(status, &rules(true));
+        let status = record.status.as_str();
+        let findings = &record.check.findings;
+        self.sessions
+            .metrics
+            .cell(status, &CheckRecord::rule_ids(findings, true));
         let mut audit = AuditRecord::new(client, endpoint);
         audit.session = Some(self.handle.id.clone());
         audit.code_sha256 = code.map(|code| super::sha256(code.as_bytes()));
         audit.policy = Some(self.handle.policy.clone());
         audit.policy_sha256 = Some(self.handle.policy_sha256.clone());
-        audit.decision = record
-            .pointer("/check/decision")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        audit.rules = rules(false);
+        audit.decision = Some(record.check.decision.clone());
+        audit.rules = CheckRecord::rule_ids(findings, false);
         audit.status = status.to_owned();
-        audit.memory_peak_bytes = record
-            .pointer("/usage/memory_peak_bytes")
-            .and_then(Value::as_u64);
+        audit.memory_peak_bytes = Some(record.usage.memory_peak_bytes);
         audit.duration_ms = millis(started.elapsed());
         self.sessions.audit.write(&audit);
     }
@@ -1041,27 +1016,19 @@ impl Partial {
         }
     }
 
-    fn record(&self, status: &str, message: String, started: Instant) -> Value {
-        json!({
-            "status": status,
-            "execution_count": null,
-            "stdout": self.stdout,
-            "stderr": self.stderr,
-            "stdout_truncated": false,
-            "stderr_truncated": false,
-            "result": null,
-            "display": [],
-            "error": null,
-            "check": {"decision": "unknown", "findings": []},
-            "usage": {"duration_ms": millis(started.elapsed()), "memory_peak_bytes": 0},
-            "session_alive": false,
-            "message": message,
-        })
+    fn record(&self, status: CellStatus, message: String, started: Instant) -> Box<CellRecord> {
+        Box::new(CellRecord::ended(
+            status,
+            message,
+            self.stdout.clone(),
+            self.stderr.clone(),
+            millis(started.elapsed()),
+        ))
     }
 
-    fn timeout_record(&self, limit: Duration, started: Instant) -> Value {
+    fn timeout_record(&self, limit: Duration, started: Instant) -> Box<CellRecord> {
         self.record(
-            "timeout",
+            CellStatus::Timeout,
             format!(
                 "the cell ran past the call's limit of {} ms; the session was ended and its state is lost",
                 limit.as_millis()
@@ -1070,9 +1037,9 @@ impl Partial {
         )
     }
 
-    fn lost_record(&self, message: &str, started: Instant) -> Value {
+    fn lost_record(&self, message: &str, started: Instant) -> Box<CellRecord> {
         self.record(
-            "session_lost",
+            CellStatus::SessionLost,
             format!("{message}; the session is over and its state is lost"),
             started,
         )
@@ -1080,12 +1047,8 @@ impl Partial {
 }
 
 /// The record of a cell whose session ended under it before it answered.
-pub fn lost_cell(message: &str) -> Value {
-    Partial::default().record(
-        "session_lost",
-        format!("{message}; the session is over and its state is lost"),
-        Instant::now(),
-    )
+pub fn lost_cell(message: &str) -> CellRecord {
+    *Partial::default().lost_record(message, Instant::now())
 }
 
 fn lost(message: &str) -> String {
