@@ -13,7 +13,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 
 use clap::Args;
-use warden_gateway::session::{CellRecord, Session, SessionOptions};
+use warden_gateway::session::{CellRecord, CellStatus, Session, SessionOptions};
 
 use super::RulesArg;
 
@@ -387,10 +387,10 @@ fn show(record: &CellRecord, keeping_figures: bool) {
             outln!("Out[{n}]: {text}");
         }
     }
-    if record.status != "ok" {
+    if record.status != CellStatus::Ok {
         eprintln!(
             "warden: {}{}",
-            record.status,
+            record.status.as_str(),
             record
                 .message
                 .as_deref()
