@@ -203,6 +203,14 @@ impl ServiceError {
     }
 }
 
+impl std::fmt::Display for ServiceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message(), self.code())
+    }
+}
+
+impl std::error::Error for ServiceError {}
+
 #[derive(Debug)]
 pub struct Service {
     pub config: ServerConfig,

@@ -314,7 +314,7 @@ async fn would_run(want: &Want<'_>, job: &Job) -> bool {
 }
 
 /// A claimed pooled worker after its reply: it ends its jail (every process, mount, cgroup and
-/// temporary directory of it), then either exits or says it is idle (`worker.rs`). Whoever holds
+/// temporary directory of it), then either exits or says it is idle (`warden_worker::pooled`). Whoever holds
 /// this waits for that.
 struct Reaping {
     child: Child,
@@ -430,7 +430,7 @@ enum TemplateSlot {
 pub struct Pool {
     pub config: PoolConfig,
     state: Mutex<State>,
-    /// Per policy, the template its pooled jails are forked from (`template.rs`).
+    /// Per policy, the template its pooled jails are forked from (`warden_worker::template`).
     templates: tokio::sync::Mutex<BTreeMap<String, TemplateSlot>>,
     /// Templates retired (too many forks, too old, or at shutdown) whose workers have not exited.
     retiring: Mutex<Vec<tokio::task::JoinHandle<()>>>,

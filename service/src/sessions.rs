@@ -10,7 +10,7 @@
 //! or shutdown. The actor writes the audit line and metrics of every cell and of the session's end.
 //!
 //! Owns: the session table, admission of sessions (`sessions.max_sessions`, per client), the
-//! worker side of the protocol as the server sees it (`session_worker.rs` defines it). Does not
+//! worker side of the protocol as the server sees it (`warden_worker::wire` defines it). Does not
 //! own: the session itself (`warden_gateway::session`), HTTP or MCP.
 
 use std::collections::BTreeMap;

@@ -6,7 +6,7 @@
 //!   interpreter and run as a cold run would run it; the worker prints one [`WorkerReply`] line, as
 //!   `warden worker` does, and ends (with it the jail);
 //! - `session`: the jail becomes an ordinary session ([`SessionJob`](crate::wire::SessionJob): its limits, its inputs); from
-//!   there on the worker speaks the session protocol (`session_worker.rs`).
+//!   there on the worker speaks the session protocol (`session.rs`).
 //!
 //! The end of its input before a claim ends the jail cleanly. The worker trusts the server (its
 //! parent) and nothing that comes out of the jail.
