@@ -213,18 +213,7 @@ impl Session {
 
 /// The status the jail's supervisor gives a cold run with the same limits hit and the same exit.
 fn status_of(outcome: &Outcome) -> Status {
-    let hit = |wanted: &[LimitHit]| outcome.limits_hit.iter().any(|l| wanted.contains(l));
-    if hit(&[LimitHit::WallTime, LimitHit::CpuTime]) {
-        Status::Timeout
-    } else if hit(&[LimitHit::Memory]) {
-        Status::MemoryLimit
-    } else if hit(&[LimitHit::Stdout, LimitHit::Stderr]) {
-        Status::OutputLimit
-    } else if outcome.exit_code == Some(0) {
-        Status::Ok
-    } else {
-        Status::Error
-    }
+    Status::from_limits(&outcome.limits_hit, outcome.exit_code)
 }
 
 #[cfg(test)]
