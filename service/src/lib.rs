@@ -42,11 +42,11 @@ use audit::{AuditLog, AuditRecord};
 use config::{RegisteredPolicy, ServerConfig};
 use executor::{ExecError, Executor};
 use metrics::{Gauges, Metrics};
-use warden_worker::inputs::{decode_inputs, InputCaps};
-use warden_worker::wire::{FailKind, InputFile, Job, WorkerAnswer, WorkerRequest};
 use sessions::{Chunk, Handle, NewSession, Sessions};
 use warden_gateway::pipeline::{self, CallerLimits, RunRecord};
 use warden_policy::{CheckRecord, PolicyRef};
+use warden_worker::inputs::{decode_inputs, InputCaps};
+use warden_worker::wire::{FailKind, InputFile, Job, WorkerAnswer, WorkerRequest};
 
 /// Slack on top of a run's wall-clock limit before the server gives up on its worker (jail set-up,
 /// copying files in and out, validation).

@@ -32,8 +32,8 @@ use serde_json::{json, Value};
 use warden_gateway::pipeline::{Approval, CallerLimits, RunRecord, RunStatus};
 
 use super::audit::AuditRecord;
-use warden_worker::wire::InputFile;
 use super::{sha256, Caller, RunBody, Service, ServiceError};
+use warden_worker::wire::InputFile;
 
 /// Default `review.ttl_ms` (1 hour).
 pub const DEFAULT_TTL_MS: u64 = 3_600_000;

@@ -310,7 +310,8 @@ mod tests {
             serde_json::from_str::<FirstLine>(&template).unwrap(),
             FirstLine::Template(_)
         ));
-        let session = r#"{"policy_text":"x","policy_base_dir":null,"policy_sha256":"","lifetime_ms":5}"#;
+        let session =
+            r#"{"policy_text":"x","policy_base_dir":null,"policy_sha256":"","lifetime_ms":5}"#;
         assert!(matches!(
             serde_json::from_str::<FirstLine>(session).unwrap(),
             FirstLine::Session(_)
@@ -331,8 +332,8 @@ mod tests {
 
     #[test]
     fn not_taken_is_its_own_reply() {
-        let reply = serde_json::to_string(&WorkerReply::NotTaken("the jail has ended".into()))
-            .unwrap();
+        let reply =
+            serde_json::to_string(&WorkerReply::NotTaken("the jail has ended".into())).unwrap();
         assert_eq!(reply, r#"{"not_taken":"the jail has ended"}"#);
         let back: WorkerReply = serde_json::from_str(&reply).unwrap();
         assert!(matches!(back, WorkerReply::NotTaken(_)));
