@@ -17,6 +17,7 @@ pub const VERSION: &str = concat!(
 
 pub mod admission;
 pub mod audit;
+pub mod cells;
 pub mod config;
 pub mod executor;
 pub mod http;
