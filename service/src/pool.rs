@@ -115,7 +115,8 @@ struct State {
 /// A policy's template: the worker relaying fork requests to it, and its socket.
 struct Template {
     child: Child,
-    stdin: ChildStdin,
+    /// Its end ends the relay.
+    stdin: Option<ChildStdin>,
     dir: JobDir,
     socket: std::path::PathBuf,
     born: Instant,
@@ -245,7 +246,7 @@ impl Pool {
         } else {
             self.forked_now(service, want, job, true, true).await?
         };
-        let pid = warm.child.id().unwrap_or(0);
+        let pid = warm.process.child.id().unwrap_or(0);
         self.mark_busy(pid, true);
         let (result, reaping) = warm.run(job, guard, reply_cap).await;
         let pool = Arc::clone(self);
@@ -401,7 +402,8 @@ impl Pool {
             let mut state = self.state.lock().ok()?;
             let mut found = None;
             while let Some((mut worker, since)) = state.idle.pop() {
-                if since.elapsed() < IDLE_WORKER_TTL && matches!(worker.child.try_wait(), Ok(None))
+                if since.elapsed() < IDLE_WORKER_TTL
+                    && matches!(worker.process.child.try_wait(), Ok(None))
                 {
                     found = Some(worker);
                     break;
@@ -675,7 +677,7 @@ async fn start(
     };
     let (mut worker, answer) = match ask_idle_worker(service.pool(), policy, &job).await {
         Some(asked) => asked,
-        None => ask_new_worker(service, "pooled", &job).await?,
+        None => ask_new_worker(service, &job).await?,
     };
     let (forked, jail) = match serde_json::from_str::<wire::PoolAnswer>(&answer) {
         Ok(wire::PoolAnswer::Ready {
@@ -698,12 +700,12 @@ async fn start(
             (was_forked, jail_pid.filter(|_| was_forked))
         }
         Ok(wire::PoolAnswer::Failed { message }) => {
-            let _ = worker.child.kill().await;
+            let _ = worker.process.child.kill().await;
             anyhow::bail!("{message}");
         }
         Ok(wire::PoolAnswer::Idle) | Err(_) => return Err(worker.out_of_turn("pooled").await),
     };
-    let measure = || worker.child.id().map_or(0, tree_pss) + jail.map_or(0, tree_pss);
+    let measure = || worker.process.child.id().map_or(0, tree_pss) + jail.map_or(0, tree_pss);
     // Reading a forked jail's smaps walks its page tables (the template's size): the jails of one
     // template are alike, so one in PSS_SAMPLE is measured and the others take its figure.
     let pss = if forked {
@@ -711,20 +713,9 @@ async fn start(
     } else {
         measure()
     };
-    let NewWorker {
-        child,
-        stdin,
-        stdout,
-        dir,
-        stderr,
-        uses,
-    } = worker;
+    let NewWorker { process, uses } = worker;
     Ok(Warm {
-        child,
-        stdin,
-        stdout,
-        dir,
-        stderr,
+        process,
         born: Instant::now(),
         pss,
         forked,

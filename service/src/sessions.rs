@@ -19,8 +19,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::{mpsc, watch};
 use warden_gateway::pipeline::AppliedLimits;
 use warden_gateway::session::{CellRecord, CellStatus};
@@ -28,7 +26,7 @@ use warden_policy::CheckRecord;
 
 use super::audit::{AuditLog, AuditRecord};
 use super::config::{RegisteredPolicy, SessionLimits};
-use super::executor::{ExecError, Executor, JobDir};
+use super::executor::{ExecError, Executor};
 use super::metrics::Metrics;
 use super::ServiceError;
 use warden_worker::wire::{Claim, InputFile, SessionJob, WorkerAnswer, WorkerRequest};
@@ -233,45 +231,17 @@ impl Sessions {
     ) -> Result<Arc<Handle>, ServiceError> {
         let reservation = self.reserve(new.owner)?;
         let pooled = new.warm.is_some();
-        let (child, stdin, stdout, stderr, dir) = match new.warm {
-            Some(warm) => {
-                let parts = warm.into_session_parts();
-                (
-                    parts.child,
-                    parts.stdin,
-                    parts.stdout,
-                    parts.stderr,
-                    parts.dir,
-                )
-            }
-            None => {
-                let (mut child, dir) =
-                    executor.spawn_session_worker().map_err(|err| match err {
-                        ExecError::ShuttingDown => shutting_down(),
-                        err => {
-                            ServiceError::Internal(format!("the session could not start: {err}"))
-                        }
-                    })?;
-                let (Some(stdin), Some(stdout), Some(stderr)) =
-                    (child.stdin.take(), child.stdout.take(), child.stderr.take())
-                else {
-                    return Err(ServiceError::Internal(
-                        "the session worker's pipes are missing".to_owned(),
-                    ));
-                };
-                // Diagnostics only; drained so the worker never blocks on it.
-                let stderr = tokio::spawn(super::executor::read_capped(stderr, 64 * 1024));
-                (child, stdin, BufReader::new(stdout), stderr, dir)
-            }
+        let process = match new.warm {
+            Some(warm) => warm.into_process(),
+            None => executor.start_session_worker().map_err(|err| match err {
+                ExecError::ShuttingDown => shutting_down(),
+                err => ServiceError::Internal(format!("the session could not start: {err}")),
+            })?,
         };
-        let pid = child.id().unwrap_or(0);
+        let pid = process.child.id().unwrap_or(0);
         let mut worker = Worker {
-            child,
-            stdin: Some(stdin),
-            stdout,
+            process,
             line_cap: answer_cap(&new.registered.policy),
-            _dir: dir,
-            stderr: Some(stderr),
         };
         let lifetime = self.limits.max_lifetime + LIFETIME_SLACK;
         let job = SessionJob {

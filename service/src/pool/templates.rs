@@ -7,6 +7,7 @@
 use std::time::{Duration, Instant};
 
 use super::*;
+use crate::executor::WorkerProcess;
 
 impl Pool {
     /// The socket of `policy`'s template, starting one (or a fresh one, when the current one has
@@ -122,7 +123,7 @@ pub(super) async fn start_template(
     let job = wire::TemplateJob {
         template: pool_start(registered, lifetime, None, false),
     };
-    let (mut worker, answer) = ask_new_worker(service, "template", &job).await?;
+    let (mut worker, answer) = ask_new_worker(service, &job).await?;
     match serde_json::from_str::<wire::TemplateAnswer>(&answer) {
         Ok(wire::TemplateAnswer::Ready {
             socket,
@@ -135,18 +136,20 @@ pub(super) async fn start_template(
                 );
             }
             // Its standard error is read to the end (and dropped) so that it never blocks.
-            drop(worker.stderr);
+            let WorkerProcess {
+                child, stdin, dir, ..
+            } = worker.process;
             Ok(Template {
-                child: worker.child,
-                stdin: worker.stdin,
-                dir: worker.dir,
+                child,
+                stdin,
+                dir,
                 socket,
                 born: Instant::now(),
                 forks: 0,
             })
         }
         Ok(wire::TemplateAnswer::Failed { message }) => {
-            let _ = worker.child.kill().await;
+            let _ = worker.process.child.kill().await;
             anyhow::bail!("{message}");
         }
         Err(_) => Err(worker.out_of_turn("template").await),

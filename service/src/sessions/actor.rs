@@ -7,17 +7,15 @@
 //! sessions and their caps (`sessions.rs`), the session itself (`warden_gateway::session`).
 
 use super::*;
+use crate::executor::WorkerProcess;
+use tokio::io::AsyncBufReadExt;
 
-/// A session worker's process and pipes.
+/// A session's worker process, read with a bound on its answers.
 pub(super) struct Worker {
-    pub(super) child: Child,
-    pub(super) stdin: Option<ChildStdin>,
-    pub(super) stdout: BufReader<ChildStdout>,
+    /// Its directory is removed once the worker is gone (the actor ends after waiting for it).
+    pub(super) process: WorkerProcess,
     /// The longest answer line read (a cell's record with its figures, a file's content).
     pub(super) line_cap: usize,
-    /// Removed once the worker is gone (the actor ends after waiting for it).
-    pub(super) _dir: JobDir,
-    pub(super) stderr: Option<tokio::task::JoinHandle<std::io::Result<Vec<u8>>>>,
 }
 
 impl Worker {
@@ -26,12 +24,11 @@ impl Worker {
         self.send_line(line).await
     }
 
-    pub(super) async fn send_line(&mut self, mut line: Vec<u8>) -> Result<(), String> {
-        line.push(b'\n');
-        let Some(stdin) = self.stdin.as_mut() else {
+    pub(super) async fn send_line(&mut self, line: Vec<u8>) -> Result<(), String> {
+        if self.process.stdin.is_none() {
             return Err("the session worker's input is closed".to_owned());
-        };
-        match tokio::time::timeout(SEND_TIMEOUT, stdin.write_all(&line)).await {
+        }
+        match tokio::time::timeout(SEND_TIMEOUT, self.process.send_line(line)).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(err)) => Err(format!("the session worker stopped reading ({err})")),
             Err(_) => Err("the session worker did not read its request in time".to_owned()),
@@ -44,6 +41,7 @@ impl Worker {
         let mut line = Vec::new();
         loop {
             let buffer = self
+                .process
                 .stdout
                 .fill_buf()
                 .await
@@ -53,12 +51,12 @@ impl Worker {
             }
             if let Some(end) = buffer.iter().position(|&b| b == b'\n') {
                 line.extend_from_slice(&buffer[..end]);
-                self.stdout.consume(end + 1);
+                self.process.stdout.consume(end + 1);
                 break;
             }
             let n = buffer.len();
             line.extend_from_slice(buffer);
-            self.stdout.consume(n);
+            self.process.stdout.consume(n);
             if line.len() > self.line_cap {
                 return Err(format!(
                     "the session worker's answer exceeded {} bytes",
@@ -72,8 +70,8 @@ impl Worker {
     }
 
     pub(super) async fn kill(&mut self) {
-        let _ = self.child.start_kill();
-        let _ = self.child.wait().await;
+        let _ = self.process.child.start_kill();
+        let _ = self.process.child.wait().await;
     }
 
     /// Closes the session cleanly (its jail ends and removes what it had); kills the worker if it
@@ -81,7 +79,7 @@ impl Worker {
     pub(super) async fn close(&mut self) -> Option<warden_jail::Usage> {
         let closing = async {
             self.send(&WorkerRequest::Close).await.ok()?;
-            self.stdin = None;
+            self.process.stdin = None;
             loop {
                 match self.read().await {
                     Ok(WorkerAnswer::Closed { usage }) => return usage,
@@ -94,23 +92,18 @@ impl Worker {
             .await
             .ok()
             .flatten();
-        match tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await {
+        match tokio::time::timeout(Duration::from_secs(2), self.process.child.wait()).await {
             Ok(_) => {}
             Err(_) => self.kill().await,
         }
         usage
     }
 
+    /// The last line of the worker's standard error (waited for at most 2 s).
     pub(super) async fn stderr_text(&mut self) -> String {
-        let Some(task) = self.stderr.take() else {
-            return String::new();
-        };
-        match tokio::time::timeout(Duration::from_secs(2), task).await {
-            Ok(Ok(Ok(bytes))) => {
-                let text = String::from_utf8_lossy(&bytes);
-                text.trim().lines().last().unwrap_or("").to_owned()
-            }
-            _ => String::new(),
+        match tokio::time::timeout(Duration::from_secs(2), self.process.stderr_text()).await {
+            Ok(text) => text.lines().last().unwrap_or("").to_owned(),
+            Err(_) => String::new(),
         }
     }
 }
