@@ -23,7 +23,7 @@ mod driver;
 mod record;
 mod warm;
 
-pub use record::{CellCheck, CellError, CellRecord, CellStatus, CellUsage};
+pub use record::{CellCheck, CellError, CellRecord, CellStatus, CellUsage, MimeBundle};
 
 use driver::{parse_answer, Answer, CellRequest, Done, Op, OpRequest};
 use record::finish_record;

@@ -11,6 +11,8 @@
 //! Owns: the messages' shapes (the JSON is docs/sessions.md's). Does not own: when they are sent
 //! or what the host does with an answer (`session.rs`, `warm.rs`), the driver itself.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -79,10 +81,10 @@ pub(super) struct Done {
     // A cell's.
     /// The cell's last expression, a MIME bundle (filtered by the host).
     #[serde(default)]
-    pub result: Option<Value>,
+    pub result: Option<RawBundle>,
     /// What the cell displayed, MIME bundles (filtered by the host).
     #[serde(default)]
-    pub display: Option<Vec<Value>>,
+    pub display: Option<Vec<RawBundle>>,
     #[serde(default)]
     pub error: Option<DriverError>,
     /// How much the cell wrote (the driver stops sending past the cap).
@@ -111,6 +113,18 @@ pub(super) struct Done {
     /// The interpreter's CPU time so far.
     #[serde(default)]
     pub cpu_ms: Option<u64>,
+}
+
+/// A MIME bundle as the driver sent it: values that are not text are kept aside (and dropped by
+/// the host), not refused.
+pub(super) type RawBundle = BTreeMap<String, Loose>;
+
+/// A bundle's value: text, or anything else.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum Loose {
+    Text(String),
+    Other(serde::de::IgnoredAny),
 }
 
 /// The exception a cell raised.
@@ -243,6 +257,17 @@ mod tests {
         };
         assert_eq!((done.id, done.status.as_str()), (2, "ok"));
         assert_eq!(done.stdout_chars, Some(3));
+        // A bundle's values that are not text are set aside, not refused.
+        let Some(Answer::Done(done)) = parse_answer(
+            br#"{"id": 3, "status": "ok", "result": {"text/plain": "1", "application/x": {"a": 1}},
+                "display": [{"text/plain": "<Figure>", "image/png": "iVBO"}]}"#,
+        ) else {
+            panic!("a cell's answer with bundles");
+        };
+        let result = done.result.unwrap();
+        assert!(matches!(result.get("text/plain"), Some(Loose::Text(t)) if t == "1"));
+        assert!(matches!(result.get("application/x"), Some(Loose::Other(_))));
+        assert_eq!(done.display.unwrap().len(), 1);
         // Keys the host does not read are let through (`_matplotlib`, `duration_ms`).
         assert!(parse_answer(br#"{"id": 4, "status": "ok", "cpu_ms": 7, "_exits": 0}"#).is_some());
         assert!(is_ready(br#"{"ready": true}"#));

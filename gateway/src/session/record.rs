@@ -7,11 +7,15 @@
 //! the types a client shows). Does not own: running the cell (`session.rs`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
 use warden_policy::Finding;
 
-use super::driver::Done;
+use super::driver::{Done, Loose, RawBundle};
 use super::{lossy, Capped, MAX_DISPLAY};
+
+/// A MIME bundle: text (an image's base64) by MIME type (`text/plain`, `image/png`, …).
+pub type MimeBundle = BTreeMap<String, String>;
 
 /// How a cell ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,9 +58,9 @@ pub struct CellRecord {
     pub stdout_truncated: bool,
     pub stderr_truncated: bool,
     /// The value of the cell's last expression as a MIME bundle, or null.
-    pub result: Option<Map<String, Value>>,
+    pub result: Option<MimeBundle>,
     /// What the cell displayed (figures shown or left open), each a MIME bundle.
-    pub display: Vec<Map<String, Value>>,
+    pub display: Vec<MimeBundle>,
     /// `{name, value, traceback}` when the cell raised.
     pub error: Option<CellError>,
     /// The static verdict on the cell in the context of the session.
@@ -172,12 +176,12 @@ pub(super) fn finish_record(
     }
 }
 
-/// A MIME bundle: an object of string values keyed by MIME type (anything else is dropped).
-fn bundle(value: &Value) -> Option<Map<String, Value>> {
-    let map = value.as_object()?;
-    let kept: Map<String, Value> = map
+/// A MIME bundle from the driver, kept to the types a client shows and to string values
+/// (anything else is dropped); `None` without `text/plain`.
+fn bundle(raw: &RawBundle) -> Option<MimeBundle> {
+    let kept: MimeBundle = raw
         .iter()
-        .filter(|(key, value)| {
+        .filter(|(key, _)| {
             matches!(
                 key.as_str(),
                 "text/plain"
@@ -187,9 +191,12 @@ fn bundle(value: &Value) -> Option<Map<String, Value>> {
                     | "application/json"
                     | "text/markdown"
                     | "text/latex"
-            ) && value.is_string()
+            )
         })
-        .map(|(key, value)| (key.clone(), value.clone()))
+        .filter_map(|(key, value)| match value {
+            Loose::Text(text) => Some((key.clone(), text.clone())),
+            Loose::Other(_) => None,
+        })
         .collect();
     kept.contains_key("text/plain").then_some(kept)
 }
