@@ -4,8 +4,8 @@
 //! Owns: starting a session's jail (the run's jail config with the bootstrap in session mode), the
 //! per-cell check in context, the host side of the driver protocol (`docs/sessions.md`: requests
 //! as JSON lines on the driver's stdin; answers as JSON lines on its stdout — untrusted, bounded and
-//! strictly parsed here), the per-cell deadline (the driver interrupts the cell; past a grace the
-//! session is ended), and the [`CellRecord`].
+//! strictly parsed: the messages' types are `driver.rs`'s), the per-cell deadline (the driver
+//! interrupts the cell; past a grace the session is ended), and the [`CellRecord`] (`record.rs`).
 //!
 //! Does not own: the jail ([`warden_jail::Session`]), the driver (`jail/src/bootstrap.py`), how
 //! sessions are reached (the CLI's `repl`, the service's HTTP and MCP).
@@ -14,13 +14,19 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use serde_json::{Map, Value};
 use warden_jail::{Event, Layers, Outcome, Stream};
-use warden_policy::{Decision, Finding, Policy};
+use warden_policy::{Decision, Policy};
 
 use crate::files::{self, WorkDir};
 
+mod driver;
+mod record;
 mod warm;
+
+pub use record::{CellCheck, CellError, CellRecord, CellStatus, CellUsage, MimeBundle};
+
+use driver::{parse_answer, Answer, CellRequest, Done, Op, OpRequest};
+use record::finish_record;
 
 /// How long a session's interpreter may take to start (import the driver, install the hook).
 const START_TIMEOUT: Duration = Duration::from_secs(60);
@@ -58,55 +64,6 @@ impl Default for SessionOptions {
             no_policy: false,
         }
     }
-}
-
-/// The result of one cell, in Jupyter's shape.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct CellRecord {
-    /// `ok`, `error`, `denied`, `timeout`, `memory_limit`, `output_limit`, `session_lost`.
-    pub status: &'static str,
-    /// The cell's number when it ran (denied cells do not run and have none).
-    pub execution_count: Option<u64>,
-    pub stdout: String,
-    pub stderr: String,
-    pub stdout_truncated: bool,
-    pub stderr_truncated: bool,
-    /// The value of the cell's last expression as a MIME bundle, or null.
-    pub result: Option<Map<String, Value>>,
-    /// What the cell displayed (figures shown or left open), each a MIME bundle.
-    pub display: Vec<Map<String, Value>>,
-    /// `{name, value, traceback}` when the cell raised.
-    pub error: Option<CellError>,
-    /// The static verdict on the cell in the context of the session.
-    pub check: CellCheck,
-    pub usage: CellUsage,
-    /// Whether the session is still alive after this cell (and so kept its state).
-    pub session_alive: bool,
-    /// What ended the session or refused the cell, when something did.
-    pub message: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct CellError {
-    pub name: String,
-    pub value: String,
-    pub traceback: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct CellCheck {
-    /// `allow`, `review`, `deny`, or `skipped`.
-    pub decision: String,
-    /// Findings located in this cell (line 1 is the cell's first line); a finding the cell causes
-    /// in an earlier cell says so in its message.
-    pub findings: Vec<Finding>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
-pub struct CellUsage {
-    pub duration_ms: u64,
-    /// The interpreter's peak resident memory so far, as the driver reports it.
-    pub memory_peak_bytes: u64,
 }
 
 /// Why a session is over.
@@ -162,12 +119,6 @@ pub struct Session {
 pub struct SessionFile {
     pub path: String,
     pub size: u64,
-}
-
-/// One answer line, parsed.
-enum Answer {
-    Stream { id: u64, stdout: bool, text: String },
-    Done(Map<String, Value>),
 }
 
 impl Session {
@@ -288,10 +239,7 @@ impl Session {
                 Some(Event::Output(Stream::Stdout, bytes)) => {
                     self.pending.extend_from_slice(&bytes);
                     if let Some(line) = self.take_line() {
-                        let ready = serde_json::from_slice::<Value>(&line)
-                            .ok()
-                            .is_some_and(|v| v["ready"] == Value::Bool(true));
-                        if ready {
+                        if driver::is_ready(&line) {
                             return Ok(());
                         }
                         self.end(Ended::Lost("the driver did not start".into()));
@@ -335,7 +283,7 @@ impl Session {
     ) -> CellRecord {
         let started = Instant::now();
         let mut record = CellRecord {
-            status: "denied",
+            status: CellStatus::Denied,
             execution_count: None,
             stdout: String::new(),
             stderr: String::new(),
@@ -353,7 +301,7 @@ impl Session {
             message: None,
         };
         if self.ended.is_some() {
-            record.status = "session_lost";
+            record.status = CellStatus::SessionLost;
             record.message = Some("the session has ended".into());
             return record;
         }
@@ -367,7 +315,7 @@ impl Session {
         self.count += 1;
         record.execution_count = Some(self.count);
         self.run_cell(&text, &mut record, on_output);
-        if record.status != "denied" {
+        if record.status != CellStatus::Denied {
             // The cell ran (whatever its end): later cells are checked with it.
             let line = self.accepted.lines().count();
             self.starts.push((line, self.count));
@@ -465,16 +413,18 @@ impl Session {
             self.policy.limits.stdout_bytes as usize,
             self.policy.limits.stderr_bytes as usize,
         );
-        let request = serde_json::json!({
-            "id": id, "count": self.count, "code": text, "timeout_ms": self.policy.limits.wall_time_ms,
-            "stdout_bytes": caps.0, "stderr_bytes": caps.1,
+        let line = driver::line_of(&CellRequest {
+            id,
+            count: self.count,
+            code: text,
+            timeout_ms: self.policy.limits.wall_time_ms,
+            stdout_bytes: caps.0,
+            stderr_bytes: caps.1,
         });
-        let mut line = request.to_string();
-        line.push('\n');
         let started = Instant::now();
         let hard_deadline = started + wall + INTERRUPT_GRACE;
         let Some(jail) = self.jail.as_mut() else {
-            record.status = "session_lost";
+            record.status = CellStatus::SessionLost;
             return;
         };
         if jail.send(line.as_bytes(), hard_deadline).is_err() {
@@ -505,9 +455,7 @@ impl Session {
                             on_output(name, &String::from_utf8_lossy(&capped.data[before..]));
                         }
                     }
-                    Some(Answer::Done(done))
-                        if done.get("id").and_then(Value::as_u64) == Some(id) =>
-                    {
+                    Some(Answer::Done(done)) if done.id == id => {
                         finish_record(record, &done, &stdout, &stderr);
                         self.idle();
                         return;
@@ -525,7 +473,7 @@ impl Session {
                 record.stderr = lossy(&stderr.data);
                 record.stdout_truncated = true;
                 self.end(Ended::OutputFlood);
-                record.status = "output_limit";
+                record.status = CellStatus::OutputLimit;
                 record.message =
                     Some("the cell's output went far past its caps; the session was ended".into());
                 return;
@@ -535,7 +483,7 @@ impl Session {
                 record.stdout = lossy(&stdout.data);
                 record.stderr = lossy(&stderr.data);
                 self.end(Ended::Timeout);
-                record.status = "timeout";
+                record.status = CellStatus::Timeout;
                 record.message = Some(format!(
                     "the cell ran past its wall time ({} ms) and did not stop when interrupted; the session was ended and its state is lost",
                     self.policy.limits.wall_time_ms
@@ -543,7 +491,7 @@ impl Session {
                 return;
             }
             let Some(jail) = self.jail.as_mut() else {
-                record.status = "session_lost";
+                record.status = CellStatus::SessionLost;
                 return;
             };
             match jail.next_event(hard_deadline - now) {
@@ -574,9 +522,11 @@ impl Session {
         use base64::Engine;
         let path = files::relative_name(name).map_err(anyhow::Error::msg)?;
         let data = base64::engine::general_purpose::STANDARD.encode(bytes);
-        let answer =
-            self.operation(serde_json::json!({"op": "put", "path": path, "data": data}))?;
-        let written = answer.get("bytes").and_then(Value::as_u64);
+        let answer = self.operation(Op::Put {
+            path: &path,
+            data: &data,
+        })?;
+        let written = answer.bytes;
         anyhow::ensure!(
             written == Some(bytes.len() as u64),
             "the session did not write the whole file"
@@ -591,32 +541,21 @@ impl Session {
     /// policy's `output_files` of them; `bool`: whether there were more.
     pub fn files(&mut self) -> anyhow::Result<(Vec<SessionFile>, bool)> {
         let cap = self.policy.limits.output_files;
-        let answer = self.operation(serde_json::json!({"op": "list", "max_files": cap}))?;
+        let answer = self.operation(Op::List { max_files: cap })?;
         let mut found = Vec::new();
-        for item in answer
-            .get("files")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let (Some(path), Some(size)) = (
-                item.get("path").and_then(Value::as_str),
-                item.get("size").and_then(Value::as_u64),
-            ) else {
-                continue;
-            };
+        for item in answer.files.unwrap_or_default() {
             // Untrusted: keep only names a caller could also have given.
-            if let Ok(path) = files::relative_name(path) {
-                found.push(SessionFile { path, size });
+            if let Ok(path) = files::relative_name(&item.path) {
+                found.push(SessionFile {
+                    path,
+                    size: item.size,
+                });
             }
             if found.len() as u64 >= cap {
                 break;
             }
         }
-        let more = answer
-            .get("truncated")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
+        let more = answer.truncated.unwrap_or(false);
         Ok((found, more))
     }
 
@@ -626,9 +565,11 @@ impl Session {
         use base64::Engine;
         let path = files::relative_name(name).map_err(anyhow::Error::msg)?;
         let cap = self.policy.limits.output_bytes;
-        let answer =
-            self.operation(serde_json::json!({"op": "get", "path": path, "max_bytes": cap}))?;
-        let data = answer.get("data").and_then(Value::as_str).unwrap_or("");
+        let answer = self.operation(Op::Get {
+            path: &path,
+            max_bytes: cap,
+        })?;
+        let data = answer.data.unwrap_or_default();
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(data)
             .map_err(|_| anyhow::anyhow!("the session sent a file that is not base64"))?;
@@ -640,13 +581,11 @@ impl Session {
     }
 
     /// Sends a file operation to the driver and waits for its answer (bounded in time and size).
-    fn operation(&mut self, mut request: Value) -> anyhow::Result<Map<String, Value>> {
+    fn operation(&mut self, op: Op<'_>) -> anyhow::Result<Box<Done>> {
         anyhow::ensure!(self.ended.is_none(), "the session has ended");
         self.last_id += 1;
         let id = self.last_id;
-        request["id"] = Value::from(id);
-        let mut line = request.to_string();
-        line.push('\n');
+        let line = driver::line_of(&OpRequest { id, op });
         let deadline = Instant::now() + self.operation_deadline.unwrap_or(Duration::from_secs(30));
         let Some(jail) = self.jail.as_mut() else {
             anyhow::bail!("the session has ended");
@@ -660,19 +599,14 @@ impl Session {
         loop {
             if let Some(raw) = self.take_line() {
                 return match parse_answer(&raw) {
-                    Some(Answer::Done(done))
-                        if done.get("id").and_then(Value::as_u64) == Some(id) =>
-                    {
+                    Some(Answer::Done(done)) if done.id == id => {
                         if self.count > 0 {
                             self.idle();
                         }
-                        if done.get("status").and_then(Value::as_str) == Some("ok") {
+                        if done.status == "ok" {
                             Ok(done)
                         } else {
-                            let message = done
-                                .get("message")
-                                .and_then(Value::as_str)
-                                .unwrap_or("failed");
+                            let message = done.message.as_deref().unwrap_or("failed");
                             anyhow::bail!("{}", message.chars().take(500).collect::<String>())
                         }
                     }
@@ -735,9 +669,9 @@ impl Session {
                 || o.limits_hit.contains(&warden_jail::LimitHit::Memory)
         });
         record.status = if memory {
-            "memory_limit"
+            CellStatus::MemoryLimit
         } else {
-            "session_lost"
+            CellStatus::SessionLost
         };
         record.message = Some(match &self.outcome {
             Some(outcome) if memory => format!(
@@ -800,111 +734,6 @@ fn describe(outcome: &Outcome) -> String {
         (None, Some(signal)) => format!("killed by signal {signal}"),
         (None, None) => "no exit status".to_owned(),
     }
-}
-
-/// Parses one answer line strictly: a JSON object of a known shape, or `None`.
-fn parse_answer(raw: &[u8]) -> Option<Answer> {
-    let value: Value = serde_json::from_slice(raw).ok()?;
-    let Value::Object(map) = value else {
-        return None;
-    };
-    let id = map.get("id")?.as_u64()?;
-    if let Some(stream) = map.get("stream") {
-        let stdout = match stream.as_str()? {
-            "stdout" => true,
-            "stderr" => false,
-            _ => return None,
-        };
-        let text = map.get("text")?.as_str()?.to_owned();
-        return Some(Answer::Stream { id, stdout, text });
-    }
-    map.get("status")?.as_str()?;
-    Some(Answer::Done(map))
-}
-
-/// Fills `record` from the driver's final answer, every field checked for its type.
-fn finish_record(
-    record: &mut CellRecord,
-    done: &Map<String, Value>,
-    stdout: &Capped,
-    stderr: &Capped,
-) {
-    record.status = match done.get("status").and_then(Value::as_str) {
-        Some("ok") => "ok",
-        Some("timeout") => "timeout",
-        _ => "error",
-    };
-    // The driver stops sending past the cap and says how much the cell wrote.
-    let sent = |key: &str| done.get(key).and_then(Value::as_u64).unwrap_or(0) as usize;
-    record.stdout_truncated = stdout.over || sent("stdout_chars") > stdout.cap;
-    record.stderr_truncated = stderr.over || sent("stderr_chars") > stderr.cap;
-    record.stdout = lossy(&stdout.data);
-    record.stderr = lossy(&stderr.data);
-    record.result = done.get("result").and_then(bundle);
-    record.display = done
-        .get("display")
-        .and_then(Value::as_array)
-        .map(|items| items.iter().filter_map(bundle).take(MAX_DISPLAY).collect())
-        .unwrap_or_default();
-    record.error = done.get("error").and_then(|e| {
-        let e = e.as_object()?;
-        Some(CellError {
-            name: e.get("name")?.as_str()?.to_owned(),
-            value: e
-                .get("value")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned(),
-            traceback: e
-                .get("traceback")
-                .and_then(Value::as_array)
-                .map(|lines| {
-                    lines
-                        .iter()
-                        .filter_map(|l| l.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default(),
-        })
-    });
-    record.usage.memory_peak_bytes = done
-        .get("max_rss_bytes")
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
-    if record.status == "timeout" {
-        record.message = Some(
-            "the cell ran past its wall time and was interrupted; the session kept its state"
-                .into(),
-        );
-    } else if record.stdout_truncated || record.stderr_truncated {
-        record.status = "output_limit";
-        record.message = Some(
-            "the cell's output went past its cap and was truncated; the session kept its state"
-                .into(),
-        );
-    }
-}
-
-/// A MIME bundle: an object of string values keyed by MIME type (anything else is dropped).
-fn bundle(value: &Value) -> Option<Map<String, Value>> {
-    let map = value.as_object()?;
-    let kept: Map<String, Value> = map
-        .iter()
-        .filter(|(key, value)| {
-            matches!(
-                key.as_str(),
-                "text/plain"
-                    | "text/html"
-                    | "image/png"
-                    | "image/svg+xml"
-                    | "application/json"
-                    | "text/markdown"
-                    | "text/latex"
-            ) && value.is_string()
-        })
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect();
-    kept.contains_key("text/plain").then_some(kept)
 }
 
 /// One output stream of a cell, kept up to its cap.

@@ -1,8 +1,9 @@
 //! How a run ended: status, exit, captured output, usage and the layers that were in force.
 //!
 //! Owns: [`Outcome`] and its parts, serialisable with the names the result record gives them
-//! (`status`, `exit_code`, `signal`, `stdout`, …, `usage`, `layers`, `limits_hit`). Does not own: the
-//! classification itself (`supervise.rs`), a run that could not be set up or whose end is unknown
+//! (`status`, `exit_code`, `signal`, `stdout`, …, `usage`, `layers`, `limits_hit`), and the order in
+//! which limits decide a status ([`Status::from_limits`]). Does not own: what
+//! is measured (`supervise.rs`), a run that could not be set up or whose end is unknown
 //! (that is a [`crate::JailError`]), or the statuses of other layers (`denied`, `output_invalid`: the
 //! pipeline adds those).
 
@@ -33,6 +34,24 @@ impl Status {
             Status::Timeout => "timeout",
             Status::MemoryLimit => "memory_limit",
             Status::OutputLimit => "output_limit",
+        }
+    }
+
+    /// The status of a run that hit `limits` and exited with `exit_code`: the one order of
+    /// precedence, for a cold run (the supervisor) and a warm one (`warden_gateway`'s pooled
+    /// jail) alike — time, then memory, then output, then the exit.
+    pub fn from_limits(limits: &[LimitHit], exit_code: Option<i32>) -> Status {
+        let hit = |wanted: &[LimitHit]| limits.iter().any(|l| wanted.contains(l));
+        if hit(&[LimitHit::WallTime, LimitHit::CpuTime]) {
+            Status::Timeout
+        } else if hit(&[LimitHit::Memory]) {
+            Status::MemoryLimit
+        } else if hit(&[LimitHit::Stdout, LimitHit::Stderr]) {
+            Status::OutputLimit
+        } else if exit_code == Some(0) {
+            Status::Ok
+        } else {
+            Status::Error
         }
     }
 }

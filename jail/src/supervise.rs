@@ -874,23 +874,7 @@ impl Watch<'_> {
         }
         limits.sort();
         limits.dedup();
-        let status = if limits
-            .iter()
-            .any(|l| matches!(l, LimitHit::WallTime | LimitHit::CpuTime))
-        {
-            Status::Timeout
-        } else if limits.contains(&LimitHit::Memory) {
-            Status::MemoryLimit
-        } else if limits
-            .iter()
-            .any(|l| matches!(l, LimitHit::Stdout | LimitHit::Stderr))
-        {
-            Status::OutputLimit
-        } else if exit_code == Some(0) {
-            Status::Ok
-        } else {
-            Status::Error
-        };
+        let status = Status::from_limits(&limits, exit_code);
         let outcome = Outcome {
             status,
             exit_code,

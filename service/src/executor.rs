@@ -22,7 +22,7 @@ use anyhow::Context;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use warden_gateway::pipeline::RunRecord;
 
-use super::job::{Job, WorkerReply, PARENT_PID_ENV};
+use warden_worker::wire::{Job, WorkerReply, PARENT_PID_ENV};
 
 /// The most bytes read of a worker's stderr (diagnostics only).
 const STDERR_CAP: u64 = 64 * 1024;
@@ -195,7 +195,10 @@ impl Executor {
         }
         match serde_json::from_slice::<WorkerReply>(&out) {
             Ok(WorkerReply::Record(record)) => Ok(*record),
-            Ok(WorkerReply::Error(message)) => Err(ExecError::Job(message)),
+            // Only a pooled jail declines a job; a cold worker saying so is an error like any.
+            Ok(WorkerReply::Error(message) | WorkerReply::NotTaken(message)) => {
+                Err(ExecError::Job(message))
+            }
             Err(_) => {
                 let status = status.map_or_else(|e| e.to_string(), |s| s.to_string());
                 let stderr = String::from_utf8_lossy(&err);
@@ -210,9 +213,7 @@ impl Executor {
     /// Starts a `warden session-worker` in a private directory of its own (`session-<n>`), its
     /// standard input, output and error piped; the worker dies with the server, and is killed when
     /// the returned child is dropped.
-    pub(crate) fn spawn_session_worker(
-        &self,
-    ) -> Result<(tokio::process::Child, JobDir), ExecError> {
+    fn spawn_session_worker(&self) -> Result<(tokio::process::Child, JobDir), ExecError> {
         if self.shutting_down.load(Ordering::SeqCst) {
             return Err(ExecError::ShuttingDown);
         }
@@ -231,6 +232,25 @@ impl Executor {
             .spawn()
             .map_err(|err| ExecError::Spawn(format!("{}: {err}", self.binary.display())))?;
         Ok((child, dir))
+    }
+
+    /// [`Executor::spawn_session_worker`], its pipes taken and its standard error drained.
+    pub(crate) fn start_session_worker(&self) -> Result<WorkerProcess, ExecError> {
+        let (mut child, dir) = self.spawn_session_worker()?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(ExecError::Spawn(
+                "the session worker's pipes are missing".to_owned(),
+            ));
+        };
+        Ok(WorkerProcess {
+            child,
+            stdin: Some(stdin),
+            stdout: tokio::io::BufReader::new(stdout),
+            stderr: Some(tokio::spawn(read_capped(stderr, STDERR_CAP))),
+            dir,
+        })
     }
 
     /// Refuses new jobs and kills every running worker (their jails die with them).
@@ -254,6 +274,56 @@ impl Executor {
     /// Stops accepting jobs (running ones go on).
     pub fn close(&self) {
         self.shutting_down.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A `warden session-worker` with its pipes and private directory: every worker the server holds
+/// past its first answer (a session's, a pooled jail's, a template's) is held as one.
+pub(crate) struct WorkerProcess {
+    pub(crate) child: tokio::process::Child,
+    /// `None` once closed: the end of its input tells the worker to end.
+    pub(crate) stdin: Option<tokio::process::ChildStdin>,
+    pub(crate) stdout: tokio::io::BufReader<tokio::process::ChildStdout>,
+    /// Its standard error, drained as it comes (diagnostics only: the worker never blocks on
+    /// it); `None` once read.
+    pub(crate) stderr: Option<tokio::task::JoinHandle<std::io::Result<Vec<u8>>>>,
+    /// Removed when this is dropped, after the worker.
+    pub(crate) dir: JobDir,
+}
+
+impl WorkerProcess {
+    /// Writes `line` and a line end to the worker's input.
+    pub(crate) async fn send_line(&mut self, mut line: Vec<u8>) -> std::io::Result<()> {
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(std::io::ErrorKind::BrokenPipe.into());
+        };
+        line.push(b'\n');
+        stdin.write_all(&line).await?;
+        stdin.flush().await
+    }
+
+    /// What the worker wrote on its standard error (trimmed), once it closed it; empty when it
+    /// was read already or cannot be.
+    pub(crate) async fn stderr_text(&mut self) -> String {
+        match self.stderr.take() {
+            Some(task) => match task.await {
+                Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).trim().to_owned(),
+                _ => String::new(),
+            },
+            None => String::new(),
+        }
+    }
+
+    /// Ends the worker by the end of its input (a jail it holds ends cleanly with it), killing it
+    /// when it does not end within 10 s; then its private directory is removed.
+    pub(crate) async fn end(mut self) {
+        self.stdin = None;
+        if tokio::time::timeout(Duration::from_secs(10), self.child.wait())
+            .await
+            .is_err()
+        {
+            let _ = self.child.kill().await;
+        }
     }
 }
 

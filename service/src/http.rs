@@ -21,7 +21,10 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use axum::extract::rejection::{BytesRejection, PathRejection};
-use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequest, Path, Request, State};
+use axum::extract::{
+    ConnectInfo, DefaultBodyLimit, FromRequest, FromRequestParts, Path, Request, State,
+};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -165,7 +168,7 @@ async fn read_bytes(
 fn answer(result: Result<Value, ServiceError>) -> Response {
     match result {
         Ok(value) => (StatusCode::OK, axum::Json(value)).into_response(),
-        Err(err) => error_response(&err),
+        Err(err) => err.into_response(),
     }
 }
 
@@ -303,6 +306,14 @@ fn parse_body<T: serde::de::DeserializeOwned>(
     })
 }
 
+impl IntoResponse for ServiceError {
+    /// The error body (`{"error": {"code", "message"}}`, with `node` for `wrong_node`), its
+    /// status code, and `Retry-After` when the caller may retry.
+    fn into_response(self) -> Response {
+        error_response(&self)
+    }
+}
+
 fn error_response(err: &ServiceError) -> Response {
     let status = match err {
         ServiceError::BadRequest(_) => StatusCode::BAD_REQUEST,
@@ -384,23 +395,17 @@ async fn list_sessions(
 async fn session_info(
     State(service): State<Arc<Service>>,
     Extension(caller): Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
+    Ids(id): Ids<String>,
 ) -> Response {
-    match id {
-        Ok(Path(id)) => answer(service.session_info(&caller, &id)),
-        Err(rejection) => bad_path(&rejection),
-    }
+    answer(service.session_info(&caller, &id))
 }
 
 async fn end_session(
     State(service): State<Arc<Service>>,
     Extension(caller): Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
+    Ids(id): Ids<String>,
 ) -> Response {
-    match id {
-        Ok(Path(id)) => answer(service.end_session(&caller, &id, "session_delete").await),
-        Err(rejection) => bad_path(&rejection),
-    }
+    answer(service.end_session(&caller, &id, "session_delete").await)
 }
 
 /// `POST /v1/sessions/{id}/execute`: the cell's record; with `Accept: text/event-stream` or
@@ -409,13 +414,9 @@ async fn end_session(
 async fn execute(
     State(service): State<Arc<Service>>,
     Extension(caller): Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
+    Ids(id): Ids<String>,
     request: Request,
 ) -> Response {
-    let Path(id) = match id {
-        Ok(id) => id,
-        Err(rejection) => return bad_path(&rejection),
-    };
     let stream = wants_stream(request.headers(), request.uri());
     let body = match read_body::<ExecuteBody>(&service, request).await {
         Ok(body) => body,
@@ -527,27 +528,20 @@ impl hyper::body::Body for ChannelBody {
 async fn list_files(
     State(service): State<Arc<Service>>,
     Extension(caller): Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
+    Ids(id): Ids<String>,
 ) -> Response {
-    match id {
-        Ok(Path(id)) => answer(service.list_files(&caller, &id, "session_files").await),
-        Err(rejection) => bad_path(&rejection),
-    }
+    answer(service.list_files(&caller, &id, "session_files").await)
 }
 
 /// `POST /v1/sessions/{id}/files` with `{"name", "content_base64"}`.
 async fn upload_json(
     State(service): State<Arc<Service>>,
     Extension(caller): Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
+    Ids(id): Ids<String>,
     request: Request,
 ) -> Response {
     use base64::Engine;
-    let Path(id) = match id {
-        Ok(id) => id,
-        Err(rejection) => return bad_path(&rejection),
-    };
-    let file = match read_body::<super::job::InputFile>(&service, request).await {
+    let file = match read_body::<warden_worker::wire::InputFile>(&service, request).await {
         Ok(file) => file,
         Err(response) => return *response,
     };
@@ -572,13 +566,9 @@ async fn upload_json(
 async fn upload_raw(
     State(service): State<Arc<Service>>,
     Extension(caller): Extension<Caller>,
-    path: Result<Path<(String, String)>, PathRejection>,
+    Ids((id, name)): Ids<(String, String)>,
     request: Request,
 ) -> Response {
-    let Path((id, name)) = match path {
-        Ok(path) => path,
-        Err(rejection) => return bad_path(&rejection),
-    };
     let bytes = match read_bytes(&service, request).await {
         Ok(Ok(bytes)) => bytes,
         Ok(Err(rejection)) => {
@@ -597,12 +587,8 @@ async fn upload_raw(
 async fn download(
     State(service): State<Arc<Service>>,
     Extension(caller): Extension<Caller>,
-    path: Result<Path<(String, String)>, PathRejection>,
+    Ids((id, name)): Ids<(String, String)>,
 ) -> Response {
-    let Path((id, name)) = match path {
-        Ok(path) => path,
-        Err(rejection) => return bad_path(&rejection),
-    };
     match service
         .download_file(&caller, &id, &name, "session_download")
         .await
@@ -616,7 +602,26 @@ async fn download(
             bytes,
         )
             .into_response(),
-        Err(err) => error_response(&err),
+        Err(err) => err.into_response(),
+    }
+}
+
+/// The ids in a request's path (a session's or a review's id; a session's id and a file's
+/// path): axum's [`Path`], refused as every other bad request is (400 `bad_request`, counted).
+struct Ids<T>(T);
+
+impl<T, S> FromRequestParts<S> for Ids<T>
+where
+    T: serde::de::DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match Path::<T>::from_request_parts(parts, state).await {
+            Ok(Path(ids)) => Ok(Ids(ids)),
+            Err(rejection) => Err(bad_path(&rejection)),
+        }
     }
 }
 
@@ -640,18 +645,15 @@ async fn list_reviews(
 async fn review_info(
     State(service): State<Arc<Service>>,
     Extension(caller): Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
+    Ids(id): Ids<String>,
 ) -> Response {
-    match id {
-        Ok(Path(id)) => answer(service.review_info(&caller, &id)),
-        Err(rejection) => bad_path(&rejection),
-    }
+    answer(service.review_info(&caller, &id))
 }
 
 async fn approve_review(
     state: State<Arc<Service>>,
     caller: Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
+    Ids(id): Ids<String>,
     request: Request,
 ) -> Response {
     decide_review(state, caller, id, request, true).await
@@ -660,7 +662,7 @@ async fn approve_review(
 async fn reject_review(
     state: State<Arc<Service>>,
     caller: Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
+    Ids(id): Ids<String>,
     request: Request,
 ) -> Response {
     decide_review(state, caller, id, request, false).await
@@ -669,14 +671,10 @@ async fn reject_review(
 async fn decide_review(
     State(service): State<Arc<Service>>,
     Extension(caller): Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
+    id: String,
     request: Request,
     approve: bool,
 ) -> Response {
-    let Path(id) = match id {
-        Ok(id) => id,
-        Err(rejection) => return bad_path(&rejection),
-    };
     match read_optional_body::<super::review::DecideBody>(&service, request).await {
         Ok(body) => answer(service.decide_review(&caller, &id, approve, body)),
         Err(response) => *response,
@@ -686,13 +684,9 @@ async fn decide_review(
 async fn run_review(
     State(service): State<Arc<Service>>,
     Extension(caller): Extension<Caller>,
-    id: Result<Path<String>, PathRejection>,
+    Ids(id): Ids<String>,
     request: Request,
 ) -> Response {
-    let Path(id) = match id {
-        Ok(id) => id,
-        Err(rejection) => return bad_path(&rejection),
-    };
     match read_optional_body::<super::review::RunReviewBody>(&service, request).await {
         Ok(body) => answer(service.run_reviewed(&caller, &id, body, "review_run").await),
         Err(response) => *response,

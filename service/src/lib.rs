@@ -17,18 +17,21 @@ pub const VERSION: &str = concat!(
 
 pub mod admission;
 pub mod audit;
+pub mod cells;
 pub mod config;
 pub mod executor;
 pub mod http;
-pub mod job;
 pub mod listen;
 pub mod mcp;
 pub mod mcp_http;
 pub mod metrics;
+mod policies;
 pub mod pool;
 pub mod review;
 pub mod server;
-pub mod session_worker;
+mod session_calls;
+
+pub use policies::{check_policy_imports, describe_policy, plan_policies};
 pub mod sessions;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,12 +46,12 @@ use admission::{Admission, Rejection};
 use audit::{AuditLog, AuditRecord};
 use config::{RegisteredPolicy, ServerConfig};
 use executor::{ExecError, Executor};
-use job::{InputFile, Job};
 use metrics::{Gauges, Metrics};
-use session_worker::{FailKind, WorkerAnswer, WorkerRequest};
-use sessions::{Chunk, Handle, NewSession, Sessions};
+use sessions::Sessions;
 use warden_gateway::pipeline::{self, CallerLimits, RunRecord};
 use warden_policy::{CheckRecord, PolicyRef};
+use warden_worker::inputs::{decode_inputs, InputCaps};
+use warden_worker::wire::{InputFile, Job};
 
 /// Slack on top of a run's wall-clock limit before the server gives up on its worker (jail set-up,
 /// copying files in and out, validation).
@@ -204,6 +207,14 @@ impl ServiceError {
         }
     }
 }
+
+impl std::fmt::Display for ServiceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message(), self.code())
+    }
+}
+
+impl std::error::Error for ServiceError {}
 
 #[derive(Debug)]
 pub struct Service {
@@ -479,11 +490,11 @@ impl Service {
         let (name, registered) = self.policy(caller, body.policy.as_deref())?;
         audit.policy = Some(name.to_owned());
         audit.policy_sha256 = Some(registered.policy.sha256.clone());
-        let caps = job::InputCaps {
+        let caps = InputCaps {
             max_files: self.config.max_input_files,
             max_bytes: self.config.max_input_bytes,
         };
-        job::decode_inputs(&body.inputs, caps).map_err(ServiceError::BadRequest)?;
+        decode_inputs(&body.inputs, caps).map_err(ServiceError::BadRequest)?;
         // A client's schema is bounded now (cheap) and compiled only once a run slot is held.
         if let Some(schema) = &body.schema {
             warden_gateway::validate::check_bounds(schema).map_err(|err| {
@@ -493,13 +504,19 @@ impl Service {
         let limits = pipeline::effective_limits(&registered.policy, &body.limits);
         let guard = Duration::from_millis(limits.wall_time_ms) + GUARD_SLACK;
         let reply_cap = executor::reply_cap(&registered.policy, body.return_files);
+        let raw_schema = body
+            .schema
+            .as_ref()
+            .map(serde_json::value::to_raw_value)
+            .transpose()
+            .map_err(|err| ServiceError::BadRequest(format!("schema: {err}")))?;
         let job = Job {
             policy_text: registered.text.clone(),
             policy_base_dir: registered.base_dir.clone(),
             policy_sha256: registered.policy.sha256.clone(),
             code: body.code,
             inputs: body.inputs,
-            schema: body.schema,
+            schema: raw_schema,
             result: body.result,
             limits: body.limits,
             return_files: body.return_files,
@@ -510,7 +527,7 @@ impl Service {
             .admit()
             .await
             .map_err(|rejection| self.rejected(rejection))?;
-        if let Some(schema) = job.schema.clone() {
+        if let Some(schema) = body.schema {
             // CPU work (its regexes): off the async threads, and within the slot.
             tokio::task::spawn_blocking(move || {
                 warden_gateway::validate::OutputSchema::compile(&schema).map(|_| ())
@@ -667,363 +684,6 @@ impl Service {
         self.metrics.rejected(reason);
     }
 
-    /// `POST /v1/sessions`: starts a session for the caller under a policy it may use.
-    pub async fn create_session(
-        &self,
-        caller: &Caller,
-        body: SessionBody,
-        endpoint: &str,
-    ) -> Result<Value, ServiceError> {
-        let started = Instant::now();
-        let mut audit = AuditRecord::new(&caller.identity, endpoint);
-        let result = self
-            .create_session_handle(caller, body, &mut audit)
-            .await
-            .map(|handle| self.describe_new_session(&handle));
-        if let Ok(answer) = &result {
-            audit.session = answer.get("id").and_then(Value::as_str).map(str::to_owned);
-        }
-        self.finish_audit(audit, &result, started);
-        result
-    }
-
-    /// Starts a session (no audit line: the callers write it).
-    async fn create_session_handle(
-        &self,
-        caller: &Caller,
-        body: SessionBody,
-        audit: &mut AuditRecord,
-    ) -> Result<Arc<Handle>, ServiceError> {
-        let (name, registered) = self.policy(caller, body.policy.as_deref())?;
-        audit.policy = Some(name.to_owned());
-        audit.policy_sha256 = Some(registered.policy.sha256.clone());
-        let caps = job::InputCaps {
-            max_files: self.config.max_input_files,
-            max_bytes: self.config.max_input_bytes,
-        };
-        job::decode_inputs(&body.inputs, caps).map_err(ServiceError::BadRequest)?;
-        let limits = CallerLimits {
-            wall_time_ms: body.limits.wall_time_ms,
-            cpu_time_ms: None,
-            memory_mib: body.limits.memory_mib,
-            stdout_bytes: body.limits.stdout_bytes,
-        };
-        let want = pool::Want {
-            policy: name,
-            registered,
-            memory_mib: limits.memory_mib,
-        };
-        let warm = self.pool.take(&want, true);
-        self.sessions
-            .create(
-                &self.executor,
-                NewSession {
-                    owner: &caller.owner,
-                    client: &caller.identity,
-                    policy_name: name,
-                    registered,
-                    limits,
-                    inputs: body.inputs,
-                    warm,
-                },
-            )
-            .await
-    }
-
-    fn describe_new_session(&self, handle: &Handle) -> Value {
-        let limits = &self.config.sessions;
-        json!({
-            "id": handle.id,
-            "policy": {"name": handle.policy, "sha256": handle.policy_sha256},
-            "limits": session_limits_json(&handle.limits),
-            "layers": handle.layers,
-            "created_at": handle.created_at,
-            "idle_timeout_ms": elapsed_ms_of(limits.idle_timeout),
-            "max_lifetime_ms": elapsed_ms_of(limits.max_lifetime),
-        })
-    }
-
-    /// The caller's session `id` for a request to it (its last activity now), or 404 (another
-    /// owner's session is not told apart from none), 421 for an id of another node, 410 for an id
-    /// of this node from an earlier life of the server.
-    fn session(&self, caller: &Caller, id: &str) -> Result<Arc<Handle>, ServiceError> {
-        self.find_session(caller, id, true)
-    }
-
-    fn find_session(
-        &self,
-        caller: &Caller,
-        id: &str,
-        touch: bool,
-    ) -> Result<Arc<Handle>, ServiceError> {
-        self.sessions.find(&caller.owner, id, touch).ok_or_else(|| {
-            match self.sessions.elsewhere(id) {
-                Some(sessions::Elsewhere::OtherNode(node)) => ServiceError::WrongNode(
-                    node.clone(),
-                    format!(
-                        "session {id:?} is held by node {node:?}, not this one ({}): send its \
-                         requests to that node (a router in front of the nodes does it)",
-                        sessions::node().unwrap_or_default()
-                    ),
-                ),
-                Some(sessions::Elsewhere::EarlierLife) => ServiceError::SessionLost(format!(
-                    "session {id:?} was lost: the server on node {} restarted since it was \
-                     created, and its interpreter and variables are gone; start a new session \
-                     and run again the cells whose results you need",
-                    sessions::node().unwrap_or_default()
-                )),
-                None => ServiceError::NotFound(format!(
-                    "no session {id:?} for this client (it never existed, belongs to another \
-                     client, or has ended)"
-                )),
-            }
-        })
-    }
-
-    /// `GET /v1/sessions`: the caller's sessions.
-    pub fn list_sessions(&self, caller: &Caller) -> Value {
-        let limits = &self.config.sessions;
-        let sessions: Vec<Value> = self
-            .sessions
-            .list(&caller.owner)
-            .iter()
-            .map(|handle| {
-                let mut entry = handle.describe(limits);
-                if let Some(object) = entry.as_object_mut() {
-                    object.insert("limits".into(), session_limits_json(&handle.limits));
-                }
-                entry
-            })
-            .collect();
-        json!({
-            "sessions": sessions,
-            "max_sessions": limits.max_sessions,
-            "max_sessions_per_client": limits.max_per_client,
-        })
-    }
-
-    /// `GET /v1/sessions/{id}`.
-    pub fn session_info(&self, caller: &Caller, id: &str) -> Result<Value, ServiceError> {
-        let handle = self
-            .find_session(caller, id, false)
-            .inspect_err(|err| self.metrics.rejected(err.code()))?;
-        let mut entry = handle.describe(&self.config.sessions);
-        if let Some(object) = entry.as_object_mut() {
-            object.insert("limits".into(), session_limits_json(&handle.limits));
-            object.insert("layers".into(), json!(handle.layers));
-        }
-        Ok(entry)
-    }
-
-    /// `POST /v1/sessions/{id}/execute`: the cell's record (every judged or executed cell is
-    /// `Ok`, whatever its status). With `stream`, the cell's output is sent there as it comes.
-    /// Past `hard_limit` the session is ended and the cell reported as a timeout.
-    pub async fn execute_cell(
-        &self,
-        caller: &Caller,
-        id: &str,
-        code: String,
-        stream: Option<tokio::sync::mpsc::Sender<Chunk>>,
-        hard_limit: Option<Duration>,
-        endpoint: &str,
-    ) -> Result<Value, ServiceError> {
-        let started = Instant::now();
-        let handle = match self.session(caller, id) {
-            Ok(handle) => handle,
-            Err(err) => {
-                let mut audit = AuditRecord::new(&caller.identity, endpoint);
-                audit.code_sha256 = Some(sha256(code.as_bytes()));
-                self.finish_audit(audit, &Err::<(), _>(err.clone()), started);
-                return Err(err);
-            }
-        };
-        let streaming = stream.is_some();
-        let op = WorkerRequest::Execute {
-            code,
-            stream: streaming,
-        };
-        // The cell's audit line and metrics are written by the session's actor.
-        match self
-            .sessions
-            .request(&handle, op, hard_limit, &caller.identity, endpoint, stream)
-            .await
-        {
-            Ok(WorkerAnswer::Cell(record)) => Ok(record),
-            Ok(WorkerAnswer::Failed { message, .. }) => Err(ServiceError::BadRequest(message)),
-            Ok(_) => Err(ServiceError::Internal(
-                "the session answered out of turn".to_owned(),
-            )),
-            Err(message) => Ok(sessions::lost_cell(&message)),
-        }
-    }
-
-    /// `DELETE /v1/sessions/{id}`: ends the session (a running cell is interrupted) and answers
-    /// once its processes, mounts, cgroup and files are gone.
-    pub async fn end_session(
-        &self,
-        caller: &Caller,
-        id: &str,
-        endpoint: &str,
-    ) -> Result<Value, ServiceError> {
-        let started = Instant::now();
-        let handle = match self.session(caller, id) {
-            Ok(handle) => handle,
-            Err(err) => {
-                let audit = AuditRecord::new(&caller.identity, endpoint);
-                self.finish_audit(audit, &Err::<(), _>(err.clone()), started);
-                return Err(err);
-            }
-        };
-        // The actor writes the `session_end` audit line.
-        let summary = self.sessions.end(&handle, "closed", true).await;
-        Ok(json!({
-            "id": handle.id,
-            "ended": true,
-            "reason": summary.reason,
-            "execution_count": summary.execution_count,
-            "usage": summary.usage,
-        }))
-    }
-
-    /// Ends the caller's session `id` for a front end (MCP's reset, a cancelled call), with
-    /// `reason` in the audit log and metrics; nothing when there is no such session.
-    pub async fn drop_session(&self, caller: &Caller, id: &str, reason: &'static str) {
-        if let Some(handle) = self.sessions.find(&caller.owner, id, false) {
-            self.sessions
-                .end(&handle, reason, reason != "cancelled")
-                .await;
-        }
-    }
-
-    /// Whether the caller's session `id` is alive.
-    pub fn session_alive(&self, caller: &Caller, id: &str) -> bool {
-        self.sessions.find(&caller.owner, id, false).is_some()
-    }
-
-    /// Uploads one file into the session's work dir (a relative path; directories made).
-    pub async fn upload_file(
-        &self,
-        caller: &Caller,
-        id: &str,
-        name: &str,
-        bytes: &[u8],
-        endpoint: &str,
-    ) -> Result<Value, ServiceError> {
-        use base64::Engine;
-        let content_base64 = base64::engine::general_purpose::STANDARD.encode(bytes);
-        let result = self
-            .file_request(caller, id, name, endpoint, |path| WorkerRequest::Upload {
-                path,
-                content_base64,
-            })
-            .await;
-        match result? {
-            WorkerAnswer::File(file) => Ok(json!({"path": file.path, "size": file.size})),
-            _ => Err(ServiceError::Internal(
-                "the session answered out of turn".to_owned(),
-            )),
-        }
-    }
-
-    /// The regular files in the session's work dir.
-    pub async fn list_files(
-        &self,
-        caller: &Caller,
-        id: &str,
-        endpoint: &str,
-    ) -> Result<Value, ServiceError> {
-        let started = Instant::now();
-        let mut audit = AuditRecord::new(&caller.identity, endpoint);
-        audit.session = Some(id.to_owned());
-        let result = async {
-            let handle = self.session(caller, id)?;
-            let answer = self
-                .sessions
-                .request(
-                    &handle,
-                    WorkerRequest::List,
-                    None,
-                    &caller.identity,
-                    endpoint,
-                    None,
-                )
-                .await
-                .map_err(ServiceError::NotFound)?;
-            match answer {
-                WorkerAnswer::Files { files, truncated } => {
-                    Ok(json!({"files": files, "truncated": truncated}))
-                }
-                WorkerAnswer::Failed { kind, message } => Err(fail_error(kind, message)),
-                _ => Err(ServiceError::Internal(
-                    "the session answered out of turn".to_owned(),
-                )),
-            }
-        }
-        .await;
-        self.finish_audit(audit, &result, started);
-        result
-    }
-
-    /// One file of the session's work dir (a regular file, never through a symlink, within the
-    /// policy's output cap).
-    pub async fn download_file(
-        &self,
-        caller: &Caller,
-        id: &str,
-        name: &str,
-        endpoint: &str,
-    ) -> Result<Vec<u8>, ServiceError> {
-        use base64::Engine;
-        let answer = self
-            .file_request(caller, id, name, endpoint, |path| WorkerRequest::Download {
-                path,
-            })
-            .await?;
-        match answer {
-            WorkerAnswer::Content { content_base64, .. } => {
-                base64::engine::general_purpose::STANDARD
-                    .decode(content_base64)
-                    .map_err(|err| ServiceError::Internal(format!("bad file content: {err}")))
-            }
-            _ => Err(ServiceError::Internal(
-                "the session answered out of turn".to_owned(),
-            )),
-        }
-    }
-
-    /// A request about one file of a session: the name checked and normalised first (400), one
-    /// audit line.
-    async fn file_request(
-        &self,
-        caller: &Caller,
-        id: &str,
-        name: &str,
-        endpoint: &str,
-        op: impl FnOnce(String) -> WorkerRequest,
-    ) -> Result<WorkerAnswer, ServiceError> {
-        let started = Instant::now();
-        let mut audit = AuditRecord::new(&caller.identity, endpoint);
-        audit.session = Some(id.to_owned());
-        audit.file = Some(name.chars().take(512).collect());
-        let result = async {
-            let handle = self.session(caller, id)?;
-            let path = warden_gateway::files::relative_name(name)
-                .map_err(|err| ServiceError::BadRequest(format!("file name: {err}")))?;
-            let answer = self
-                .sessions
-                .request(&handle, op(path), None, &caller.identity, endpoint, None)
-                .await
-                .map_err(ServiceError::NotFound)?;
-            match answer {
-                WorkerAnswer::Failed { kind, message } => Err(fail_error(kind, message)),
-                answer => Ok(answer),
-            }
-        }
-        .await;
-        self.finish_audit(audit, &result, started);
-        result
-    }
-
     /// Writes a session request's audit line: `ok`, or the error's code (counted as a rejection
     /// unless the server failed).
     fn finish_audit<T>(
@@ -1044,40 +704,6 @@ impl Service {
         audit.duration_ms = elapsed_ms(started);
         self.audit.write(&audit);
     }
-}
-
-/// Plans every policy's jail on this host; a policy whose required layers cannot be enforced here is
-/// an error (the server does not start with it).
-pub fn plan_policies(config: &ServerConfig) -> anyhow::Result<BTreeMap<String, warden_jail::Plan>> {
-    let mut plans = BTreeMap::new();
-    for (name, registered) in &config.policies {
-        let mut jail = warden_gateway::jail_config::from_policy(&registered.policy)
-            .map_err(|err| anyhow::anyhow!("policy {name}: {err:#}"))?;
-        // The layers a listing reports are the ones runs get: with the runtime layer a run of
-        // this policy installs (a policy that needs it where it is missing fails here, as its
-        // runs would).
-        let layer = warden_gateway::hook_config::runtime_layer(&registered.policy, false)
-            .map_err(|err| anyhow::anyhow!("policy {name}: {err}"))?;
-        jail.bootstrap = warden_gateway::jail_config::bootstrap(layer);
-        let plan = warden_jail::Plan::new(&jail)
-            .map_err(|err| anyhow::anyhow!("policy {name} cannot run on this host: {err}"))?;
-        plans.insert(name.clone(), plan);
-    }
-    Ok(plans)
-}
-
-/// "Allowed means importable": imports, in the jail, every module each policy allows, with the
-/// policy's runtime; a policy whose allowed modules do not all import is an error. Returns the number
-/// of modules checked per policy. Runs jails from this process, so it is for `serve --check-config`
-/// (single-threaded), not for a running server.
-pub fn check_policy_imports(config: &ServerConfig) -> anyhow::Result<BTreeMap<String, usize>> {
-    let mut counts = BTreeMap::new();
-    for (name, registered) in &config.policies {
-        let count = warden_gateway::runtime_check::require_importable(&registered.policy)
-            .map_err(|err| anyhow::anyhow!("policy {name}: {err:#}"))?;
-        counts.insert(name.clone(), count);
-    }
-    Ok(counts)
 }
 
 /// An audit line being filled in: written by [`PendingAudit::finish`], or as `cancelled` when the
@@ -1118,69 +744,6 @@ impl Drop for PendingAudit<'_> {
             self.record.status = "cancelled".to_owned();
             self.write();
         }
-    }
-}
-
-/// One entry of `GET /v1/policies`.
-pub fn describe_policy(name: &str, registered: &RegisteredPolicy, is_default: bool) -> Value {
-    let policy = &registered.policy;
-    let limits = &policy.limits;
-    let members: serde_json::Map<String, Value> = policy
-        .imports
-        .members
-        .iter()
-        .map(|(module, members)| (module.clone(), json!(members)))
-        .collect();
-    json!({
-        "name": name,
-        "rules_name": policy.name,
-        "description": policy.description,
-        "sha256": policy.sha256,
-        "source": registered.source,
-        "default": is_default,
-        "python": format!("3.{}", policy.target_minor),
-        "allowed_imports": policy.imports.allowed_list(),
-        "denied_imports": policy.imports.deny.iter().map(ToString::to_string).collect::<Vec<_>>(),
-        "partial_modules": members,
-        "network": policy.network,
-        "files": {
-            "workdir": warden_policy::settings::WORKDIR,
-            "read": policy.files.read,
-            "write": policy.files.write,
-        },
-        "limits": {
-            "wall_time_ms": limits.wall_time_ms,
-            "cpu_time_ms": limits.cpu_time_ms,
-            "memory_bytes": limits.memory_bytes,
-            "pids": limits.pids,
-            "stdout_bytes": limits.stdout_bytes,
-            "stderr_bytes": limits.stderr_bytes,
-            "output_files": limits.output_files,
-            "output_bytes": limits.output_bytes,
-            "source_bytes": policy.source.max_bytes,
-        },
-    })
-}
-
-/// A session's limits as its answers show them: `wall_time_ms` and `stdout_bytes` per cell,
-/// `memory_mib` for the whole session (its CPU is bounded by its lifetime).
-fn session_limits_json(limits: &pipeline::AppliedLimits) -> Value {
-    json!({
-        "wall_time_ms": limits.wall_time_ms,
-        "memory_mib": limits.memory_mib,
-        "stdout_bytes": limits.stdout_bytes,
-        "capped": limits.capped,
-    })
-}
-
-/// A session worker's failed file request as the client's error.
-fn fail_error(kind: FailKind, message: String) -> ServiceError {
-    match kind {
-        FailKind::BadRequest => ServiceError::BadRequest(message),
-        FailKind::NotFound => ServiceError::NotFound(message),
-        FailKind::TooLarge => ServiceError::TooLarge(message),
-        FailKind::Ended => ServiceError::NotFound(format!("the session has ended: {message}")),
-        FailKind::SetupFailed => ServiceError::Internal(message),
     }
 }
 

@@ -6,44 +6,41 @@
 //! A pooled jail is a `warden session-worker` (a jail must be created by a single-threaded process)
 //! that started a session's jail (the same confinement plan as a run's: namespaces, root, Landlock,
 //! seccomp, its own cgroup, rlimits, the runtime layer; all in force before the driver reads a
-//! byte) and imported the preload list in it, then waits for one claim ([`worker::Claim`]).
+//! byte) and imported the preload list in it, then waits for one claim ([`wire::Claim`]).
 //!
 //! Owns: `[pool]` (`enabled`, `depth`, `memory_mib`, `max_idle_ms`), the jails waiting, the refill
 //! loop ([`maintain`]), its metrics, and discarding every waiting jail at shutdown. Does not own:
-//! the jail, the run or the session (`worker.rs` and `warden_gateway::session`).
+//! the jail, the run or the session (`warden_worker::pooled` and `warden_gateway::session`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
-use serde_json::json;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::process::{Child, ChildStdin};
 use warden_gateway::pipeline::RunRecord;
+use warden_worker::wire::{self, Job};
 
 use super::admission::Slot;
 use super::config::RegisteredPolicy;
 use super::executor::{ExecError, JobDir};
-use super::job::{Job, WorkerReply};
 use super::Service;
 
-pub mod template;
-pub mod worker;
+mod config;
+mod memory;
+mod metrics;
+mod process;
+mod templates;
 
-/// Default `pool.depth`: jails kept waiting per policy.
-pub const DEFAULT_DEPTH: usize = 2;
-/// Default `pool.memory_mib`: what the waiting jails may hold in all (their proportional share of
-/// memory, PSS).
-pub const DEFAULT_MEMORY_MIB: u64 = 1024;
-/// Default `pool.max_idle_ms`: a jail waiting longer is discarded and replaced (10 minutes).
-pub const DEFAULT_MAX_IDLE_MS: u64 = 600_000;
-/// Default `pool.template_forks`: jails one template forks before a fresh one replaces it.
-pub const DEFAULT_TEMPLATE_FORKS: u64 = 1000;
-/// Default `pool.template_max_age_ms`: a template older than this is replaced (10 minutes).
-pub const DEFAULT_TEMPLATE_MAX_AGE_MS: u64 = 600_000;
+pub(crate) use config::RawPool;
+pub use config::{
+    PoolConfig, DEFAULT_DEPTH, DEFAULT_MAX_IDLE_MS, DEFAULT_MEMORY_MIB, DEFAULT_TEMPLATE_FORKS,
+    DEFAULT_TEMPLATE_MAX_AGE_MS,
+};
+pub use memory::{smaps_field, tree_pss};
+pub(crate) use process::Warm;
+use process::{ask_idle_worker, ask_new_worker, discard, NewWorker};
+
 /// One forked jail in this many has its PSS measured (`Pool::sampled_pss`).
 const PSS_SAMPLE: u64 = 64;
 /// How long a pooled jail may take to start and import its preload list.
@@ -60,238 +57,6 @@ const REAP_WITHIN: Duration = Duration::from_secs(10);
 const IDLE_WORKER_TTL: Duration = Duration::from_secs(60);
 /// A pooled worker serves at most this many jails, then ends (a fresh process replaces it).
 const WORKER_USES: u64 = 1000;
-
-/// `[pool]` as written.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct RawPool {
-    enabled: Option<bool>,
-    depth: Option<usize>,
-    memory_mib: Option<u64>,
-    max_idle_ms: Option<u64>,
-    template: Option<bool>,
-    template_forks: Option<u64>,
-    template_max_age_ms: Option<u64>,
-}
-
-/// `[pool]`, validated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PoolConfig {
-    /// Whether jails are pre-started at all (default true).
-    pub enabled: bool,
-    /// Jails kept waiting per policy.
-    pub depth: usize,
-    /// What the waiting jails may hold in all (PSS); none is started past it.
-    pub memory_bytes: u64,
-    /// A jail waiting longer is discarded and replaced.
-    pub max_idle: Duration,
-    /// Fork the pooled jails from a per-policy template that imported the preload once (default
-    /// true); off: every pooled jail starts its own interpreter and imports the preload itself.
-    pub template: bool,
-    /// A template forks at most this many jails, then a fresh one (a new process: its own ASLR
-    /// layout, stack canary and hash secret) takes over.
-    pub template_forks: u64,
-    /// ... and is replaced when it is older than this.
-    pub template_max_age: Duration,
-}
-
-impl Default for PoolConfig {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            depth: DEFAULT_DEPTH,
-            memory_bytes: DEFAULT_MEMORY_MIB << 20,
-            max_idle: Duration::from_millis(DEFAULT_MAX_IDLE_MS),
-            template: true,
-            template_forks: DEFAULT_TEMPLATE_FORKS,
-            template_max_age: Duration::from_millis(DEFAULT_TEMPLATE_MAX_AGE_MS),
-        }
-    }
-}
-
-impl PoolConfig {
-    pub(crate) fn from_raw(raw: &RawPool) -> anyhow::Result<Self> {
-        let depth = raw.depth.unwrap_or(DEFAULT_DEPTH);
-        anyhow::ensure!(
-            (1..=64).contains(&depth),
-            "pool.depth must be 1 to 64 (turn the pool off with pool.enabled = false)"
-        );
-        let memory_mib = raw.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
-        anyhow::ensure!(memory_mib >= 1, "pool.memory_mib must be at least 1");
-        let max_idle_ms = raw.max_idle_ms.unwrap_or(DEFAULT_MAX_IDLE_MS);
-        anyhow::ensure!(
-            max_idle_ms >= 1000,
-            "pool.max_idle_ms must be at least 1000"
-        );
-        let template_forks = raw.template_forks.unwrap_or(DEFAULT_TEMPLATE_FORKS);
-        anyhow::ensure!(
-            template_forks >= 1,
-            "pool.template_forks must be at least 1"
-        );
-        let template_max_age_ms = raw
-            .template_max_age_ms
-            .unwrap_or(DEFAULT_TEMPLATE_MAX_AGE_MS);
-        anyhow::ensure!(
-            template_max_age_ms >= 1000,
-            "pool.template_max_age_ms must be at least 1000"
-        );
-        Ok(Self {
-            enabled: raw.enabled.unwrap_or(true),
-            depth,
-            memory_bytes: memory_mib.saturating_mul(1 << 20),
-            max_idle: Duration::from_millis(max_idle_ms),
-            template: raw.template.unwrap_or(true),
-            template_forks,
-            template_max_age: Duration::from_millis(template_max_age_ms),
-        })
-    }
-}
-
-/// A pooled jail, waiting: its worker, the worker's pipes and private directory.
-pub struct Warm {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    dir: JobDir,
-    stderr: tokio::task::JoinHandle<std::io::Result<Vec<u8>>>,
-    born: Instant,
-    /// Proportional memory (PSS) of the worker and its jail when it became ready.
-    pss: u64,
-    /// Forked from the policy's template.
-    forked: bool,
-    /// Jails this worker has served before this one.
-    uses: u64,
-}
-
-/// The parts of a claimed jail a session's actor takes over.
-pub(crate) struct SessionParts {
-    pub child: Child,
-    pub stdin: ChildStdin,
-    pub stdout: BufReader<ChildStdout>,
-    pub dir: JobDir,
-    pub stderr: tokio::task::JoinHandle<std::io::Result<Vec<u8>>>,
-}
-
-impl Warm {
-    pub(crate) fn into_session_parts(self) -> SessionParts {
-        SessionParts {
-            child: self.child,
-            stdin: self.stdin,
-            stdout: self.stdout,
-            dir: self.dir,
-            stderr: self.stderr,
-        }
-    }
-
-    /// Whether the worker is still there.
-    fn alive(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
-    }
-
-    /// Runs `job` in this jail; the worker ends with it. `Err(None)`: the jail was gone before it
-    /// took the program (the caller runs it cold). The worker sends the record as soon as it is
-    /// complete and ends its jail after it: the record comes back at once, and the worker's end
-    /// is awaited by the returned [`Reaping`] (which the caller hands to a task of its own).
-    async fn run(
-        mut self,
-        job: &Job,
-        guard: Duration,
-        reply_cap: u64,
-    ) -> (Result<RunRecord, Option<ExecError>>, Reaping) {
-        let mut line = match serde_json::to_vec(&json!({"claim": "run", "job": job})) {
-            Ok(line) => line,
-            Err(err) => {
-                return (
-                    Err(Some(ExecError::Spawn(err.to_string()))),
-                    self.into_reaping(),
-                )
-            }
-        };
-        line.push(b'\n');
-        if self.stdin.write_all(&line).await.is_err() || self.stdin.flush().await.is_err() {
-            return (Err(None), self.into_reaping());
-        }
-        let Warm {
-            child,
-            stdin,
-            mut stdout,
-            dir,
-            stderr,
-            uses,
-            ..
-        } = self;
-        let mut reaping = Reaping {
-            child,
-            dir,
-            back: None,
-        };
-        // One line: the reply (the worker writes nothing else on its standard output).
-        let work = async {
-            let mut out = Vec::new();
-            let read = (&mut stdout)
-                .take(reply_cap + 1)
-                .read_until(b'\n', &mut out)
-                .await;
-            read.map(|_| out)
-        };
-        let out = match tokio::time::timeout(guard, work).await {
-            Ok(out) => out,
-            Err(_) => {
-                let _ = reaping.child.start_kill();
-                return (Err(Some(ExecError::Guard(guard))), reaping);
-            }
-        };
-        let out = match out {
-            Ok(out) => out,
-            Err(e) => {
-                let _ = reaping.child.start_kill();
-                let err = ExecError::Worker(format!("cannot read its reply: {e}"));
-                return (Err(Some(err)), reaping);
-            }
-        };
-        if out.len() as u64 > reply_cap {
-            let _ = reaping.child.start_kill();
-            let err = ExecError::Worker(format!("its reply exceeded {reply_cap} bytes"));
-            return (Err(Some(err)), reaping);
-        }
-        let reply = match serde_json::from_slice::<WorkerReply>(&out) {
-            Ok(reply) => reply,
-            Err(_) if out.is_empty() => return (Err(None), reaping),
-            Err(_) => {
-                // No reply: the worker failed; what it said is on its standard error.
-                drop(stdin);
-                let _ = reaping.child.wait().await;
-                let stderr = match stderr.await {
-                    Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).trim().to_owned(),
-                    _ => String::new(),
-                };
-                let err = ExecError::Worker(format!("no reply: {stderr}"));
-                return (Err(Some(err)), reaping);
-            }
-        };
-        // A worker that answered may come back for another jail once this one has ended.
-        reaping.back = Some(Back {
-            stdin,
-            stdout,
-            stderr,
-            uses: uses + 1,
-        });
-        let result = match reply {
-            WorkerReply::Record(record) => Ok(*record),
-            WorkerReply::Error(message) if message.starts_with(worker::NOT_TAKEN) => Err(None),
-            WorkerReply::Error(message) => Err(Some(ExecError::Job(message))),
-        };
-        (result, reaping)
-    }
-
-    fn into_reaping(self) -> Reaping {
-        Reaping {
-            child: self.child,
-            dir: self.dir,
-            back: None,
-        }
-    }
-}
 
 /// Whether the static layer lets `job` reach a jail (allowed, or sent to review and approved):
 /// a program it stops never takes a pooled jail (it goes the cold way, which starts no jail for
@@ -312,66 +77,6 @@ async fn would_run(want: &Want<'_>, job: &Job) -> bool {
     .await
     .unwrap_or(false)
 }
-
-/// A claimed pooled worker after its reply: it ends its jail (every process, mount, cgroup and
-/// temporary directory of it), then either exits or says it is idle (`worker.rs`). Whoever holds
-/// this waits for that.
-struct Reaping {
-    child: Child,
-    dir: JobDir,
-    /// The worker's pipes, when it answered and may come back idle.
-    back: Option<Back>,
-}
-
-/// What the pool keeps of a worker that may come back.
-struct Back {
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    stderr: tokio::task::JoinHandle<std::io::Result<Vec<u8>>>,
-    uses: u64,
-}
-
-impl Reaping {
-    /// Waits for the worker to end its jail, at most `within`. `Some`: it did, and waits idle for
-    /// its next job. Otherwise it has exited (killed past `within`: its jail's init dies with it)
-    /// and its private directory is removed.
-    async fn finish(mut self, within: Duration) -> Option<NewWorker> {
-        let deadline = tokio::time::Instant::now() + within;
-        if let Some(mut back) = self.back.take() {
-            let mut line = String::new();
-            let mut limited = (&mut back.stdout).take(4096);
-            let read = limited.read_line(&mut line);
-            let idle = matches!(tokio::time::timeout_at(deadline, read).await, Ok(Ok(n)) if n > 0)
-                && matches!(
-                    serde_json::from_str::<worker::PoolAnswer>(&line),
-                    Ok(worker::PoolAnswer::Idle)
-                );
-            if idle {
-                return Some(NewWorker {
-                    child: self.child,
-                    stdin: back.stdin,
-                    stdout: back.stdout,
-                    dir: self.dir,
-                    stderr: back.stderr,
-                    uses: back.uses,
-                });
-            }
-            // Anything else: the worker ends.
-            drop(back);
-        }
-        if tokio::time::timeout_at(deadline, self.child.wait())
-            .await
-            .is_err()
-        {
-            let _ = self.child.kill().await;
-        }
-        drop(self.dir);
-        None
-    }
-}
-
-/// A counter family of the metrics: name, help, and its value in a policy's [`Stats`].
-type Counter = (&'static str, &'static str, fn(&Stats) -> u64);
 
 /// Counters of one policy's pool.
 #[derive(Debug, Default, Clone)]
@@ -410,7 +115,8 @@ struct State {
 /// A policy's template: the worker relaying fork requests to it, and its socket.
 struct Template {
     child: Child,
-    stdin: ChildStdin,
+    /// Its end ends the relay.
+    stdin: Option<ChildStdin>,
     dir: JobDir,
     socket: std::path::PathBuf,
     born: Instant,
@@ -430,7 +136,7 @@ enum TemplateSlot {
 pub struct Pool {
     pub config: PoolConfig,
     state: Mutex<State>,
-    /// Per policy, the template its pooled jails are forked from (`template.rs`).
+    /// Per policy, the template its pooled jails are forked from (`warden_worker::template`).
     templates: tokio::sync::Mutex<BTreeMap<String, TemplateSlot>>,
     /// Templates retired (too many forks, too old, or at shutdown) whose workers have not exited.
     retiring: Mutex<Vec<tokio::task::JoinHandle<()>>>,
@@ -540,7 +246,7 @@ impl Pool {
         } else {
             self.forked_now(service, want, job, true, true).await?
         };
-        let pid = warm.child.id().unwrap_or(0);
+        let pid = warm.process.child.id().unwrap_or(0);
         self.mark_busy(pid, true);
         let (result, reaping) = warm.run(job, guard, reply_cap).await;
         let pool = Arc::clone(self);
@@ -696,7 +402,8 @@ impl Pool {
             let mut state = self.state.lock().ok()?;
             let mut found = None;
             while let Some((mut worker, since)) = state.idle.pop() {
-                if since.elapsed() < IDLE_WORKER_TTL && matches!(worker.child.try_wait(), Ok(None))
+                if since.elapsed() < IDLE_WORKER_TTL
+                    && matches!(worker.process.child.try_wait(), Ok(None))
                 {
                     found = Some(worker);
                     break;
@@ -769,163 +476,6 @@ impl Pool {
             }
         }
     }
-
-    /// The pool's metrics, in the exposition format.
-    pub fn render(&self) -> String {
-        let mut out = String::new();
-        let Ok(state) = self.state.lock() else {
-            return out;
-        };
-        let family = |out: &mut String, name: &str, kind: &str, help: &str| {
-            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
-        };
-        let mut names: BTreeSet<&String> = state.stats.keys().collect();
-        names.extend(state.ready.keys());
-        family(
-            &mut out,
-            "warden_pool_ready",
-            "gauge",
-            "Pre-started jails waiting, by policy.",
-        );
-        for name in &names {
-            let n = state.ready.get(*name).map_or(0, Vec::len);
-            let _ = writeln!(out, "warden_pool_ready{{policy=\"{name}\"}} {n}");
-        }
-        family(
-            &mut out,
-            "warden_pool_depth",
-            "gauge",
-            "Jails the pool keeps waiting per policy (pool.depth; 0 when the pool is off).",
-        );
-        let depth = if self.config.enabled {
-            self.config.depth
-        } else {
-            0
-        };
-        let _ = writeln!(out, "warden_pool_depth {depth}");
-        family(
-            &mut out,
-            "warden_pool_busy",
-            "gauge",
-            "Claimed pooled workers not reaped yet (running a program, or ending its jail after the record was sent).",
-        );
-        let _ = writeln!(out, "warden_pool_busy {}", state.busy.len());
-        family(
-            &mut out,
-            "warden_pool_idle_workers",
-            "gauge",
-            "Pooled workers back from a run, holding no jail, kept for the next jail the pool starts.",
-        );
-        let _ = writeln!(out, "warden_pool_idle_workers {}", state.idle.len());
-        family(
-            &mut out,
-            "warden_pool_memory_bytes",
-            "gauge",
-            "Proportional memory (PSS) of the waiting jails, measured when each became ready.",
-        );
-        let memory: u64 = state.ready.values().flatten().map(|w| w.pss).sum();
-        let _ = writeln!(out, "warden_pool_memory_bytes {memory}");
-        family(
-            &mut out,
-            "warden_pool_hits_total",
-            "counter",
-            "Requests served by a pre-started jail, by policy and kind.",
-        );
-        for (name, s) in &state.stats {
-            let _ = writeln!(
-                out,
-                "warden_pool_hits_total{{policy=\"{name}\",kind=\"run\"}} {}",
-                s.hits_runs
-            );
-            let _ = writeln!(
-                out,
-                "warden_pool_hits_total{{policy=\"{name}\",kind=\"session\"}} {}",
-                s.hits_sessions
-            );
-        }
-        let counters: [Counter; 8] = [
-            (
-                "warden_pool_forked_total",
-                "Jails forked from the policy's template (which imported the preload once).",
-                |s| s.forked,
-            ),
-            (
-                "warden_pool_workers_reused_total",
-                "Pooled jails started by a worker back from an earlier run (no new worker process).",
-                |s| s.reused,
-            ),
-            (
-                "warden_pool_templates_started_total",
-                "Templates started (a fresh process replaces one that forked its share or aged).",
-                |s| s.templates,
-            ),
-            (
-                "warden_pool_misses_total",
-                "Requests that found no jail waiting (or did not fit one).",
-                |s| s.misses,
-            ),
-            (
-                "warden_pool_forked_on_miss_total",
-                "Runs that found no jail waiting and got one forked from the template at once \
-                 (the other misses started cold).",
-                |s| s.forked_on_miss,
-            ),
-            (
-                "warden_pool_refills_total",
-                "Jails started into the pool.",
-                |s| s.refills,
-            ),
-            (
-                "warden_pool_refill_failures_total",
-                "Jails that failed to start into the pool.",
-                |s| s.refill_failures,
-            ),
-            (
-                "warden_pool_discarded_total",
-                "Waiting jails discarded unused (too old, or found dead).",
-                |s| s.discarded,
-            ),
-        ];
-        for (name, help, get) in counters {
-            family(&mut out, name, "counter", help);
-            for (policy, s) in &state.stats {
-                let _ = writeln!(out, "{name}{{policy=\"{policy}\"}} {}", get(s));
-            }
-        }
-        family(
-            &mut out,
-            "warden_pool_refill_seconds",
-            "summary",
-            "Time to start a jail into the pool (interpreter up, preload imported).",
-        );
-        for (policy, s) in &state.stats {
-            let _ = writeln!(
-                out,
-                "warden_pool_refill_seconds_sum{{policy=\"{policy}\"}} {:.6}\nwarden_pool_refill_seconds_count{{policy=\"{policy}\"}} {}",
-                s.refill_seconds, s.refills
-            );
-        }
-        out
-    }
-}
-
-/// Ends a waiting jail: the end of its worker's input ends the session cleanly (every process,
-/// mount and cgroup of the jail); a worker that does not end soon is killed.
-async fn discard(warm: Warm) {
-    end_worker(warm.child, warm.stdin, warm.dir).await;
-}
-
-/// Ends a pooled worker by the end of its input (a jail it holds ends cleanly with it), killing
-/// it when it does not end soon, then removes its private directory.
-async fn end_worker(mut child: Child, stdin: ChildStdin, dir: JobDir) {
-    drop(stdin);
-    if tokio::time::timeout(Duration::from_secs(10), child.wait())
-        .await
-        .is_err()
-    {
-        let _ = child.kill().await;
-    }
-    drop(dir);
 }
 
 /// Keeps every policy's pool filled, discards jails waiting too long, until the pool is closed.
@@ -1084,159 +634,14 @@ impl Pool {
     }
 }
 
-impl Pool {
-    /// The socket of `policy`'s template, starting one (or a fresh one, when the current one has
-    /// forked `template_forks` runs or is older than `template_max_age`) when needed. `None`: no
-    /// template (off, or it could not start lately): the jail starts on its own.
-    async fn template_for(
-        &self,
-        service: &Service,
-        policy: &str,
-        registered: &RegisteredPolicy,
-        lifetime: Duration,
-    ) -> Option<std::path::PathBuf> {
-        if !self.config.template || self.closed.load(Ordering::SeqCst) {
-            return None;
-        }
-        let mut templates = self.templates.lock().await;
-        // A template whose worker is gone (its jail died) is replaced.
-        let alive = match templates.get_mut(policy) {
-            Some(TemplateSlot::Ready(template)) => matches!(template.child.try_wait(), Ok(None)),
-            _ => false,
-        };
-        match templates.get_mut(policy) {
-            Some(TemplateSlot::Ready(template))
-                if alive
-                    && template.forks < self.config.template_forks
-                    && template.born.elapsed() < self.config.template_max_age =>
-            {
-                template.forks += 1;
-                return Some(template.socket.clone());
-            }
-            Some(TemplateSlot::Failed { retry_at }) if Instant::now() < *retry_at => return None,
-            _ => {}
-        }
-        if let Some(TemplateSlot::Ready(old)) = templates.remove(policy) {
-            self.retire(*old, lifetime);
-        }
-        let bound = lifetime + self.config.template_max_age;
-        match start_template(service, registered, bound).await {
-            Ok(mut template) => {
-                if let Ok(mut state) = self.state.lock() {
-                    state.stats.entry(policy.to_owned()).or_default().templates += 1;
-                }
-                template.forks = 1;
-                let socket = template.socket.clone();
-                templates.insert(policy.to_owned(), TemplateSlot::Ready(Box::new(template)));
-                Some(socket)
-            }
-            Err(err) => {
-                eprintln!("warden: the template of policy {policy} could not start: {err:#}");
-                templates.insert(
-                    policy.to_owned(),
-                    TemplateSlot::Failed {
-                        retry_at: Instant::now() + BACKOFF * 6,
-                    },
-                );
-                None
-            }
-        }
-    }
-
-    /// Ends a template's relay; its worker exits once every run forked from it has ended (at
-    /// most `within` later, then it is killed).
-    fn retire(&self, template: Template, within: Duration) {
-        let Template {
-            mut child,
-            stdin,
-            dir,
-            ..
-        } = template;
-        drop(stdin);
-        let task = tokio::spawn(async move {
-            if tokio::time::timeout(within, child.wait()).await.is_err() {
-                let _ = child.kill().await;
-            }
-            drop(dir);
-        });
-        if let Ok(mut retiring) = self.retiring.lock() {
-            retiring.retain(|task| !task.is_finished());
-            retiring.push(task);
-        }
-    }
-
-    /// Ends every template (shutdown, after the sessions): waits for their workers for up to
-    /// `within`, then kills them (their jails, and anything forked from them, die with them).
-    pub async fn close_templates(&self, within: Duration) {
-        let templates: Vec<Template> = std::mem::take(&mut *self.templates.lock().await)
-            .into_values()
-            .filter_map(|slot| match slot {
-                TemplateSlot::Ready(template) => Some(*template),
-                TemplateSlot::Failed { .. } => None,
-            })
-            .collect();
-        for template in templates {
-            self.retire(template, within);
-        }
-        let tasks: Vec<_> = self
-            .retiring
-            .lock()
-            .map(|mut r| std::mem::take(&mut *r))
-            .unwrap_or_default();
-        for task in tasks {
-            let _ = task.await;
-        }
-    }
-}
-
-/// Starts `registered`'s template: a session worker in template mode, its jail, the preload.
-async fn start_template(
-    service: &Service,
-    registered: &RegisteredPolicy,
-    lifetime: Duration,
-) -> anyhow::Result<Template> {
-    let job = template::TemplateJob {
-        template: pool_start(registered, lifetime, None, false),
-    };
-    let (mut worker, answer) = ask_new_worker(service, "template", &job).await?;
-    match serde_json::from_str::<template::TemplateAnswer>(&answer) {
-        Ok(template::TemplateAnswer::Ready {
-            socket,
-            preload_failed,
-        }) => {
-            if !preload_failed.is_empty() {
-                eprintln!(
-                    "warden: a template could not preload: {}",
-                    preload_failed.join("; ")
-                );
-            }
-            // Its standard error is read to the end (and dropped) so that it never blocks.
-            drop(worker.stderr);
-            Ok(Template {
-                child: worker.child,
-                stdin: worker.stdin,
-                dir: worker.dir,
-                socket,
-                born: Instant::now(),
-                forks: 0,
-            })
-        }
-        Ok(template::TemplateAnswer::Failed { message }) => {
-            let _ = worker.child.kill().await;
-            anyhow::bail!("{message}");
-        }
-        Err(_) => Err(worker.out_of_turn("template").await),
-    }
-}
-
 /// What the pool starts a worker with, for `registered`.
 fn pool_start(
     registered: &RegisteredPolicy,
     lifetime: Duration,
     template: Option<std::path::PathBuf>,
     defer: bool,
-) -> worker::PoolStart {
-    worker::PoolStart {
+) -> wire::PoolStart {
+    wire::PoolStart {
         policy_text: registered.text.clone(),
         policy_resolved: Some(registered.resolved.clone()),
         policy_base_dir: registered.base_dir.clone(),
@@ -1244,119 +649,6 @@ fn pool_start(
         lifetime_ms: u64::try_from(lifetime.as_millis()).unwrap_or(u64::MAX),
         template,
         defer,
-    }
-}
-
-/// A `warden session-worker` the pool started (or one back from a run), with its pipes and
-/// directory.
-struct NewWorker {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    dir: JobDir,
-    stderr: tokio::task::JoinHandle<std::io::Result<Vec<u8>>>,
-    /// Jails it served before.
-    uses: u64,
-}
-
-impl NewWorker {
-    /// Ends it (the end of its input; killed when it does not end soon).
-    async fn end(self) {
-        end_worker(self.child, self.stdin, self.dir).await;
-    }
-
-    /// Kills a worker whose answer was not one, and says what its standard error said.
-    async fn out_of_turn(mut self, what: &str) -> anyhow::Error {
-        let _ = self.child.kill().await;
-        let stderr = match self.stderr.await {
-            Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).trim().to_owned(),
-            _ => String::new(),
-        };
-        anyhow::anyhow!("the {what} worker answered out of turn: {stderr}")
-    }
-}
-
-/// Starts a session worker, sends it `job` and reads its first answer (the worker is killed when
-/// that fails).
-async fn ask_new_worker(
-    service: &Service,
-    what: &str,
-    job: &impl serde::Serialize,
-) -> anyhow::Result<(NewWorker, String)> {
-    let (mut child, dir) = service
-        .executor()
-        .spawn_session_worker()
-        .map_err(|err| anyhow::anyhow!("{err}"))?;
-    let (Some(mut stdin), Some(stdout), Some(stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        anyhow::bail!("the {what} worker's pipes are missing");
-    };
-    let stderr = tokio::spawn(super::executor::read_capped(stderr, 64 * 1024));
-    let mut stdout = BufReader::new(stdout);
-    match first_answer(&mut stdin, &mut stdout, job).await {
-        Ok(answer) => Ok((
-            NewWorker {
-                child,
-                stdin,
-                stdout,
-                dir,
-                stderr,
-                uses: 0,
-            },
-            answer,
-        )),
-        Err(err) => {
-            let _ = child.kill().await;
-            Err(err)
-        }
-    }
-}
-
-/// Sends `job` to a worker back from a run, when one waits, and reads its answer (counted
-/// reused). `None`: no idle worker answered (those that did not are killed).
-async fn ask_idle_worker(
-    pool: &Pool,
-    policy: &str,
-    job: &worker::PoolJob,
-) -> Option<(NewWorker, String)> {
-    // Only a jail forked from the template is started by a worker used again.
-    job.pool.template.as_ref()?;
-    while let Some(mut worker) = pool.unpark() {
-        match first_answer(&mut worker.stdin, &mut worker.stdout, job).await {
-            Ok(answer) if !answer.is_empty() => {
-                if let Ok(mut state) = pool.state.lock() {
-                    state.stats.entry(policy.to_owned()).or_default().reused += 1;
-                }
-                return Some((worker, answer));
-            }
-            _ => {
-                let _ = worker.child.kill().await;
-            }
-        }
-    }
-    None
-}
-
-/// Sends a worker its first line and reads its first answer (within [`START_TIMEOUT`]).
-async fn first_answer(
-    stdin: &mut ChildStdin,
-    stdout: &mut BufReader<ChildStdout>,
-    job: &impl serde::Serialize,
-) -> anyhow::Result<String> {
-    let mut line = serde_json::to_vec(job)?;
-    line.push(b'\n');
-    let ready = async {
-        stdin.write_all(&line).await?;
-        stdin.flush().await?;
-        let mut answer = String::new();
-        stdout.take(1 << 20).read_line(&mut answer).await?;
-        anyhow::Ok(answer)
-    };
-    match tokio::time::timeout(START_TIMEOUT, ready).await {
-        Ok(Ok(answer)) => Ok(answer),
-        Ok(Err(err)) => anyhow::bail!("the worker failed: {err}"),
-        Err(_) => anyhow::bail!("the worker did not start within {START_TIMEOUT:?}"),
     }
 }
 
@@ -1380,15 +672,15 @@ async fn start(
         }
     };
     let template_given = template.is_some();
-    let job = worker::PoolJob {
+    let job = wire::PoolJob {
         pool: pool_start(registered, lifetime, template, defer),
     };
     let (mut worker, answer) = match ask_idle_worker(service.pool(), policy, &job).await {
         Some(asked) => asked,
-        None => ask_new_worker(service, "pooled", &job).await?,
+        None => ask_new_worker(service, &job).await?,
     };
-    let (forked, jail) = match serde_json::from_str::<worker::PoolAnswer>(&answer) {
-        Ok(worker::PoolAnswer::Ready {
+    let (forked, jail) = match serde_json::from_str::<wire::PoolAnswer>(&answer) {
+        Ok(wire::PoolAnswer::Ready {
             preload_failed,
             forked: was_forked,
             template_error,
@@ -1407,13 +699,13 @@ async fn start(
             // A forked jail is the template's child, not the worker's: measured on its own.
             (was_forked, jail_pid.filter(|_| was_forked))
         }
-        Ok(worker::PoolAnswer::Failed { message }) => {
-            let _ = worker.child.kill().await;
+        Ok(wire::PoolAnswer::Failed { message }) => {
+            let _ = worker.process.child.kill().await;
             anyhow::bail!("{message}");
         }
-        Ok(worker::PoolAnswer::Idle) | Err(_) => return Err(worker.out_of_turn("pooled").await),
+        Ok(wire::PoolAnswer::Idle) | Err(_) => return Err(worker.out_of_turn("pooled").await),
     };
-    let measure = || worker.child.id().map_or(0, tree_pss) + jail.map_or(0, tree_pss);
+    let measure = || worker.process.child.id().map_or(0, tree_pss) + jail.map_or(0, tree_pss);
     // Reading a forked jail's smaps walks its page tables (the template's size): the jails of one
     // template are alike, so one in PSS_SAMPLE is measured and the others take its figure.
     let pss = if forked {
@@ -1421,106 +713,12 @@ async fn start(
     } else {
         measure()
     };
-    let NewWorker {
-        child,
-        stdin,
-        stdout,
-        dir,
-        stderr,
-        uses,
-    } = worker;
+    let NewWorker { process, uses } = worker;
     Ok(Warm {
-        child,
-        stdin,
-        stdout,
-        dir,
-        stderr,
+        process,
         born: Instant::now(),
         pss,
         forked,
         uses,
     })
-}
-
-/// The proportional memory (PSS, bytes) of `pid` and every process below it, from
-/// `/proc/PID/smaps_rollup` (0 for what cannot be read).
-pub fn tree_pss(pid: u32) -> u64 {
-    let mut total = 0;
-    let mut todo = vec![pid];
-    let mut seen = BTreeSet::new();
-    while let Some(pid) = todo.pop() {
-        if !seen.insert(pid) || seen.len() > 4096 {
-            continue;
-        }
-        total += smaps_field(pid, "Pss:");
-        todo.extend(children(pid));
-    }
-    total
-}
-
-/// A field of `/proc/PID/smaps_rollup`, in bytes (0 when unreadable).
-pub fn smaps_field(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|line| line.starts_with(field))
-                .and_then(|line| line.split_whitespace().nth(1))
-                .and_then(|kib| kib.parse::<u64>().ok())
-        })
-        .map_or(0, |kib| kib * 1024)
-}
-
-fn children(pid: u32) -> Vec<u32> {
-    use std::io::Read;
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return Vec::new();
-    };
-    let mut found = Vec::new();
-    let mut buf = vec![0u8; 64 << 10];
-    for task in tasks.flatten() {
-        // One `read`: the kernel renders the list anew at each read from an entry index, so a
-        // child reaped between two smaller reads would hide a live sibling.
-        let Ok(mut file) = std::fs::File::open(task.path().join("children")) else {
-            continue;
-        };
-        let Ok(n) = file.read(&mut buf) else {
-            continue;
-        };
-        found.extend(
-            String::from_utf8_lossy(&buf[..n])
-                .split_whitespace()
-                .filter_map(|p| p.parse::<u32>().ok()),
-        );
-    }
-    found
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    fn parse(text: &str) -> anyhow::Result<PoolConfig> {
-        let raw: RawPool =
-            warden_policy::settings::parse_toml(text).map_err(|err| anyhow::anyhow!("{err}"))?;
-        PoolConfig::from_raw(&raw)
-    }
-
-    #[test]
-    fn the_pool_is_on_by_default_and_its_keys_are_checked() {
-        assert_eq!(parse("").unwrap(), PoolConfig::default());
-        let config = parse("enabled = false\ndepth = 3\nmemory_mib = 512\n").unwrap();
-        assert!(!config.enabled);
-        assert_eq!(config.depth, 3);
-        assert_eq!(config.memory_bytes, 512 << 20);
-        for bad in ["depth = 0", "memory_mib = 0", "max_idle_ms = 5", "size = 2"] {
-            assert!(parse(bad).is_err(), "{bad} accepted");
-        }
-    }
-
-    #[test]
-    fn the_memory_of_this_process_tree_is_measured() {
-        assert!(tree_pss(std::process::id()) > 0);
-    }
 }

@@ -13,7 +13,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 
 use clap::Args;
-use warden_gateway::session::{CellRecord, Session, SessionOptions};
+use warden_gateway::session::{CellRecord, CellStatus, Session, SessionOptions};
 
 use super::RulesArg;
 
@@ -315,7 +315,7 @@ impl Figures {
             .display
             .iter()
             .chain(record.result.iter())
-            .filter_map(|bundle| bundle.get("image/png").and_then(|v| v.as_str()));
+            .filter_map(|bundle| bundle.get("image/png").map(String::as_str));
         for (k, png) in pngs.enumerate() {
             if let Ok(bytes) = BASE64.decode(png) {
                 self.kept
@@ -368,7 +368,7 @@ fn show(record: &CellRecord, keeping_figures: bool) {
     for (k, item) in record.display.iter().enumerate() {
         let size = item
             .get("image/png")
-            .and_then(|v| v.as_str())
+            .map(String::as_str)
             .map_or(0, |b64| b64.len() * 3 / 4);
         match (keeping_figures, record.execution_count) {
             (true, Some(n)) => outln!(
@@ -383,14 +383,14 @@ fn show(record: &CellRecord, keeping_figures: bool) {
         }
     }
     if let (Some(result), Some(n)) = (&record.result, record.execution_count) {
-        if let Some(text) = result.get("text/plain").and_then(|v| v.as_str()) {
+        if let Some(text) = result.get("text/plain").map(String::as_str) {
             outln!("Out[{n}]: {text}");
         }
     }
-    if record.status != "ok" {
+    if record.status != CellStatus::Ok {
         eprintln!(
             "warden: {}{}",
-            record.status,
+            record.status.as_str(),
             record
                 .message
                 .as_deref()

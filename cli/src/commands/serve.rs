@@ -155,13 +155,13 @@ pub struct WorkerArgs {
 }
 
 pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
-    warden_service::job::serve_one(&args.dir)?;
+    warden_worker::run::serve_one(&args.dir)?;
     Ok(ExitCode::from(exit::OK))
 }
 
 /// Hold one session (spawned by `warden serve` and `warden mcp`): the session job, then requests as
 /// JSON lines on standard input, answers on standard output.
 pub fn session_worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
-    warden_service::session_worker::serve_session(&args.dir)?;
+    warden_worker::serve_session_worker(&args.dir)?;
     Ok(ExitCode::from(exit::OK))
 }

@@ -12,10 +12,10 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use warden_jail::{Event, LimitHit, Outcome, Status, Stream};
 use warden_policy::settings::PolicyLimits;
 
+use super::driver::{Done, Op};
 use super::{Capped, Ended, Session, END_GRACE};
 
 /// How long the driver may take to import the preload list.
@@ -30,26 +30,14 @@ impl Session {
     /// Imports `modules` in the waiting interpreter (a pooled jail, before anything else ran).
     /// `Ok`: the modules that failed to import, each with its error (the jail stays usable).
     pub fn preload(&mut self, modules: &[String]) -> anyhow::Result<Vec<String>> {
-        let answer = self.operation_within(
-            serde_json::json!({"op": "preload", "modules": modules}),
-            PRELOAD_TIMEOUT,
-        )?;
-        Ok(answer
-            .get("failed")
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|item| item.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default())
+        let answer = self.operation_within(Op::Preload { modules }, PRELOAD_TIMEOUT)?;
+        Ok(answer.failed.unwrap_or_default())
     }
 
     /// Makes this (preloaded, unused) jail a template: from now on its interpreter forks each
     /// run's jail on request (`warden_jail::template`), through [`Session::template_channel`].
     pub fn become_template(&mut self) -> anyhow::Result<()> {
-        self.operation_within(serde_json::json!({"op": "template"}), DELIVER_TIMEOUT)?;
+        self.operation_within(Op::Template, DELIVER_TIMEOUT)?;
         // Nobody reads a template's output while it forks: dropped, so that it never blocks on
         // a full pipe (a session's output is otherwise held, bounded, until a cell takes it).
         if let Some(jail) = self.jail.as_ref() {
@@ -95,12 +83,11 @@ impl Session {
         if self.count > 0 || self.ended.is_some() {
             return Err("the pooled jail was already used".into());
         }
-        let mut request = serde_json::json!({
-            "op": "run", "code": text, "cpu_time_ms": limits.cpu_time_ms,
-        });
-        if let (Some(name), Some(object)) = (name, request.as_object_mut()) {
-            object.insert("name".into(), Value::from(name));
-        }
+        let request = Op::Run {
+            code: text,
+            cpu_time_ms: limits.cpu_time_ms,
+            name,
+        };
         // The run's CPU budget holds for its whole tree, as a cold run's: the jail's cgroup counter
         // may grow by at most `cpu_time_ms` from now (the preload and the fork are not the run's).
         if let Some(jail) = self.jail.as_ref() {
@@ -121,7 +108,7 @@ impl Session {
         };
         let delivered = Instant::now();
         warden_jail::trace("warm: delivered");
-        let cpu_before = answer.get("cpu_ms").and_then(Value::as_u64).unwrap_or(0);
+        let cpu_before = answer.cpu_ms.unwrap_or(0);
         self.count = 1;
         let mut stdout = Capped::new(limits.stdout_bytes as usize);
         let mut stderr = Capped::new(limits.stderr_bytes as usize);
@@ -199,11 +186,7 @@ impl Session {
     }
 
     /// [`Session::operation`] with its own deadline.
-    fn operation_within(
-        &mut self,
-        request: Value,
-        within: Duration,
-    ) -> anyhow::Result<serde_json::Map<String, Value>> {
+    fn operation_within(&mut self, request: Op<'_>, within: Duration) -> anyhow::Result<Box<Done>> {
         self.operation_deadline = Some(within);
         let answer = self.operation(request);
         self.operation_deadline = None;
@@ -213,18 +196,7 @@ impl Session {
 
 /// The status the jail's supervisor gives a cold run with the same limits hit and the same exit.
 fn status_of(outcome: &Outcome) -> Status {
-    let hit = |wanted: &[LimitHit]| outcome.limits_hit.iter().any(|l| wanted.contains(l));
-    if hit(&[LimitHit::WallTime, LimitHit::CpuTime]) {
-        Status::Timeout
-    } else if hit(&[LimitHit::Memory]) {
-        Status::MemoryLimit
-    } else if hit(&[LimitHit::Stdout, LimitHit::Stderr]) {
-        Status::OutputLimit
-    } else if outcome.exit_code == Some(0) {
-        Status::Ok
-    } else {
-        Status::Error
-    }
+    Status::from_limits(&outcome.limits_hit, outcome.exit_code)
 }
 
 #[cfg(test)]

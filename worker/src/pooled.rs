@@ -2,11 +2,11 @@
 //! session's jail for the policy, imports the policy's `[runtime] preload` in it, answers
 //! [`PoolAnswer::Ready`], then waits for one [`Claim`]:
 //!
-//! - `run`: one program ([`Job`], as `warden worker` reads it) delivered into the waiting
+//! - `run`: one program ([`Job`](crate::wire::Job), as `warden worker` reads it) delivered into the waiting
 //!   interpreter and run as a cold run would run it; the worker prints one [`WorkerReply`] line, as
 //!   `warden worker` does, and ends (with it the jail);
-//! - `session`: the jail becomes an ordinary session ([`SessionJob`]: its limits, its inputs); from
-//!   there on the worker speaks the session protocol (`session_worker.rs`).
+//! - `session`: the jail becomes an ordinary session ([`SessionJob`](crate::wire::SessionJob): its limits, its inputs); from
+//!   there on the worker speaks the session protocol (`session.rs`).
 //!
 //! The end of its input before a claim ends the jail cleanly. The worker trusts the server (its
 //! parent) and nothing that comes out of the jail.
@@ -20,95 +20,22 @@
 //! loader and the exit of a worker per run are spared. Anything unexpected ends the worker.
 
 use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context;
-use serde::{Deserialize, Serialize};
 use warden_gateway::pipeline::{self, AppliedLimits};
 use warden_gateway::session::{Origin, Session, SessionOptions};
 
-use crate::job::{self, Job, WorkerReply};
-use crate::session_worker::SessionJob;
-
-/// The start of a [`WorkerReply::Error`] that means the program never reached the jail (the
-/// server runs it cold).
-pub const NOT_TAKEN: &str = "pool: not taken: ";
-
-/// The first line of a pooled worker.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PoolJob {
-    pub pool: PoolStart,
-}
-
-/// What a pooled jail is started with.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PoolStart {
-    /// The rules-file text the server validated, with its digest (re-checked here).
-    pub policy_text: String,
-    /// The same rules resolved by the server (`Policy::from_toml_with_json`): read instead of the text
-    /// (parsing the TOML and its `extends` chain in every pooled worker cost ~1 ms).
-    #[serde(default)]
-    pub policy_resolved: Option<String>,
-    pub policy_base_dir: Option<PathBuf>,
-    pub policy_sha256: String,
-    /// The jail's own bound on its life (wall clock and CPU): the longest it may wait, then serve.
-    pub lifetime_ms: u64,
-    /// The policy's template to fork the jail from (its socket); without one, or when it cannot
-    /// fork, the jail is started and imports its preload itself.
-    #[serde(default)]
-    pub template: Option<PathBuf>,
-    /// Fork from the template only when the claim comes (a run with input files: they are
-    /// copied into the jail before the program starts). Needs `template`.
-    #[serde(default)]
-    pub defer: bool,
-}
-
-/// The pooled worker's first answer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PoolAnswer {
-    /// The jail waits: the layers in force, and the preloaded modules that failed to import.
-    Ready {
-        /// `None`: no jail yet (deferred until the claim).
-        layers: Option<warden_jail::Layers>,
-        preload_failed: Vec<String>,
-        /// Forked from the policy's template (not started on its own).
-        #[serde(default)]
-        forked: bool,
-        /// Why the template was not used, when one was given.
-        #[serde(default)]
-        template_error: Option<String>,
-        /// The jail's init (host pid), for measuring its memory.
-        #[serde(default)]
-        jail_pid: Option<u32>,
-    },
-    /// The jail could not start.
-    Failed { message: String },
-    /// The claimed run's jail has ended and this worker is back as it started: it reads its next
-    /// [`PoolJob`] (or the end of its input).
-    Idle,
-}
-
-/// What a waiting jail is used for (once).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "claim", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Claim {
-    Run { job: Box<Job> },
-    Session { job: Box<SessionJob> },
-}
-
-/// Whether the first line of a session worker is a [`PoolJob`].
-pub fn is_pool_job(line: &str) -> bool {
-    line.trim_start().starts_with("{\"pool\"")
-}
+use crate::handoff::Handoff;
+use crate::run::{self, Warm};
+use crate::send;
+use crate::wire::{Claim, PoolAnswer, PoolJob, PoolStart, WorkerReply};
 
 /// The pooled worker, after its first line: serves it, and the jobs that follow it while the
 /// worker may be used again (see the module's documentation).
 pub fn serve_pooled(
-    first: &str,
+    first: PoolJob,
     dir: &Path,
     input: &mut impl BufRead,
     out: &mut impl Write,
@@ -117,9 +44,9 @@ pub fn serve_pooled(
     warden_jail::trace("pool: worker up");
     let before = Baseline::of(dir)?;
     let mut last = LastPolicy::default();
-    let mut line = first.to_owned();
+    let mut job = first;
     loop {
-        if serve_one(&line, dir, input, out, &mut last)? == Served::Done {
+        if serve_one(job.pool, dir, input, out, &mut last)? == Served::Done {
             return Ok(());
         }
         warden_jail::defer_teardown(false);
@@ -131,14 +58,11 @@ pub fn serve_pooled(
             return Ok(());
         }
         send(out, &PoolAnswer::Idle)?;
-        line.clear();
+        let mut line = String::new();
         if input.read_line(&mut line)? == 0 {
             return Ok(());
         }
-        anyhow::ensure!(
-            is_pool_job(&line),
-            "an idle pooled worker takes pool jobs only"
-        );
+        job = serde_json::from_str(&line).context("an idle pooled worker takes pool jobs only")?;
     }
 }
 
@@ -236,7 +160,7 @@ impl LastPolicy {
             {
                 Ok(policy)
             }
-            _ => policy_of(start),
+            _ => Handoff::from(start).policy(),
         }
     }
 
@@ -247,14 +171,12 @@ impl LastPolicy {
 
 /// One pooled job: its jail, and its claim.
 fn serve_one(
-    line: &str,
+    start: PoolStart,
     dir: &Path,
     input: &mut impl BufRead,
     out: &mut impl Write,
     last: &mut LastPolicy,
 ) -> anyhow::Result<Served> {
-    let job: PoolJob = serde_json::from_str(line).context("the pool job is not valid")?;
-    let start = job.pool;
     if start.defer {
         return serve_deferred(start, dir, input, out, last);
     }
@@ -295,16 +217,16 @@ fn serve_one(
             // the record goes out then, and the init's exit and the cgroup's removal after it.
             warden_jail::defer_teardown(true);
             let reply = if job.policy_sha256 != start.policy_sha256 {
-                WorkerReply::Error(format!("{NOT_TAKEN}another policy's jail"))
+                WorkerReply::NotTaken("another policy's jail".to_owned())
             } else if session.ended().is_some() {
-                WorkerReply::Error(format!("{NOT_TAKEN}the jail has ended"))
+                WorkerReply::NotTaken("the jail has ended".to_owned())
             } else {
                 // The policy this jail was started for (the same digest): parsed once, at start.
-                reply_of(job::run_with(
+                reply_of(run::run_with(
                     &job,
                     dir,
                     &policy,
-                    Some(job::Warm::Pooled(&mut session)),
+                    Some(Warm::Pooled(&mut session)),
                 ))
             };
             // The record is complete (the program and every process of its jail have ended, its
@@ -334,7 +256,7 @@ fn serve_one(
             );
             let applied = AppliedLimits::of(&policy, &job.limits);
             session.set_limits(&pipeline::effective_limits(&policy, &job.limits));
-            crate::session_worker::serve_started(session, &job.inputs, applied, input, out)?;
+            crate::session::serve_started(session, &job.inputs, applied, input, out)?;
             Ok(Served::Done)
         }
     }
@@ -389,15 +311,15 @@ fn serve_deferred(
     warden_jail::defer_teardown(true);
     let reply = match claim {
         Claim::Run { job } if job.policy_sha256 == start.policy_sha256 => {
-            let warm = job::Warm::Fork {
+            let warm = Warm::Fork {
                 channel,
                 lifetime: Duration::from_millis(start.lifetime_ms.max(1)),
             };
-            reply_of(job::run_with(&job, dir, &policy, Some(warm)))
+            reply_of(run::run_with(&job, dir, &policy, Some(warm)))
         }
-        Claim::Run { .. } => WorkerReply::Error(format!("{NOT_TAKEN}another policy's jail")),
+        Claim::Run { .. } => WorkerReply::NotTaken("another policy's jail".to_owned()),
         Claim::Session { .. } => {
-            WorkerReply::Error(format!("{NOT_TAKEN}a deferred jail serves runs only"))
+            WorkerReply::NotTaken("a deferred jail serves runs only".to_owned())
         }
     };
     let sent = send(out, &reply);
@@ -414,7 +336,7 @@ fn reply_of(result: anyhow::Result<pipeline::RunRecord>) -> WorkerReply {
     match result {
         Ok(record) => WorkerReply::Record(Box::new(record)),
         Err(err) if err.downcast_ref::<pipeline::NotTaken>().is_some() => {
-            WorkerReply::Error(format!("{NOT_TAKEN}{err:#}"))
+            WorkerReply::NotTaken(format!("{err:#}"))
         }
         Err(err) => WorkerReply::Error(format!("{err:#}")),
     }
@@ -441,56 +363,11 @@ fn begin(start: &PoolStart, last: &mut LastPolicy) -> anyhow::Result<Begun> {
     Ok((policy, session, failed, Err(why_not)))
 }
 
-/// The policy of `start`, checked against its digest, with its identity index.
-pub(crate) fn policy_of(start: &PoolStart) -> anyhow::Result<warden_policy::Policy> {
-    let base_dir = start.policy_base_dir.as_deref();
-    let mut policy = match &start.policy_resolved {
-        Some(json) => warden_policy::Policy::from_resolved_json(json, base_dir),
-        None => warden_policy::Policy::from_toml(&start.policy_text, base_dir),
-    }
-    .map_err(|err| anyhow::anyhow!("invalid policy: {err}"))?;
-    anyhow::ensure!(
-        policy.sha256 == start.policy_sha256,
-        "the policy text does not match its digest"
-    );
-    warden_gateway::runtime_check::attach_index(&mut policy)?;
-    Ok(policy)
-}
-
-fn send(out: &mut impl Write, answer: &impl Serialize) -> anyhow::Result<()> {
-    serde_json::to_writer(&mut *out, answer)?;
-    out.write_all(b"\n")?;
-    out.flush()?;
-    Ok(())
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_pool_job_is_told_from_a_session_job_by_its_first_key() {
-        let job = PoolJob {
-            pool: PoolStart {
-                policy_text: String::new(),
-                policy_resolved: None,
-                policy_base_dir: None,
-                policy_sha256: String::new(),
-                lifetime_ms: 1,
-                template: None,
-                defer: false,
-            },
-        };
-        assert!(is_pool_job(&serde_json::to_string(&job).unwrap()));
-        assert!(!is_pool_job(r#"{"policy_text":"x"}"#));
-        let claim: Claim = serde_json::from_str(
-            r#"{"claim":"run","job":{"policy_text":"","policy_base_dir":null,"policy_sha256":"","code":"print(1)"}}"#,
-        )
-        .unwrap();
-        assert!(matches!(claim, Claim::Run { .. }));
-        assert!(serde_json::from_str::<Claim>(r#"{"claim":"fork"}"#).is_err());
-    }
+    use std::path::PathBuf;
 
     fn start_of(text: &str) -> PoolStart {
         let (policy, resolved) = warden_policy::Policy::from_toml_with_json(text, None).unwrap();

@@ -2,7 +2,7 @@
 //! a session's jail in template mode, imports the policy's `[runtime] preload` in it once, makes it
 //! a template (`warden_jail::template`), then relays fork requests to it from a Unix socket in its
 //! private directory, one at a time, until its standard input ends. Each pooled worker of the
-//! policy ([`super::worker`]) asks it for its run's jail there, instead of starting an interpreter
+//! policy ([`crate::pooled`]) asks it for its run's jail there, instead of starting an interpreter
 //! and importing the data stack itself.
 //!
 //! The relay trusts its callers no more than the socket's place allows (the server's private
@@ -22,35 +22,12 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::socket::{
     accept4, bind, listen, socket, AddressFamily, Backlog, SockFlag, SockType, UnixAddr,
 };
-use serde::{Deserialize, Serialize};
 use warden_gateway::session::{Origin, Session, SessionOptions};
 use warden_jail::template::{recv_with_fds, send_with_fds};
 
-/// The first line of a template worker.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TemplateJob {
-    pub template: super::worker::PoolStart,
-}
-
-/// The template worker's first answer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TemplateAnswer {
-    /// Forking: the socket to ask at, and the preloaded modules that failed to import.
-    Ready {
-        socket: PathBuf,
-        preload_failed: Vec<String>,
-    },
-    Failed {
-        message: String,
-    },
-}
-
-/// Whether the first line of a session worker is a [`TemplateJob`].
-pub fn is_template_job(line: &str) -> bool {
-    line.trim_start().starts_with("{\"template\"")
-}
+use crate::handoff::Handoff;
+use crate::send;
+use crate::wire::{PoolStart, TemplateAnswer, TemplateJob};
 
 /// How long the template may take to answer one fork request.
 const FORK_ANSWER: Duration = Duration::from_secs(10);
@@ -59,12 +36,11 @@ const REQUEST_TIME: Duration = Duration::from_secs(5);
 
 /// The template worker, after its first line.
 pub fn serve_template(
-    first: &str,
+    job: TemplateJob,
     dir: &Path,
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
-    let job: TemplateJob = serde_json::from_str(first).context("the template job is not valid")?;
     let started = begin(&job.template, dir);
     let (session, failed, listener, socket) = match started {
         Ok(started) => started,
@@ -94,8 +70,8 @@ pub fn serve_template(
 
 type Started = (Session, Vec<String>, std::os::fd::OwnedFd, PathBuf);
 
-fn begin(start: &super::worker::PoolStart, dir: &Path) -> anyhow::Result<Started> {
-    let policy = super::worker::policy_of(start)?;
+fn begin(start: &PoolStart, dir: &Path) -> anyhow::Result<Started> {
+    let policy = Handoff::from(start).policy()?;
     let options = SessionOptions {
         lifetime: Duration::from_millis(start.lifetime_ms.max(1)),
         ..SessionOptions::default()
@@ -215,11 +191,4 @@ fn wait_readable(fd: BorrowedFd<'_>, within: Duration) -> anyhow::Result<()> {
         Ok(_) => Ok(()),
         Err(errno) => Err(errno.into()),
     }
-}
-
-fn send(out: &mut impl Write, answer: &impl Serialize) -> anyhow::Result<()> {
-    serde_json::to_writer(&mut *out, answer)?;
-    out.write_all(b"\n")?;
-    out.flush()?;
-    Ok(())
 }
