@@ -37,6 +37,8 @@ step setup ./scripts/setup.sh
 step demo ./scripts/demo.sh
 step fmt cargo fmt --all -- --check
 step clippy cargo clippy --workspace --all-targets -- -D warnings
+# The crate boundaries docs/architecture.md draws (cargo tree over the lock file).
+step boundaries ./scripts/boundaries.sh
 # The Python client linted and typed (ruff, mypy --strict), its unit tests and the bootstrap's host
 # unit tests, no server and no jail (pinned tools in target/python-checks).
 step python ./scripts/python-checks.sh
