@@ -73,7 +73,11 @@ pub(crate) fn check_value_use(checker: &mut Checker<'_>, name: &QualName, range:
 }
 
 /// Calls of the attribute functions.
-pub(crate) fn check_call<'a>(checker: &mut Checker<'a>, call: &'a ast::ExprCall, callee: &[QualName]) {
+pub(crate) fn check_call<'a>(
+    checker: &mut Checker<'a>,
+    call: &'a ast::ExprCall,
+    callee: &[QualName],
+) {
     for name in callee {
         let path = name.path.as_str();
         if ATTRIBUTE_FUNCTIONS.contains(&path) {

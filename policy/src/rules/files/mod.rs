@@ -170,7 +170,11 @@ const PATH_KEYWORDS: &[&str] = &[
     "io",
 ];
 
-pub(crate) fn check_call<'a>(checker: &mut Checker<'a>, call: &'a ast::ExprCall, callee: &[QualName]) {
+pub(crate) fn check_call<'a>(
+    checker: &mut Checker<'a>,
+    call: &'a ast::ExprCall,
+    callee: &[QualName],
+) {
     for name in callee {
         let path = name.path.as_str();
         if OPENERS.contains(&path) {
