@@ -198,6 +198,9 @@ impl<'a> LineIndex<'a> {
     }
 }
 
+/// What program nodes resolved to, by node address and scope ([`Checker::resolve`]).
+type Resolved = HashMap<(usize, ScopeId), Rc<[QualName]>>;
+
 pub(crate) struct Checker<'a> {
     pub(crate) policy: &'a Policy,
     pub(crate) semantic: Semantic<'a>,
@@ -223,7 +226,7 @@ pub(crate) struct Checker<'a> {
     /// What each expression of the program resolved to, by node and scope ([`Checker::resolve`]):
     /// an attribute chain is resolved at every link and a callee again for its call, and a name's
     /// value bindings are followed each time, so the walk asks the same questions many times.
-    resolved: RefCell<HashMap<(usize, ScopeId), Rc<[QualName]>>>,
+    resolved: RefCell<Resolved>,
     /// Makes `'a` invariant: a `&Checker<'a>` cannot pass for a checker of a shorter-lived tree, so
     /// only nodes of the program itself reach [`Checker::resolve`] (whose answers are kept by address).
     program: std::marker::PhantomData<std::cell::Cell<&'a ()>>,

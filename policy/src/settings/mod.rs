@@ -1237,4 +1237,48 @@ mod tests {
         let as_json = |raw: &RawRules| serde_json::to_value(raw).unwrap_or_default();
         assert_eq!(as_json(&from_json), as_json(&from_toml.unwrap_or_default()));
     }
+
+    #[test]
+    fn hints_are_made_once_per_module_and_a_program_cannot_grow_their_cache() {
+        let policy = Policy::builtin_default().unwrap_or_else(|err| panic!("{err}"));
+        let imports = &policy.imports;
+        let cached = || {
+            imports
+                .hint_cache
+                .lock()
+                .map(|c| c.len())
+                .unwrap_or(usize::MAX)
+        };
+        let made = std::cell::Cell::new(0);
+        let make = |text: &str| {
+            made.set(made.get() + 1);
+            text.to_owned()
+        };
+        assert_eq!(imports.hint_for("requests", || make("first")), "first");
+        assert_eq!(imports.hint_for("requests", || make("second")), "first");
+        assert_eq!(
+            made.get(),
+            1,
+            "the second hint for a module is the remembered one"
+        );
+        // Names longer than the bound are never kept.
+        let long = "m".repeat(HINT_CACHE_NAME + 1);
+        imports.hint_for(&long, || make("long"));
+        imports.hint_for(&long, || make("long"));
+        assert_eq!(made.get(), 3);
+        // Past the bound, hints are made each time and the cache stays at its size.
+        for i in 0..HINT_CACHE_ENTRIES + 50 {
+            imports.hint_for(&format!("module_{i}"), || make("x"));
+        }
+        assert_eq!(cached(), HINT_CACHE_ENTRIES);
+        let before = made.get();
+        imports.hint_for(&format!("module_{}", HINT_CACHE_ENTRIES + 10), || make("x"));
+        assert_eq!(made.get(), before + 1);
+        // The list a hint offers leaves out what the policy denies and shows `numpy.*` as `numpy`.
+        let offered = imports.hint_modules();
+        assert!(offered.iter().any(|m| m == "numpy"), "{offered:?}");
+        assert!(!offered.iter().any(|m| m.ends_with(".*")), "{offered:?}");
+        assert!(!offered.iter().any(|m| m == "subprocess"), "{offered:?}");
+        assert!(offered.windows(2).all(|w| w[0] < w[1]), "sorted, each once");
+    }
 }
