@@ -268,6 +268,27 @@ impl Service {
         })
     }
 
+    /// The first steps of a run and of a new session: the policy the request names (or the
+    /// caller's default), written into its audit line, and its inputs decoded within the server's
+    /// caps (a bad input is the caller's error, before anything is spent on it).
+    fn admit(
+        &self,
+        caller: &Caller,
+        policy: Option<&str>,
+        inputs: &[InputFile],
+        audit: &mut AuditRecord,
+    ) -> Result<(&str, &RegisteredPolicy), ServiceError> {
+        let (name, registered) = self.policy(caller, policy)?;
+        audit.policy = Some(name.to_owned());
+        audit.policy_sha256 = Some(registered.policy.sha256.clone());
+        let caps = InputCaps {
+            max_files: self.config.max_input_files,
+            max_bytes: self.config.max_input_bytes,
+        };
+        decode_inputs(inputs, caps).map_err(ServiceError::BadRequest)?;
+        Ok((name, registered))
+    }
+
     fn policy(
         &self,
         caller: &Caller,
@@ -487,14 +508,7 @@ impl Service {
         audit: &mut AuditRecord,
         approval: Option<pipeline::Approval>,
     ) -> Result<RunRecord, ServiceError> {
-        let (name, registered) = self.policy(caller, body.policy.as_deref())?;
-        audit.policy = Some(name.to_owned());
-        audit.policy_sha256 = Some(registered.policy.sha256.clone());
-        let caps = InputCaps {
-            max_files: self.config.max_input_files,
-            max_bytes: self.config.max_input_bytes,
-        };
-        decode_inputs(&body.inputs, caps).map_err(ServiceError::BadRequest)?;
+        let (name, registered) = self.admit(caller, body.policy.as_deref(), &body.inputs, audit)?;
         // A client's schema is bounded now (cheap) and compiled only once a run slot is held.
         if let Some(schema) = &body.schema {
             warden_gateway::validate::check_bounds(schema).map_err(|err| {

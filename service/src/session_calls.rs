@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use warden_gateway::pipeline;
-use warden_worker::inputs::{decode_inputs, InputCaps};
 use warden_worker::wire::{FailKind, WorkerAnswer, WorkerRequest};
 
 use super::audit::AuditRecord;
@@ -45,14 +44,7 @@ impl Service {
         body: SessionBody,
         audit: &mut AuditRecord,
     ) -> Result<Arc<Handle>, ServiceError> {
-        let (name, registered) = self.policy(caller, body.policy.as_deref())?;
-        audit.policy = Some(name.to_owned());
-        audit.policy_sha256 = Some(registered.policy.sha256.clone());
-        let caps = InputCaps {
-            max_files: self.config.max_input_files,
-            max_bytes: self.config.max_input_bytes,
-        };
-        decode_inputs(&body.inputs, caps).map_err(ServiceError::BadRequest)?;
+        let (name, registered) = self.admit(caller, body.policy.as_deref(), &body.inputs, audit)?;
         let limits = CallerLimits {
             wall_time_ms: body.limits.wall_time_ms,
             cpu_time_ms: None,
