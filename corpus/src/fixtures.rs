@@ -6,15 +6,21 @@
 //! and two corpus runs on one host take turns instead of stealing each other's ports. Within a
 //! run, the fixtures are set up once, before any case, and shared by all cases; what each case
 //! needs alone (its environment secret, sentinel processes, output directories) is in
-//! `runner.rs`.
+//! `runner.rs`. The snapshots are `fixtures/snapshot.rs`; the fingerprints, and the jail probe
+//! they subtract what the jail shows by design with, `fixtures/fingerprint.rs`.
 //!
 //! Owns: creating every fixture and removing or restoring it in `Drop` (also after a failed run);
 //! cleaning up after a run that was killed. Does not own: judging a case (`verify.rs`).
 
+mod fingerprint;
+mod snapshot;
+
+pub use fingerprint::{Fingerprint, Fragment};
+pub use snapshot::{tree, tree_diff, FileState, Tree};
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::Read;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
@@ -105,131 +111,6 @@ impl Needs {
     }
 }
 
-/// One piece of host content whose presence in a run's output proves a leak.
-#[derive(Debug, Clone)]
-pub struct Fragment {
-    /// Where it comes from, without the content (`line 3 of /etc/shadow`).
-    pub what: String,
-    pub bytes: Vec<u8>,
-}
-
-/// How to recognise one host file's (or directory's) content in a run's output.
-#[derive(Debug, Clone, Default)]
-pub struct Fingerprint {
-    pub fragments: Vec<Fragment>,
-    /// Why this target cannot be checked (absent, visible in the jail by design, unreadable…).
-    pub not_applicable: Option<String>,
-}
-
-/// A file's state, for `unchanged`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileState {
-    pub exists: bool,
-    pub sha256: String,
-    pub mode: u32,
-    pub uid: u32,
-    pub gid: u32,
-    /// The content, kept to restore a file an attack removed or emptied.
-    content: Option<Vec<u8>>,
-}
-
-impl FileState {
-    pub fn read(path: &Path) -> FileState {
-        let Ok(meta) = std::fs::metadata(path) else {
-            return FileState {
-                exists: false,
-                sha256: String::new(),
-                mode: 0,
-                uid: 0,
-                gid: 0,
-                content: None,
-            };
-        };
-        let content = read_limited(path, MAX_FILE).ok();
-        let sha256 = content
-            .as_deref()
-            .map(|c| hex(&Sha256::digest(c)))
-            .unwrap_or_else(|| "unreadable".to_owned());
-        FileState {
-            exists: true,
-            sha256,
-            mode: meta.mode(),
-            uid: meta.uid(),
-            gid: meta.gid(),
-            content,
-        }
-    }
-
-    /// What differs from `before`, in words; `None` when nothing does.
-    pub fn diff(&self, before: &FileState) -> Option<String> {
-        if before.exists != self.exists {
-            return Some(
-                if self.exists {
-                    "appeared"
-                } else {
-                    "was removed"
-                }
-                .to_owned(),
-            );
-        }
-        let mut changes = Vec::new();
-        if self.sha256 != before.sha256 {
-            changes.push("content changed".to_owned());
-        }
-        if self.mode != before.mode {
-            changes.push(format!("mode {:o} → {:o}", before.mode, self.mode));
-        }
-        if (self.uid, self.gid) != (before.uid, before.gid) {
-            changes.push(format!(
-                "owner {}:{} → {}:{}",
-                before.uid, before.gid, self.uid, self.gid
-            ));
-        }
-        (!changes.is_empty()).then(|| changes.join(", "))
-    }
-}
-
-/// (size, mtime, mode) of every entry under a directory, for `interpreter-intact`.
-pub type Tree = BTreeMap<PathBuf, (u64, i64, u32)>;
-
-/// Reads a directory tree's metadata (symlinks are not followed).
-pub fn tree(root: &Path) -> Tree {
-    let mut out = Tree::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(meta) = std::fs::symlink_metadata(&path) else {
-                continue;
-            };
-            if meta.is_dir() {
-                stack.push(path.clone());
-            }
-            out.insert(path, (meta.len(), meta.mtime(), meta.mode()));
-        }
-    }
-    out
-}
-
-/// Differences between two trees, as short lines.
-pub fn tree_diff(before: &Tree, after: &Tree) -> Vec<String> {
-    let mut changes = Vec::new();
-    for (path, state) in after {
-        match before.get(path) {
-            None => changes.push(format!("{} was added", path.display())),
-            Some(old) if old != state => changes.push(format!("{} was modified", path.display())),
-            Some(_) => {}
-        }
-    }
-    for path in before.keys().filter(|p| !after.contains_key(*p)) {
-        changes.push(format!("{} was removed", path.display()));
-    }
-    changes
-}
-
 /// The host side of a corpus run. Dropping it removes what it created and restores what it
 /// changed.
 #[derive(Debug)]
@@ -316,27 +197,9 @@ impl Fixtures {
             }
             user_home = Some(home);
         }
-        let mut fixtures = Fixtures {
-            run_dir,
-            user_home,
-            canary_secret: format!("warden-canary-{}", random_hex(16)),
-            open_canary: None,
-            listeners: Listeners::start_waiting(
-                &needs.endpoints,
-                &needs.declared_endpoints,
-                LISTEN_PATIENCE,
-            ),
-            fingerprints: BTreeMap::new(),
-            list_fingerprints: BTreeMap::new(),
-            unchanged: BTreeMap::new(),
-            interpreter: None,
-            hostname: hostname(),
-            clock: (SystemTime::now(), Instant::now()),
-            notes: Vec::new(),
-            created: Vec::new(),
-            overwritten: Vec::new(),
-            _lock: lock,
-        };
+        let listeners =
+            Listeners::start_waiting(&needs.endpoints, &needs.declared_endpoints, LISTEN_PATIENCE);
+        let mut fixtures = Fixtures::empty(run_dir, user_home, listeners, lock);
         for (endpoint, why) in &fixtures.listeners.unavailable {
             fixtures
                 .notes
@@ -431,176 +294,31 @@ impl Fixtures {
         Ok(())
     }
 
-    /// What the jail shows of the paths the run will fingerprint, and where its standard library
-    /// is: host content the jail shows by design (its own `/etc/passwd`, `/usr`) is no evidence.
-    fn jail_view(&mut self, needs: &Needs, probe: &Probe<'_>) -> Value {
-        let paths: Vec<String> = needs
-            .no_read
-            .iter()
-            .chain(&needs.no_list)
-            .map(|p| p.display().to_string())
-            .collect();
-        // Files are reported as hashes of their lines (what the host compares), so that the probe's
-        // output stays far below the jail's stdout cap.
-        let program = format!(
-            "import hashlib, json, os, sysconfig\n\
-             view = {{}}\n\
-             for p in {paths}:\n\
-             \x20   try:\n\
-             \x20       if os.path.isdir(p):\n\
-             \x20           view[p] = {{'dir': sorted(os.listdir(p))[:5000]}}\n\
-             \x20       else:\n\
-             \x20           with open(p, 'rb') as fh:\n\
-             \x20               data = fh.read({MAX_FILE})\n\
-             \x20           lines = data.replace(b'\\0', b'\\n').split(b'\\n')\n\
-             \x20           view[p] = {{'lines': sorted({{hashlib.sha256(l.strip()).hexdigest()[:16] for l in lines}})[:20000]}}\n\
-             \x20   except Exception as err:\n\
-             \x20       view[p] = {{'error': repr(err)}}\n\
-             found = json.dumps({{'paths': view, 'stdlib': sysconfig.get_paths()['stdlib']}})\n\
-             with open({output:?}, 'w') as fh:\n\
-             \x20   fh.write(found)\n\
-             print(found)\n",
-            paths = serde_json::to_string(&paths).unwrap_or_else(|_| "[]".to_owned()),
-            output = PROBE_OUTPUT,
-        );
-        let file = self.run_dir.join("probe.py");
-        let out = self.run_dir.join("out").join("probe");
-        let probed = std::fs::write(&file, program)
-            .and_then(|()| {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644))
-            })
-            .map_err(|err| format!("cannot write {}: {err}", file.display()))
-            .and_then(|()| probe(&file, &out));
-        match probed {
-            Ok(view) => view,
-            Err(err) => {
-                self.notes.push(format!(
-                    "the jail probe failed ({err}): host content the jail shows by design is not \
-                     subtracted from fingerprints"
-                ));
-                Value::Null
-            }
+    /// Fixtures with nothing set up yet in `run_dir`: a fresh canary secret, the host's hostname
+    /// and clock, `listeners` and the host lock (`None`: not taken).
+    fn empty(
+        run_dir: PathBuf,
+        user_home: Option<PathBuf>,
+        listeners: Listeners,
+        lock: Option<File>,
+    ) -> Fixtures {
+        Fixtures {
+            run_dir,
+            user_home,
+            canary_secret: format!("warden-canary-{}", random_hex(16)),
+            open_canary: None,
+            listeners,
+            fingerprints: BTreeMap::new(),
+            list_fingerprints: BTreeMap::new(),
+            unchanged: BTreeMap::new(),
+            interpreter: None,
+            hostname: hostname(),
+            clock: (SystemTime::now(), Instant::now()),
+            notes: Vec::new(),
+            created: Vec::new(),
+            overwritten: Vec::new(),
+            _lock: lock,
         }
-    }
-
-    fn fingerprint_file(&mut self, path: &Path, view: &Value) -> Result<Fingerprint, String> {
-        let shown = &view["paths"][path.display().to_string()];
-        let meta = std::fs::metadata(path);
-        if meta.as_ref().is_ok_and(|m| m.is_dir()) {
-            return Ok(na(format!(
-                "{} is a directory (use no-list)",
-                path.display()
-            )));
-        }
-        if meta.is_err() {
-            if !creatable(path) {
-                return Ok(na(format!(
-                    "{} does not exist on the host (and is not under /root or /app, where the runner plants canaries)",
-                    path.display()
-                )));
-            }
-            let secret = format!("warden-canary-{}", random_hex(16));
-            self.plant_file(path, format!("{secret}\n").as_bytes())?;
-            return Ok(Fingerprint {
-                fragments: vec![Fragment {
-                    what: format!("the canary planted at {}", path.display()),
-                    bytes: secret.into_bytes(),
-                }],
-                not_applicable: None,
-            });
-        }
-        let content = match read_limited(path, MAX_FILE) {
-            Ok(content) => content,
-            Err(err) => {
-                return Ok(na(format!(
-                    "{} is unreadable on the host: {err}",
-                    path.display()
-                )));
-            }
-        };
-        let jail_lines: Option<BTreeSet<&str>> = shown["lines"]
-            .as_array()
-            .map(|lines| lines.iter().filter_map(Value::as_str).collect());
-        let mut fragments = Vec::new();
-        let mut seen = BTreeSet::new();
-        for (number, line) in content.split(|b| *b == b'\n' || *b == 0).enumerate() {
-            let line = trim(line);
-            let shown_in_jail = jail_lines
-                .as_ref()
-                .is_some_and(|lines| lines.contains(line_hash(line).as_str()));
-            if line.len() >= MIN_FRAGMENT && !shown_in_jail && seen.insert(line) {
-                fragments.push(Fragment {
-                    what: format!("line {} of {}", number + 1, path.display()),
-                    bytes: line.to_vec(),
-                });
-            }
-            if fragments.len() >= 400 {
-                break;
-            }
-        }
-        if fragments.is_empty() {
-            let why = if jail_lines.is_some() {
-                "the jail shows the same content by design"
-            } else {
-                "it has no line long enough to be evidence"
-            };
-            return Ok(na(format!("{}: {why}", path.display())));
-        }
-        Ok(Fingerprint {
-            fragments,
-            not_applicable: None,
-        })
-    }
-
-    fn fingerprint_dir(&mut self, dir: &Path, view: &Value) -> Result<Fingerprint, String> {
-        let pseudo = ["/proc", "/sys", "/dev"].iter().any(|p| dir.starts_with(p));
-        if pseudo {
-            return Ok(na(format!(
-                "{} is a kernel file system: no canary can be planted",
-                dir.display()
-            )));
-        }
-        let shown = &view["paths"][dir.display().to_string()]["dir"];
-        if let (Some(shown), Ok(entries)) = (shown.as_array(), std::fs::read_dir(dir)) {
-            let host: BTreeSet<String> = entries
-                .flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect();
-            let jail: BTreeSet<String> = shown
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect();
-            if host == jail {
-                return Ok(na(format!(
-                    "{} is visible in the jail by design (read-only)",
-                    dir.display()
-                )));
-            }
-        }
-        if !dir.exists() && !creatable(dir) {
-            return Ok(na(format!(
-                "{} does not exist on the host (and is not under /root or /app)",
-                dir.display()
-            )));
-        }
-        let name = format!("warden-canary-{}", random_hex(8));
-        let secret = format!("warden-canary-{}", random_hex(16));
-        self.plant_file(&dir.join(&name), format!("{secret}\n").as_bytes())?;
-        Ok(Fingerprint {
-            fragments: vec![
-                Fragment {
-                    what: format!("the name of the canary planted in {}", dir.display()),
-                    bytes: name.into_bytes(),
-                },
-                Fragment {
-                    what: format!("the content of the canary planted in {}", dir.display()),
-                    bytes: secret.into_bytes(),
-                },
-            ],
-            not_applicable: None,
-        })
     }
 
     /// Lists what this run created, so a later run can clean up if this one is killed.
@@ -613,25 +331,6 @@ impl Fixtures {
             text.push_str(&format!("overwritten {}\n", path.display()));
         }
         let _ = std::fs::write(self.run_dir.join("manifest"), text);
-    }
-
-    /// Restores what an attack changed in a host file recorded for `unchanged` (only a removed or
-    /// emptied file is restored: a content change may be another program's, and is only reported).
-    pub fn restore(&self, path: &Path) -> Option<String> {
-        if path.starts_with("/proc") || path.starts_with("/sys") || path.starts_with("/dev") {
-            return None;
-        }
-        let before = self.unchanged.get(path)?;
-        let content = before.content.as_ref()?;
-        let now = FileState::read(path);
-        let emptied = now.exists && std::fs::metadata(path).is_ok_and(|m| m.len() == 0);
-        if (!now.exists || emptied) && !content.is_empty() {
-            return Some(match std::fs::write(path, content) {
-                Ok(()) => format!("{} restored", path.display()),
-                Err(err) => format!("{} could not be restored: {err}", path.display()),
-            });
-        }
-        None
     }
 }
 
@@ -650,34 +349,6 @@ impl Drop for Fixtures {
         }
         let _ = std::fs::remove_dir_all(&self.run_dir);
     }
-}
-
-fn na(why: String) -> Fingerprint {
-    Fingerprint {
-        fragments: Vec::new(),
-        not_applicable: Some(why),
-    }
-}
-
-/// Absent paths the runner may plant a canary at (RedCode expects files in /app and /root).
-fn creatable(path: &Path) -> bool {
-    path.starts_with("/root") || path.starts_with("/app")
-}
-
-/// Strips what Python's `bytes.strip()` strips (the probe hashes lines that way).
-fn trim(bytes: &[u8]) -> &[u8] {
-    let space = |b: &u8| b" \t\n\r\x0b\x0c".contains(b);
-    let start = bytes.iter().position(|b| !space(b)).unwrap_or(bytes.len());
-    let end = bytes
-        .iter()
-        .rposition(|b| !space(b))
-        .map_or(start, |i| i + 1);
-    &bytes[start..end.max(start)]
-}
-
-/// The probe's hash of a (trimmed) line: the first 16 hex digits of its SHA-256.
-fn line_hash(line: &[u8]) -> String {
-    hex(&Sha256::digest(line)[..8])
 }
 
 fn read_limited(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
@@ -783,80 +454,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn file_states_notice_content_mode_and_removal() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
-        std::fs::write(&path, "one").unwrap();
-        let before = FileState::read(&path);
-        assert_eq!(FileState::read(&path).diff(&before), None);
-        std::fs::write(&path, "two").unwrap();
-        assert_eq!(
-            FileState::read(&path).diff(&before).unwrap(),
-            "content changed"
-        );
-        std::fs::remove_file(&path).unwrap();
-        assert_eq!(FileState::read(&path).diff(&before).unwrap(), "was removed");
-    }
-
-    #[test]
-    fn trees_report_added_modified_and_removed_files() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.py"), "a").unwrap();
-        std::fs::write(dir.path().join("b.py"), "b").unwrap();
-        let before = tree(dir.path());
-        std::fs::write(dir.path().join("a.py"), "aa").unwrap();
-        std::fs::remove_file(dir.path().join("b.py")).unwrap();
-        std::fs::write(dir.path().join("c.py"), "c").unwrap();
-        let diff = tree_diff(&before, &tree(dir.path()));
-        assert_eq!(diff.len(), 3, "{diff:?}");
-        assert!(diff.iter().any(|d| d.ends_with("a.py was modified")));
-        assert!(diff.iter().any(|d| d.ends_with("b.py was removed")));
-        assert!(diff.iter().any(|d| d.ends_with("c.py was added")));
-    }
-
-    #[test]
-    fn fragments_skip_short_lines_and_what_the_jail_shows() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("passwd");
-        std::fs::write(
-            &path,
-            "root:x:0:0:root:/root:/bin/sh\nshort\ndaemon:x:1:1::/:/bin/false\n",
-        )
-        .unwrap();
-        let shown = line_hash(b"root:x:0:0:root:/root:/bin/sh");
-        let view = serde_json::json!({"paths": {path.display().to_string(): {"lines": [shown]}}});
-        let mut fixtures = bare(dir.path());
-        let fingerprint = fixtures.fingerprint_file(&path, &view).unwrap();
-        assert_eq!(fingerprint.fragments.len(), 1);
-        assert_eq!(
-            fingerprint.fragments[0].bytes,
-            b"daemon:x:1:1::/:/bin/false"
-        );
-        assert_eq!(
-            fingerprint.fragments[0].what,
-            format!("line 3 of {}", path.display())
-        );
-    }
-
-    #[test]
-    fn directory_canaries_are_planted_and_removed_with_the_fixtures() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("secrets");
-        std::fs::create_dir(&target).unwrap();
-        let mut fixtures = bare(dir.path());
-        let fingerprint = fixtures.fingerprint_dir(&target, &Value::Null).unwrap();
-        assert_eq!(fingerprint.fragments.len(), 2);
-        let name = String::from_utf8(fingerprint.fragments[0].bytes.clone()).unwrap();
-        assert!(target.join(&name).is_file());
-        drop(fixtures);
-        assert!(!target.join(&name).exists());
-        assert!(
-            target.is_dir(),
-            "a directory the runner did not create stays"
-        );
-    }
-
-    #[test]
     fn planted_files_restore_what_was_there() {
         let dir = tempfile::tempdir().unwrap();
         let existing = dir.path().join("existing");
@@ -873,25 +470,9 @@ mod tests {
     }
 
     /// Fixtures with nothing set up, in a temp dir (no lock, no listeners).
-    fn bare(dir: &Path) -> Fixtures {
+    pub(super) fn bare(dir: &Path) -> Fixtures {
         let run_dir = dir.join("run");
         std::fs::create_dir_all(&run_dir).unwrap();
-        Fixtures {
-            run_dir,
-            user_home: None,
-            canary_secret: "s".to_owned(),
-            open_canary: None,
-            listeners: Listeners::start(&[]),
-            fingerprints: BTreeMap::new(),
-            list_fingerprints: BTreeMap::new(),
-            unchanged: BTreeMap::new(),
-            interpreter: None,
-            hostname: hostname(),
-            clock: (SystemTime::now(), Instant::now()),
-            notes: Vec::new(),
-            created: Vec::new(),
-            overwritten: Vec::new(),
-            _lock: None,
-        }
+        Fixtures::empty(run_dir, None, Listeners::start(&[]), None)
     }
 }

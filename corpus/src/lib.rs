@@ -11,11 +11,12 @@
 //!
 //! Layout: `header.rs` and `effects.rs` read warden's case format (the `expect-jail` language),
 //! `index.rs` the `index.jsonl` format of external corpora, `load.rs` finds cases; `pass.rs` names
-//! the passes; `fixtures.rs`,
-//! `listeners.rs` and `procs.rs` hold what the host observes; `exec.rs` calls warden; `verify.rs`
-//! judges a pass; `session.rs` runs attack sessions (several cells in one `warden repl`);
-//! `pool.rs` runs the pool pass through a `warden serve` with its warm pool on;
-//! `runner.rs` schedules cases; `report.rs` renders the result.
+//! the passes; `fixtures.rs`, `listeners.rs` and `procs.rs` hold what the host observes; `exec.rs`
+//! calls warden; `verify.rs` judges a pass; `session.rs` runs attack sessions (several cells in one
+//! `warden repl`); `pool.rs` runs the pool pass through a `warden serve` with its warm pool on;
+//! `runner.rs` schedules cases; `report.rs` renders the result. A module too large for one file
+//! keeps its root here and its parts, one job a file, in the folder of its name (`exec/`,
+//! `fixtures/`, `pool/`, `report/`, `runner/`).
 //!
 //! Does not own: the jail or the policy (it only calls the binary), nor the command line
 //! (`commands/corpus.rs`).

@@ -5,8 +5,9 @@
 //! its layers: the policy alone, the runtime hooks alone (with the jail they run in), the jail
 //! alone, all of them. Adding a pass is a new variant here with its `warden run` flags in
 //! [`Pass::run_flags`] (and, for a layer only newer wardens have, the flag that shows it in
-//! [`Pass::needs_flag`]), its place in `runner.rs` and its column in `report.rs`; everything else
-//! (the command line, the JSON report's `passes`, which columns show) follows from this list.
+//! [`Pass::needs_flag`]), its place in the runner (`runner/attack.rs`, `runner/benign.rs`) and its
+//! column in `report.rs`; everything else (the command line, the JSON report's `passes`, which
+//! columns show) follows from this list.
 //! Owns: the names, the order and the selection. Does not own: running a pass (`runner.rs`).
 
 use std::collections::BTreeSet;

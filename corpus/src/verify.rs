@@ -112,6 +112,24 @@ pub struct Observation<'a> {
     pub jail_only: bool,
 }
 
+impl<'a> Observation<'a> {
+    /// A run as the host saw it: the first of its pass, not the jail-only pass's (set
+    /// `first_stdout` or `jail_only` for those).
+    pub fn of(
+        finished: &'a Finished,
+        record: Option<&'a Record>,
+        output_dir: Option<&'a Path>,
+    ) -> Observation<'a> {
+        Observation {
+            finished,
+            record,
+            output_dir,
+            first_stdout: None,
+            jail_only: false,
+        }
+    }
+}
+
 /// Everything that left the jail in one pass, where host content could show up.
 struct Outputs {
     parts: Vec<(String, Vec<u8>)>,
