@@ -43,7 +43,7 @@ done
 # target/debug/ under WARDEN_PROFILE=dev, the profile the test suite builds).
 . scripts/lib/profile.sh
 [ -z "$profile_error" ] || { echo "corpus-report: $profile_error" >&2; exit 2; }
-cargo build --profile "$profile" -p warden -p warden-corpus -p warden-hook >&2
+build_warden >&2
 warden="$PWD/$profile_dir/warden"
 shared="${WARDEN_SHARED_CORPORA:-$PWD/../shared/corpora}"
 work="$(mktemp -d)"

@@ -45,7 +45,7 @@ scripts/sarif-schema.sh >"$venv_logs/sarif" 2>&1 &
 sarif_pid=$!
 
 # warden-hook: the runtime layer's native module, found beside the warden binary (libwarden_hook.so).
-cargo build --profile "$profile" -p warden -p warden-corpus -p warden-hook
+build_warden
 echo "setup: warden built at $warden (corpus runner: $profile_dir/warden-corpus, runtime layer: $profile_dir/libwarden_hook.so)"
 
 # The Python runtime the default policy names: (re)installed when missing or when its pinned

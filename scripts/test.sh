@@ -9,6 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export WARDEN_PROFILE=dev
+# setup.sh and every script build the workspace with every target (scripts/lib/profile.sh): the
+# units nextest needs, so no crate is compiled twice.
+export WARDEN_BUILD_ALL=1
 
 steps="$(mktemp)"
 trap 'status=$?; echo "== test.sh steps (wall s, CPU s of the step'"'"'s processes)"; cat "$steps"; echo "total: ${SECONDS}s, exit $status"; rm -f "$steps" "$steps.times"' EXIT
@@ -41,7 +44,7 @@ step clippy cargo clippy --workspace --all-targets -- -D warnings
 step boundaries ./scripts/boundaries.sh
 # The Python client linted and typed (ruff, mypy --strict), its unit tests and the bootstrap's host
 # unit tests, no server and no jail (pinned tools in target/python-checks).
-step python ./scripts/python-checks.sh
+step python env WARDEN_BOOTSTRAP_TESTS=nextest ./scripts/python-checks.sh
 # The Kubernetes manifests (deploy/kubernetes/) against the Kubernetes API schemas, strictly.
 step k8s ./scripts/k8s-validate.sh
 # setup.sh built warden, warden-corpus and the runtime layer's native module (a cdylib nothing links,

@@ -10,7 +10,7 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 cargo build --release --quiet --tests
 for i in $(seq 1 "$runs"); do
-    WARDEN_LOAD_REPORT="$out/run-$i.json" cargo nextest run --release --test serve -E "test(/^load::/)" \
+    WARDEN_LOAD_REPORT="$out/run-$i.json" cargo nextest run --release --test e2e -E "test(/^serve::load::/)" \
         --status-level none --final-status-level none >/dev/null 2>&1
     echo "run $i: $(cat "$out/run-$i.json")"
 done

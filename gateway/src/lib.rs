@@ -7,6 +7,7 @@
 //! `warden-service`).
 #![forbid(unsafe_code)]
 
+pub mod checked;
 pub mod files;
 pub mod hook_config;
 pub mod jail_config;

@@ -88,6 +88,9 @@ pub struct RunRequest {
     /// Approval for a program the policy sends to review.
     pub approval: Option<Approval>,
     pub limits: CallerLimits,
+    /// The static check already made for this program (by the server, once per request): used
+    /// instead of checking again when it was made for this program and policy.
+    pub checked: Option<crate::checked::Checked>,
 }
 
 /// The `check` part of the record.
@@ -341,7 +344,11 @@ fn execute_in(
         files::check_output_dir(dir)?;
     }
     warden_jail::trace("schema, inputs");
-    let report = check(policy, &request.source);
+    let report = request
+        .checked
+        .as_ref()
+        .and_then(|checked| checked.report_for(policy, &request.source))
+        .unwrap_or_else(|| check(policy, &request.source));
     warden_jail::trace("checked");
     let summary = CheckSummary {
         decision: if request.no_policy {

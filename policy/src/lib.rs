@@ -28,8 +28,9 @@ pub use source::Decoded;
 /// [`check`] runs on the caller's stack; [`check_on_worker`] provides one of this size.
 pub const STACK_SIZE: usize = 64 * 1024 * 1024;
 
-/// The verdict on one program.
-#[derive(Debug, Clone)]
+/// The verdict on one program. Serialisable so that a check made once (by the server) can travel
+/// with the program to the process that runs it (`warden_gateway::checked`).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     pub decision: Decision,
     pub findings: Vec<Finding>,

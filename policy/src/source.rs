@@ -7,7 +7,7 @@
 use std::fmt;
 
 /// The program as warden will check it and the interpreter will run it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Decoded {
     /// UTF-8 text with the BOM removed and every `\r\n` or lone `\r` turned into `\n`.
     pub text: String,

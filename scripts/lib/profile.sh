@@ -15,3 +15,17 @@ case "$profile" in
         profile_dir=""
         ;;
 esac
+
+# build_warden [cargo flags...]: builds warden, the corpus runner and the runtime layer's native
+# module for $profile. Under WARDEN_BUILD_ALL=1 (the test suite) it builds the whole workspace with
+# every target instead — exactly the units `cargo nextest run --workspace --all-targets` needs, so
+# the suite compiles each crate once: a build of three packages alone resolves the dependencies'
+# features differently (the tests' dev-dependencies add some) and would compile jsonschema, the
+# Python parser and clap a second time.
+build_warden() {
+    if [ "${WARDEN_BUILD_ALL:-0}" = 1 ]; then
+        cargo build --profile "$profile" --workspace --all-targets "$@"
+    else
+        cargo build --profile "$profile" -p warden -p warden-corpus -p warden-hook "$@"
+    fi
+}

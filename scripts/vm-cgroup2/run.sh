@@ -21,7 +21,7 @@ if [ -z "${WARDEN:-}" ]; then
     # WARDEN_PROFILE: release unless told otherwise (scripts/lib/profile.sh).
     . "$root/scripts/lib/profile.sh"
     [ -z "$profile_error" ] || { echo "$profile_error" >&2; exit 2; }
-    cargo build --quiet --profile "$profile" -p warden --manifest-path "$root/Cargo.toml"
+    (cd "$root" && build_warden --quiet)
     WARDEN="$root/$profile_dir/warden"
 fi
 WARDEN=$(readlink -f "$WARDEN")

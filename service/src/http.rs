@@ -122,7 +122,7 @@ async fn check(
     request: Request,
 ) -> Response {
     match read_body::<super::CheckBody>(&service, request).await {
-        Ok(body) => answer(service.check(&caller, body, "check").await),
+        Ok(body) => answer(service.check_record(&caller, body, "check").await),
         Err(response) => *response,
     }
 }
@@ -165,7 +165,7 @@ async fn read_bytes(
     Ok(body)
 }
 
-fn answer(result: Result<Value, ServiceError>) -> Response {
+fn answer(result: Result<impl serde::Serialize, ServiceError>) -> Response {
     match result {
         Ok(value) => (StatusCode::OK, axum::Json(value)).into_response(),
         Err(err) => err.into_response(),
@@ -487,7 +487,8 @@ fn chunk_event(chunk: &Chunk) -> Bytes {
 }
 
 /// One Server-Sent Event (compact JSON holds no newline).
-fn sse_event(name: &str, data: &Value) -> Bytes {
+fn sse_event(name: &str, data: &impl serde::Serialize) -> Bytes {
+    let data = serde_json::to_string(data).unwrap_or_else(|_| "null".to_owned());
     Bytes::from(format!("event: {name}\ndata: {data}\n\n"))
 }
 

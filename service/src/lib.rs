@@ -48,6 +48,7 @@ use config::{RegisteredPolicy, ServerConfig};
 use executor::{ExecError, Executor};
 use metrics::{Gauges, Metrics};
 use sessions::Sessions;
+use warden_gateway::checked::Checked;
 use warden_gateway::pipeline::{self, CallerLimits, RunRecord};
 use warden_policy::{CheckRecord, PolicyRef};
 use warden_worker::inputs::{decode_inputs, InputCaps};
@@ -131,6 +132,19 @@ pub struct SessionCallerLimits {
     pub memory_mib: Option<u64>,
     /// Each cell's captured standard output.
     pub stdout_bytes: Option<u64>,
+}
+
+impl From<SessionCallerLimits> for CallerLimits {
+    /// A session's limits as the pipeline takes them (a session has no CPU-time limit of its
+    /// own: its cells share the policy's).
+    fn from(limits: SessionCallerLimits) -> Self {
+        Self {
+            wall_time_ms: limits.wall_time_ms,
+            cpu_time_ms: None,
+            memory_mib: limits.memory_mib,
+            stdout_bytes: limits.stdout_bytes,
+        }
+    }
 }
 
 /// `POST /v1/sessions/{id}/execute`.
@@ -344,18 +358,6 @@ impl Service {
         }
     }
 
-    /// Judges a program without running it: the record as JSON.
-    pub async fn check(
-        self: &Arc<Self>,
-        caller: &Caller,
-        body: CheckBody,
-        endpoint: &str,
-    ) -> Result<Value, ServiceError> {
-        self.check_record(caller, body, endpoint)
-            .await
-            .and_then(|record| to_json(&record))
-    }
-
     /// Judges a program without running it.
     pub async fn check_record(
         self: &Arc<Self>,
@@ -423,24 +425,24 @@ impl Service {
         Ok(record)
     }
 
-    /// [`Service::run_record`], the record as JSON.
+    /// [`Service::run_record`], with the review it is held as when the policy sends it to review.
     pub async fn run(
         &self,
         caller: &Caller,
         body: RunBody,
         endpoint: &str,
-    ) -> Result<Value, ServiceError> {
+    ) -> Result<review::RunAnswer, ServiceError> {
         // A program the policy may send to review is held, so it is copied (when small enough).
         let program = review::Program::of(&body, &self.config.review);
         let mut audit = PendingAudit::new(&self.audit, caller, endpoint, &body.code);
         let result = self
             .run_audited(caller, body, &mut audit.record, None)
             .await;
-        let answer = result.and_then(|record| {
-            let mut answer = to_json(&record)?;
+        let answer = result.map(|record| {
+            let mut answer = review::RunAnswer::from(record);
             // The run's audit line names the review it is held as.
-            audit.record.review = self.hold_for_review(caller, program, &record, &mut answer);
-            Ok(answer)
+            audit.record.review = self.hold_for_review(caller, program, &mut answer);
+            answer
         });
         audit.finish();
         answer
@@ -535,12 +537,27 @@ impl Service {
             limits: body.limits,
             return_files: body.return_files,
             approval,
+            checked: None,
         };
         let slot = self
             .admission
             .admit()
             .await
             .map_err(|rejection| self.rejected(rejection))?;
+        // The static check, once for this request (CPU work: off the async threads, within the
+        // slot); it picks the way (a program it stops never takes a pooled jail) and travels in
+        // the job, so the worker that runs it does not check it again.
+        let checked = {
+            let policy = registered.policy.clone();
+            let code = job.code.clone().into_bytes();
+            tokio::task::spawn_blocking(move || Checked::of(&policy, &code))
+                .await
+                .map_err(|err| ServiceError::Internal(format!("static check failed: {err}")))?
+        };
+        let job = Job {
+            checked: Some(checked),
+            ..job
+        };
         if let Some(schema) = body.schema {
             // CPU work (its regexes): off the async threads, and within the slot.
             tokio::task::spawn_blocking(move || {
@@ -763,12 +780,6 @@ impl Drop for PendingAudit<'_> {
 
 fn elapsed_ms_of(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// A record as the JSON the front ends send.
-fn to_json(record: &impl serde::Serialize) -> Result<Value, ServiceError> {
-    serde_json::to_value(record)
-        .map_err(|err| ServiceError::Internal(format!("cannot serialise the record: {err}")))
 }
 
 /// The policies a restricted caller may use, for messages (`any registered policy` otherwise).

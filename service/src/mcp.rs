@@ -84,16 +84,31 @@ pub fn serve_stdio_blocking(
         service.sessions(),
     )));
     let result = runtime.block_on(async {
-        let result = serve_stdio(Arc::clone(&service)).await;
-        // The connection is over: so is its session.
-        service.end_sessions("connection_closed").await;
-        result
+        let served = async {
+            let result = serve_stdio(Arc::clone(&service)).await;
+            // The connection is over: so is its session.
+            service.end_sessions("connection_closed").await;
+            result
+        };
+        // A client that closed our input waits a moment for us to exit, then sends SIGTERM (the
+        // MCP Python SDK after 2 s) and SIGKILL soon after. On SIGTERM or SIGINT the session is
+        // killed instead of ended cleanly (below), so that this connection's jails, cgroups and
+        // state directory are still removed in time.
+        let mut signals = crate::server::TerminatingSignals::new()?;
+        tokio::select! {
+            result = served => result,
+            signal = signals.recv() => {
+                eprintln!("warden mcp: {signal}: ending the session now");
+                Ok(())
+            }
+        }
     });
     reaper.abort();
     pool.abort();
     session_reaper.abort();
     service.kill_running();
-    drop(runtime);
+    // Tasks still blocked (a check, a worker's pipe) are not waited for past this.
+    runtime.shutdown_timeout(Duration::from_secs(1));
     service.reap();
     drop(service);
     let _ = std::fs::remove_dir_all(&state_dir);
@@ -413,8 +428,10 @@ impl Warden {
                 )]);
             }
         };
-        let record = match record {
-            Ok(record) => record,
+        // The text a model reads is rendered from the record's JSON form.
+        let record = match record.map(|record| serde_json::to_value(&record)) {
+            Ok(Ok(record)) => record,
+            Ok(Err(err)) => return service_error(&crate::ServiceError::Internal(err.to_string())),
             Err(err) => return service_error(&err),
         };
         if record.pointer("/check/decision").and_then(Value::as_str) == Some("review") {

@@ -58,24 +58,13 @@ const IDLE_WORKER_TTL: Duration = Duration::from_secs(60);
 /// A pooled worker serves at most this many jails, then ends (a fresh process replaces it).
 const WORKER_USES: u64 = 1000;
 
-/// Whether the static layer lets `job` reach a jail (allowed, or sent to review and approved):
-/// a program it stops never takes a pooled jail (it goes the cold way, which starts no jail for
-/// it). The worker judges it again, as every run is judged.
-async fn would_run(want: &Want<'_>, job: &Job) -> bool {
-    let policy = want.registered.policy.clone();
-    let code = job.code.clone().into_bytes();
-    let approved = job.approval.is_some();
-    tokio::task::spawn_blocking(move || {
-        let report = warden_gateway::pipeline::check(&policy, &code);
-        report.decoded.is_some()
-            && match report.decision {
-                warden_policy::Decision::Allow => true,
-                warden_policy::Decision::Review => approved,
-                warden_policy::Decision::Deny => false,
-            }
-    })
-    .await
-    .unwrap_or(false)
+/// Whether the static layer lets `job` reach a jail (allowed, or sent to review and approved),
+/// by the report the server made for it: a program it stops never takes a pooled jail (it goes
+/// the cold way, which starts no jail for it). A job without a report goes cold too.
+fn would_run(job: &Job) -> bool {
+    job.checked
+        .as_ref()
+        .is_some_and(|checked| checked.lets_run(job.approval.is_some()))
 }
 
 /// Counters of one policy's pool.
@@ -226,25 +215,19 @@ impl Pool {
         reply_cap: u64,
         slot: &mut Option<Slot>,
     ) -> Option<Result<RunRecord, ExecError>> {
-        if !self.usable() {
+        if !self.usable() || !would_run(job) {
             return None;
         }
         let warm = if job.inputs.is_empty() {
-            // The static check before the claim, when a jail could be claimed (a run that goes
-            // cold is checked by its worker).
-            let ready = self.ready(want.policy) > 0;
-            if ready && !would_run(want, job).await {
-                return None;
-            }
             match self.take(want, false) {
                 Some(warm) => warm,
                 // The pool is empty (counted a miss): with the policy's template up, a jail
                 // forked for this run now costs a fork where a cold start would import the
                 // preload again; without it, the run goes cold.
-                None => self.forked_now(service, want, job, !ready, false).await?,
+                None => self.forked_now(service, want, job, false).await?,
             }
         } else {
-            self.forked_now(service, want, job, true, true).await?
+            self.forked_now(service, want, job, true).await?
         };
         let pid = warm.process.child.id().unwrap_or(0);
         self.mark_busy(pid, true);
@@ -274,15 +257,13 @@ impl Pool {
     /// A jail forked for `job` now, from the policy's template when it is up: for a run with
     /// input files, which cannot take a jail that is waiting already (its inputs must be in
     /// `/work` before the program starts, read-only unless the policy says otherwise), and for a
-    /// run that found the pool empty. A fork instead of a cold start. `check`: the static check
-    /// was not made yet; `hit`: counted a hit (the run found no jail missing). `None`: it runs
-    /// cold.
+    /// run that found the pool empty. A fork instead of a cold start. `hit`: counted a hit (the
+    /// run found no jail missing). `None`: it runs cold.
     async fn forked_now(
         &self,
         service: &Service,
         want: &Want<'_>,
         job: &Job,
-        check: bool,
         hit: bool,
     ) -> Option<Warm> {
         let policy_mib = want.registered.policy.limits.memory_bytes >> 20;
@@ -294,9 +275,6 @@ impl Pool {
             return None;
         }
         let channel = self.template_up(want.policy).await?;
-        if check && !would_run(want, job).await {
-            return None;
-        }
         let lifetime = self.config.max_idle + service.config.sessions.max_lifetime + LIFETIME_SLACK;
         let warm = start(
             service,

@@ -180,13 +180,48 @@ impl Review {
     }
 
     /// The part a run's answer carries.
-    fn brief(&self, now_ms: u64) -> Value {
-        json!({
-            "id": self.id,
-            "status": self.state(now_ms),
-            "expires_at": self.expires_at,
-            "approved_by": if self.status == Status::Rejected { None } else { self.decided_by.clone() },
-        })
+    fn brief(&self, now_ms: u64) -> Brief {
+        Brief {
+            id: self.id.clone(),
+            status: self.state(now_ms),
+            expires_at: self.expires_at.clone(),
+            approved_by: if self.status == Status::Rejected {
+                None
+            } else {
+                self.decided_by.clone()
+            },
+        }
+    }
+}
+
+/// A review as a run's answer names it (`POST /v1/run`, `POST /v1/reviews/{id}/run`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Brief {
+    pub id: String,
+    /// `pending`, `approved`, `rejected`, `used`, `void` or `expired`.
+    pub status: &'static str,
+    pub expires_at: String,
+    /// Who approved it (`null` while pending and when rejected).
+    pub approved_by: Option<String>,
+}
+
+/// A run's HTTP answer: the run's record and, for a run the policy sends to review, the review
+/// it is held as (`null` when it could not be held; `message` then says why).
+#[derive(Debug, Serialize)]
+pub struct RunAnswer {
+    #[serde(flatten)]
+    pub record: RunRecord,
+    /// Absent unless the run was held for review or ran as one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review: Option<Option<Brief>>,
+}
+
+impl From<RunRecord> for RunAnswer {
+    fn from(record: RunRecord) -> Self {
+        Self {
+            record,
+            review: None,
+        }
     }
 }
 

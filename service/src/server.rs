@@ -179,13 +179,13 @@ async fn drain(servers: &mut tokio::task::JoinSet<()>) {
 }
 
 /// SIGTERM and SIGINT, handled from the moment this is made.
-struct TerminatingSignals {
+pub(crate) struct TerminatingSignals {
     term: tokio::signal::unix::Signal,
     int: tokio::signal::unix::Signal,
 }
 
 impl TerminatingSignals {
-    fn new() -> anyhow::Result<Self> {
+    pub(crate) fn new() -> anyhow::Result<Self> {
         use tokio::signal::unix::{signal, SignalKind};
         Ok(Self {
             term: signal(SignalKind::terminate()).context("cannot handle SIGTERM")?,
@@ -194,7 +194,7 @@ impl TerminatingSignals {
     }
 
     /// The first of them to arrive.
-    async fn recv(&mut self) -> &'static str {
+    pub(crate) async fn recv(&mut self) -> &'static str {
         tokio::select! {
             _ = self.term.recv() => "SIGTERM",
             _ = self.int.recv() => "SIGINT",

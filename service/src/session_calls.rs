@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use warden_gateway::pipeline;
+use warden_gateway::session::CellRecord;
 use warden_worker::wire::{FailKind, WorkerAnswer, WorkerRequest};
 
 use super::audit::AuditRecord;
@@ -45,12 +46,7 @@ impl Service {
         audit: &mut AuditRecord,
     ) -> Result<Arc<Handle>, ServiceError> {
         let (name, registered) = self.admit(caller, body.policy.as_deref(), &body.inputs, audit)?;
-        let limits = CallerLimits {
-            wall_time_ms: body.limits.wall_time_ms,
-            cpu_time_ms: None,
-            memory_mib: body.limits.memory_mib,
-            stdout_bytes: body.limits.stdout_bytes,
-        };
+        let limits = CallerLimits::from(body.limits);
         let want = pool::Want {
             policy: name,
             registered,
@@ -169,7 +165,7 @@ impl Service {
         stream: Option<tokio::sync::mpsc::Sender<Chunk>>,
         hard_limit: Option<Duration>,
         endpoint: &str,
-    ) -> Result<Value, ServiceError> {
+    ) -> Result<CellRecord, ServiceError> {
         let started = Instant::now();
         let handle = match self.session(caller, id) {
             Ok(handle) => handle,
@@ -191,12 +187,12 @@ impl Service {
             .request(&handle, op, hard_limit, &caller.identity, endpoint, stream)
             .await
         {
-            Ok(WorkerAnswer::Cell(record)) => to_json(&record),
+            Ok(WorkerAnswer::Cell(record)) => Ok(*record),
             Ok(WorkerAnswer::Failed { message, .. }) => Err(ServiceError::BadRequest(message)),
             Ok(_) => Err(ServiceError::Internal(
                 "the session answered out of turn".to_owned(),
             )),
-            Err(message) => to_json(&sessions::lost_cell(&message)),
+            Err(message) => Ok(sessions::lost_cell(&message)),
         }
     }
 

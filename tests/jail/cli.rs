@@ -1,7 +1,7 @@
 //! `warden run --no-policy` and `warden doctor` as commands: the result record, exit codes, errors that
 //! name what failed, files in and out of the work dir.
 
-use crate::support;
+use super::support;
 use warden_test_support::both_modes;
 use warden_test_support::require_root;
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use warden_test_support::require_root;
 use warden_test_support::{repo, warden, warden_bin};
 
-use crate::support;
+use super::support;
 
 /// `warden --version` names the commit it was built from: the checkout's HEAD.
 #[test]
@@ -369,7 +369,7 @@ fn the_repl_interrupts_a_cell_on_ctrl_c_and_keeps_its_state() {
     std::thread::sleep(Duration::from_millis(1500));
     // The terminal's Ctrl-C: SIGINT to the foreground process, warden (script's child).
     let bin = warden_bin().display().to_string();
-    let warden_pid = crate::support::processes_with(&figures.display().to_string())
+    let warden_pid = super::support::processes_with(&figures.display().to_string())
         .into_iter()
         .find(|&pid| {
             std::fs::read(format!("/proc/{pid}/cmdline"))
@@ -411,5 +411,5 @@ fn the_repl_interrupts_a_cell_on_ctrl_c_and_keeps_its_state() {
     assert_eq!(kept.len(), 1, "{kept:?} {text}");
     let png = std::fs::read(figures.join(&kept[0])).unwrap();
     assert!(png.starts_with(b"\x89PNG"), "a PNG");
-    crate::support::assert_nothing_left(warden_pid);
+    super::support::assert_nothing_left(warden_pid);
 }

@@ -2,7 +2,7 @@
 //! Every check is made from the host side; what the program prints is only a hint. A probe that
 //! succeeds is a breach and fails the test.
 
-use crate::support;
+use super::support;
 use warden_test_support::both_modes;
 
 use std::net::{TcpListener, UdpSocket};

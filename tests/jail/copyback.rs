@@ -4,7 +4,7 @@
 //! at a limit — and names that are not UTF-8 are delivered under an encoded name. Also the stage dir:
 //! a second user who owns the path cannot read a run.
 
-use crate::support;
+use super::support;
 use warden_test_support::both_modes;
 
 use std::os::unix::fs::PermissionsExt;

@@ -4,7 +4,7 @@
 //! closed where nothing can enforce it, memfds that cannot be executed, what the program sees of
 //! the host (pid 1, cgroup paths, uptime), and supplementary groups.
 
-use crate::support;
+use super::support;
 use warden_test_support::{both_modes, require_root};
 
 use std::io::Read;

@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::Value;
 use warden_test_support::{both_modes, repo};
 
-use crate::support::{self, run, As, Canary, Options, Run};
+use super::support::{self, run, As, Canary, Options, Run};
 
 /// The default policy, as shipped.
 fn default_rules() -> String {

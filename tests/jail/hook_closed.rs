@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use warden_test_support::repo;
 
-use crate::support::{self, run, As, Canary, Options, Run};
+use super::support::{self, run, As, Canary, Options, Run};
 
 fn default_rules() -> String {
     std::fs::read_to_string(repo().join("rules/default.toml")).expect("rules/default.toml")

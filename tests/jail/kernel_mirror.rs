@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 use warden_test_support::{both_modes, repo};
 
-use crate::support::{self, run, As, Options, Run};
+use super::support::{self, run, As, Options, Run};
 
 /// The default policy, as shipped (the default runtime, no processes, no network).
 fn default_rules() -> String {

@@ -1,7 +1,7 @@
 //! Resource attacks run in the real jail (static policy off), as root and as an unprivileged user:
 //! each ends within its limit with the right status, and the host is unaffected.
 
-use crate::support;
+use super::support;
 use warden_test_support::both_modes;
 
 use support::{run, As, Options, SMALL_RULES};

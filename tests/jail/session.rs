@@ -11,7 +11,7 @@ use base64::Engine;
 use serde_json::Value;
 use warden_test_support::{both_modes, repo};
 
-use crate::support::{self, As, Canary, BASE_RULES};
+use super::support::{self, As, Canary, BASE_RULES};
 
 /// A finished session: one record per cell, warden's exit code and stderr, and the delivered files.
 struct Ran {

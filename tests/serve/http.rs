@@ -2,10 +2,10 @@
 //! token), every status of the result record, malformed requests, admission control, the audit log,
 //! graceful shutdown, and SIGKILL in the middle of runs followed by a restart that reaps.
 
-use crate::support;
+use super::support;
 use warden_test_support::require_root;
 
-use crate::jail;
+use super::jail;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! `Retry-After`; none may be lost or hang; the server's memory must stay bounded; nothing may be
 //! left behind. Prints throughput and latency percentiles (bench/serve/load.sh records them).
 
-use crate::support;
+use super::support;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};

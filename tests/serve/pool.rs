@@ -618,7 +618,13 @@ fn a_denied_program_does_not_use_up_a_pooled_jail() {
     assert_eq!(record["warm"], false, "{record}");
     assert_eq!(hits(&server), before, "{}", metrics(&server));
     assert_eq!(ready(&server, "default"), 1.0, "{}", metrics(&server));
-    assert_eq!(session_workers(&server.state_dir), waiting);
+    // The worker that was waiting is still there (a claimed one ends its jail); the pool may
+    // have started others meanwhile (a template's refill), which is not this test's business.
+    let now = session_workers(&server.state_dir);
+    assert!(
+        waiting.iter().all(|pid| now.contains(pid)),
+        "waiting before: {waiting:?}, now: {now:?}"
+    );
     // The jail it did not take serves the next program.
     let record = warm(&server, "default", "print(1)\n");
     assert_eq!(record["stdout"], "1\n", "{record}");

@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use warden_test_support::require_root;
 
-use crate::support::{
+use super::support::{
     post_json, request, sha256_hex, Endpoint, Options, Server, MULTI_TOKEN, STRICT_TOKEN, TOKEN,
 };
 
@@ -301,7 +301,7 @@ fn the_local_operator_lists_shows_approves_and_rejects_and_expired_or_rejected_r
     // Approved, then expired before it ran: refused.
     let (code, out, err) = warden_review(&server.socket, &["approve", &expiring]);
     assert_eq!(code, 0, "{out}{err}");
-    let expired = crate::support::wait_until(Duration::from_secs(30), || {
+    let expired = super::support::wait_until(Duration::from_secs(30), || {
         get(&socket, &format!("/v1/reviews/{expiring}"), None).1["status"] == "expired"
     });
     assert!(expired, "the review did not expire after review.ttl_ms");

@@ -8,7 +8,7 @@ use std::process::Command;
 use serde_json::Value;
 use warden_test_support::{require_root, warden};
 
-use crate::support::{Options, Server, TOKEN};
+use super::support::{Options, Server, TOKEN};
 
 fn run_json(command: &mut Command) -> (Option<i32>, Value, String) {
     let out = command.output().expect("warden run");

@@ -108,6 +108,7 @@ pub(crate) fn run_with(
         limits: job.limits,
         // Tracebacks name the program `main.py`, cold or pooled, not the jail's internal path.
         program_name: Some(SERVED_PROGRAM_NAME.to_owned()),
+        checked: job.checked.clone(),
         // The static and runtime layers always apply to a served run.
         ..RunRequest::default()
     };
@@ -155,6 +156,7 @@ mod tests {
             limits: CallerLimits::default(),
             return_files: false,
             approval: None,
+            checked: None,
         };
         let dir = std::env::temp_dir().join("warden-job-digest-test-never-created");
         let err = run(&job, &dir).unwrap_err().to_string();

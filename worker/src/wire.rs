@@ -66,6 +66,10 @@ pub struct Job {
     /// (service/src/review.rs: the server checked it is bound to this program and policy).
     #[serde(default)]
     pub approval: Option<pipeline::Approval>,
+    /// The static check the server made for this program (once per request); the pipeline uses it
+    /// when it is bound to this program and policy, and checks again otherwise.
+    #[serde(default)]
+    pub checked: Option<warden_gateway::checked::Checked>,
 }
 
 /// A run's worker's one line of output (a `warden worker`, or a pooled worker's claimed run).

@@ -141,6 +141,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             memory_mib: args.memory_mib,
             stdout_bytes: args.stdout_bytes,
         },
+        // `warden run` checks the program itself, once, in the pipeline.
+        checked: None,
     };
     let mut record = pipeline::execute(&policy, &request)?;
     warden_jail::trace("executed");

@@ -13,7 +13,7 @@ def _env(name: str) -> str:
     if not value:
         raise RuntimeError(
             f"{name} is not set: these tests run against a real `warden serve`; run them with "
-            "`cargo nextest run --test serve adapters` (tests/serve/adapters.rs starts the server)"
+            "`cargo nextest run -p warden --test e2e serve::adapters` (tests/serve/adapters.rs starts the server)"
         )
     return value
 

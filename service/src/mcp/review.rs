@@ -104,7 +104,11 @@ impl Warden {
             )
             .await;
         match result {
-            Ok(record) => reviewed_result(&record),
+            // The text is rendered from the record's JSON form, as a cell's is.
+            Ok(answer) => match serde_json::to_value(&answer) {
+                Ok(record) => reviewed_result(&record),
+                Err(err) => service_error(&crate::ServiceError::Internal(err.to_string())),
+            },
             Err(err) => service_error(&err),
         }
     }

@@ -33,9 +33,9 @@ impl Service {
         &self,
         caller: &Caller,
         program: Option<Program>,
-        record: &RunRecord,
-        answer: &mut Value,
+        answer: &mut RunAnswer,
     ) -> Option<String> {
+        let record = &answer.record;
         if record.status != RunStatus::ReviewRequired {
             return None;
         }
@@ -64,32 +64,25 @@ impl Service {
                 &program,
             ),
         };
-        let object = answer.as_object_mut()?;
         match held {
             Ok(review) => {
                 let id = review.id.clone();
-                object.insert("review".to_owned(), review.brief(now_ms()));
-                object.insert(
-                    "message".to_owned(),
-                    json!(format!(
-                        "the policy requires a review before this program runs; it is held for \
+                answer.review = Some(Some(review.brief(now_ms())));
+                answer.record.message = Some(format!(
+                    "the policy requires a review before this program runs; it is held for \
                          review as {id} until {}: once a person approves it, run it with POST \
                          /v1/reviews/{id}/run (GET /v1/reviews/{id} says where it stands)",
-                        review.expires_at
-                    )),
-                );
+                    review.expires_at
+                ));
                 Some(id)
             }
             Err(err) => {
-                object.insert("review".to_owned(), Value::Null);
-                object.insert(
-                    "message".to_owned(),
-                    json!(format!(
-                        "the policy requires a review before this program runs, and it could not \
+                answer.review = Some(None);
+                answer.record.message = Some(format!(
+                    "the policy requires a review before this program runs, and it could not \
                          be held for review: {}",
-                        err.message()
-                    )),
-                );
+                    err.message()
+                ));
                 None
             }
         }
@@ -339,7 +332,7 @@ impl Service {
         id: &str,
         body: RunReviewBody,
         endpoint: &str,
-    ) -> Result<Value, ServiceError> {
+    ) -> Result<RunAnswer, ServiceError> {
         let (review, program) = match self.take_review(caller, id, body.code.as_deref()) {
             Ok(taken) => taken,
             Err(err) => {
@@ -375,12 +368,10 @@ impl Service {
             Err(err) => Some(err.code().to_owned()),
         };
         let review = self.finish_review(id, ran).unwrap_or(review);
-        let record = result?;
-        let mut answer = crate::to_json(&record)?;
-        if let Some(object) = answer.as_object_mut() {
-            object.insert("review".to_owned(), review.brief(now_ms()));
-        }
-        Ok(answer)
+        Ok(RunAnswer {
+            record: result?,
+            review: Some(Some(review.brief(now_ms()))),
+        })
     }
 
     /// Checks that `id` is the caller's, approved and unexpired, for the same program and an
