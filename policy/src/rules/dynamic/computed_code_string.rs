@@ -31,7 +31,9 @@ Denies handing a library a string built at run time that the library evaluates a
 "Built at run time" means an f-string that interpolates a value, a concatenation or `%`-format with a
 part that is not a literal, `str.format`/`format_map`/`join`/`replace`, `str()`/`repr()`/`format()` of
 a value, a string method of such a string, or a name assigned one of these. Literal strings (and names
-bound only to literals) stay allowed: STR601 judges what they contain.
+bound only to literals) stay allowed: STR601 judges what they contain. So do conversions and string
+methods of constants only (`"a > " + str(1)`, `str(limit)` with `limit = 1`, `", ".join(["a", "b"])`),
+but not of a name bound to a list or dictionary, which the program may fill later (`terms.append(s)`).
 
 ## Why is this bad?
 Each of these libraries compiles the string and runs it: pandas' expression engine resolves `@name`
@@ -418,11 +420,7 @@ fn computed_in(checker: &Checker<'_>, expr: &Expr, scope: ScopeId, budget: &mut 
                 matches!(
                     name.id.as_str(),
                     "str" | "repr" | "format" | "ascii" | "chr"
-                ) && checker
-                    .semantic
-                    .resolve(&call.func, scope)
-                    .iter()
-                    .any(|q| q.path.strip_prefix("builtins.") == Some(name.id.as_str()))
+                ) && builtin(checker, &call.func, name.id.as_str(), scope)
                     && !all_constant(checker, &call.arguments, scope, budget)
             }
             _ => false,
@@ -437,6 +435,34 @@ fn computed_in(checker: &Checker<'_>, expr: &Expr, scope: ScopeId, budget: &mut 
             }),
         _ => false,
     }
+}
+
+/// The string methods whose result is fixed when the string and the arguments are.
+const STRING_METHODS: &[&str] = &[
+    "format",
+    "format_map",
+    "join",
+    "replace",
+    "upper",
+    "lower",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "title",
+    "capitalize",
+    "casefold",
+    "swapcase",
+    "removeprefix",
+    "removesuffix",
+];
+
+/// Whether `func` (the name `name`) is the builtin of that name, not a local shadowing it.
+fn builtin(checker: &Checker<'_>, func: &Expr, name: &str, scope: ScopeId) -> bool {
+    checker
+        .semantic
+        .resolve(func, scope)
+        .iter()
+        .any(|q| q.path.strip_prefix("builtins.") == Some(name))
 }
 
 /// A string literal or an f-string: the operand that makes `+` and `%` string operations.
@@ -466,6 +492,25 @@ fn constant(checker: &Checker<'_>, expr: &Expr, scope: ScopeId, budget: &mut usi
         Expr::Tuple(ast::ExprTuple { elts, .. }) | Expr::List(ast::ExprList { elts, .. }) => elts
             .iter()
             .all(|element| constant(checker, element, scope, budget)),
+        // `str(1)`, `"x".upper()`, `", ".join(["a", "b"])`: a builtin conversion or a string
+        // method of constants only is as fixed as they are.
+        Expr::Call(call) => {
+            all_fixed(checker, &call.arguments, scope, budget)
+                && match call.func.as_ref() {
+                    Expr::Name(name) => {
+                        matches!(
+                            name.id.as_str(),
+                            "str" | "repr" | "format" | "ascii" | "chr"
+                        ) && builtin(checker, &call.func, name.id.as_str(), scope)
+                    }
+                    Expr::Attribute(attribute) => {
+                        STRING_METHODS.contains(&attribute.attr.id.as_str())
+                            && (stringy(&attribute.value)
+                                || constant(checker, &attribute.value, scope, budget))
+                    }
+                    _ => false,
+                }
+        }
         Expr::Name(name) => {
             checker.semantic.literal_strings(expr, scope).is_some()
                 || checker
@@ -478,6 +523,42 @@ fn constant(checker: &Checker<'_>, expr: &Expr, scope: ScopeId, budget: &mut usi
                     })
         }
         _ => false,
+    }
+}
+
+/// The arguments of a call whose result is judged constant: constants, and no name bound to a
+/// list or a dictionary (the program may fill it later without assigning the name:
+/// `terms.append(s)`); a list written in the call itself is nobody else's.
+fn all_fixed(
+    checker: &Checker<'_>,
+    arguments: &ast::Arguments,
+    scope: ScopeId,
+    budget: &mut usize,
+) -> bool {
+    arguments
+        .args
+        .iter()
+        .chain(arguments.keywords.iter().map(|k| &k.value))
+        .all(|argument| fixed(checker, argument, scope, budget))
+}
+
+fn fixed(checker: &Checker<'_>, expr: &Expr, scope: ScopeId, budget: &mut usize) -> bool {
+    match expr {
+        Expr::List(ast::ExprList { elts, .. }) | Expr::Tuple(ast::ExprTuple { elts, .. }) => elts
+            .iter()
+            .all(|element| fixed(checker, element, scope, budget)),
+        Expr::Name(name) => {
+            constant(checker, expr, scope, budget)
+                && checker
+                    .semantic
+                    .bound_values(name.id.as_str(), scope)
+                    .is_none_or(|values| {
+                        values.iter().all(|(value, _)| {
+                            !matches!(value, Expr::List(_) | Expr::Dict(_) | Expr::Set(_))
+                        })
+                    })
+        }
+        _ => constant(checker, expr, scope, budget),
     }
 }
 
