@@ -191,13 +191,16 @@ async fn healthz(State(service): State<Arc<Service>>) -> Response {
     .into_response()
 }
 
-async fn metrics(State(service): State<Arc<Service>>) -> Response {
+async fn metrics(
+    State(service): State<Arc<Service>>,
+    Extension(caller): Extension<Caller>,
+) -> Response {
     (
         [(
             header::CONTENT_TYPE,
             HeaderValue::from_static("text/plain; version=0.0.4"),
         )],
-        service.metrics_text(),
+        service.metrics_text_for(&caller),
     )
         .into_response()
 }

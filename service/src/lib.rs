@@ -27,9 +27,9 @@ pub mod mcp_http;
 pub mod metrics;
 mod policies;
 pub mod pool;
+mod requests;
 pub mod review;
 pub mod server;
-mod requests;
 mod session_calls;
 
 pub use policies::{check_policy_imports, describe_policy, plan_policies};
@@ -548,6 +548,26 @@ impl Service {
         json!({ "default": default, "policies": list })
     }
 
+    /// [`Service::metrics_text`] as `caller` may see it: the series labelled with a policy it
+    /// may not use are left out (a token restricted to one policy does not learn the others'
+    /// names); the rest, server-wide counts and gauges, are the same for every caller.
+    pub fn metrics_text_for(&self, caller: &Caller) -> String {
+        let text = self.metrics_text();
+        let Some(allowed) = &caller.policies else {
+            return text;
+        };
+        let mut seen = String::with_capacity(text.len());
+        for line in text.lines() {
+            let hidden = !line.starts_with('#')
+                && policy_label(line).is_some_and(|policy| !allowed.contains(policy));
+            if !hidden {
+                seen.push_str(line);
+                seen.push('\n');
+            }
+        }
+        seen
+    }
+
     pub fn metrics_text(&self) -> String {
         let mut text = self.metrics.render(Gauges {
             queued: self.admission.queued(),
@@ -697,6 +717,15 @@ impl Drop for PendingAudit<'_> {
 
 fn elapsed_ms_of(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The value of a sample line's `policy` label (`warden_pool_ready{policy="default"} 1`).
+fn policy_label(line: &str) -> Option<&str> {
+    let labels = &line[line.find('{')? + 1..line.find('}')?];
+    let value = labels
+        .split(',')
+        .find_map(|label| label.trim().strip_prefix("policy=\""))?;
+    value.strip_suffix('"')
 }
 
 /// The policies a restricted caller may use, for messages (`any registered policy` otherwise).

@@ -656,10 +656,25 @@ impl Warden {
 
     fn describe_policy(&self, args: &DescribeArgs) -> CallToolResult {
         let all = self.service.policies(&self.caller);
-        let wanted = args
+        // Without a name: this caller's default (never a policy it may not use, not even by name).
+        let Some(wanted) = args
             .policy
             .as_deref()
-            .unwrap_or(&self.service.config.default_policy);
+            .or_else(|| all.get("default").and_then(Value::as_str))
+        else {
+            return CallToolResult::error(vec![ContentBlock::text(format!(
+                "this client has no default policy; name one of: {}",
+                all.get("policies")
+                    .and_then(Value::as_array)
+                    .map(|list| {
+                        list.iter()
+                            .filter_map(|p| p.get("name").and_then(Value::as_str))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    })
+                    .unwrap_or_default()
+            ))]);
+        };
         let policies = all
             .get("policies")
             .and_then(Value::as_array)

@@ -6,8 +6,8 @@
 //! does with them (`lib.rs`, `session_calls.rs`), reading a body off the wire (`http.rs`).
 
 use serde::Deserialize;
-use warden_gateway::pipeline::CallerLimits;
 use serde_json::Value;
+use warden_gateway::pipeline::CallerLimits;
 use warden_worker::wire::InputFile;
 
 /// `POST /v1/run` (and the MCP `run_python` tool).
@@ -93,4 +93,3 @@ impl From<SessionCallerLimits> for CallerLimits {
 pub struct ExecuteBody {
     pub code: String,
 }
-

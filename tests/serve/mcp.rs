@@ -415,3 +415,80 @@ fn mcp_sessions_over_http_are_capped_and_browsers_refused() {
     assert!(refused.header("retry-after").is_some());
     assert!(server.stop().success());
 }
+
+/// One MCP request over HTTP with `token` (and the session's id once there is one); the JSON-RPC
+/// message that answers it, read from the JSON body or the event stream.
+fn mcp_over_http(
+    socket: &warden_test_support::serve::Endpoint,
+    token: &str,
+    session: Option<&str>,
+    message: &serde_json::Value,
+) -> (
+    warden_test_support::serve::Response,
+    Option<serde_json::Value>,
+) {
+    let bearer = format!("Bearer {token}");
+    let mut headers = vec![
+        ("Accept", "application/json, text/event-stream"),
+        ("Authorization", bearer.as_str()),
+    ];
+    if let Some(id) = session {
+        headers.push(("Mcp-Session-Id", id));
+    }
+    let response = request_with(socket, "/mcp", &headers, message.to_string().as_bytes());
+    let text = response.text();
+    let answer = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:").map(str::trim))
+        .chain(std::iter::once(text.trim()))
+        .filter_map(|data| serde_json::from_str::<serde_json::Value>(data).ok())
+        .find(|message| message.get("id").is_some());
+    (response, answer)
+}
+
+/// Issue 25, point 8: `describe_policy {}` answers a token that may not use the server's default
+/// with its own choices, never the default's name; `/metrics` shows it only its policies' series
+/// (tests/serve/pool.rs: `metrics_show_a_restricted_token_only_its_own_policies`).
+#[test]
+fn describe_policy_names_only_the_policies_a_token_may_use() {
+    use serde_json::json;
+    use warden_test_support::serve::{Options, Server, MULTI_TOKEN, STRICT_TOKEN};
+    warden_test_support::require_root!();
+    let server = Server::start(Options::default());
+    let socket = server.unix();
+    // The text blocks of `describe_policy {}` for `token`, and whether it is an error.
+    let describe = |token: &str| -> (Vec<String>, bool) {
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}});
+        let (opened, _) = mcp_over_http(&socket, token, None, &initialize);
+        assert_eq!(opened.status, 200, "{}", opened.text());
+        let id = opened.header("mcp-session-id").unwrap().to_owned();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let (done, _) = mcp_over_http(&socket, token, Some(&id), &initialized);
+        assert!(done.status < 300, "{}", done.text());
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                          "params": {"name": "describe_policy", "arguments": {}}});
+        let (answered, answer) = mcp_over_http(&socket, token, Some(&id), &call);
+        let answer = answer.unwrap_or_else(|| panic!("no answer: {}", answered.text()));
+        let blocks = answer["result"]["content"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{answer}"))
+            .iter()
+            .filter_map(|block| block["text"].as_str().map(str::to_owned))
+            .collect();
+        (blocks, answer["result"]["isError"] == true)
+    };
+    // Two policies, neither the server's default: no default, and the choices are its own.
+    let (multi, error) = describe(MULTI_TOKEN);
+    let text = multi.join("\n");
+    assert!(error && text.contains("no default policy"), "{text}");
+    assert!(text.contains("review") && text.contains("strict"), "{text}");
+    assert_eq!(text.matches("default").count(), 1, "{text}");
+    // One policy: it is this token's default, described, and no other policy is named.
+    let (strict, error) = describe(STRICT_TOKEN);
+    assert!(!error, "{strict:?}");
+    assert_eq!(strict.len(), 1, "{strict:?}");
+    let described: Value = serde_json::from_str(&strict[0]).unwrap();
+    assert_eq!(described["name"], "strict", "{described}");
+}

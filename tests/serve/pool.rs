@@ -2117,3 +2117,41 @@ print('all done')
         );
     }
 }
+
+/// Issue 25, point 8: `/metrics` shows a token the series of the policies it may use, and the
+/// server-wide ones; the other policies' names never appear.
+#[test]
+fn metrics_show_a_restricted_token_only_its_own_policies() {
+    warden_test_support::require_root!();
+    let (server, _rules) = pooled_server("depth = 1\n");
+    await_ready(&server, "default");
+    await_ready(&server, "strict");
+    let all = metrics(&server);
+    for policy in ["default", "strict", "nostatic"] {
+        assert!(
+            all.contains(&format!("policy=\"{policy}\"")),
+            "{policy}: {all}"
+        );
+    }
+    let strict = request(
+        &server.unix(),
+        "GET",
+        "/metrics",
+        Some(support::STRICT_TOKEN),
+        None,
+    );
+    assert_eq!(strict.status, 200, "{}", strict.text());
+    let strict = strict.text();
+    assert!(
+        strict.contains("warden_pool_ready{policy=\"strict\"} 1"),
+        "{strict}"
+    );
+    for hidden in ["default", "nostatic", "review"] {
+        assert!(
+            !strict.contains(&format!("\"{hidden}\"")),
+            "{hidden} shown: {strict}"
+        );
+    }
+    // The server-wide series stay.
+    assert!(strict.contains("warden_max_concurrent_runs"), "{strict}");
+}
