@@ -57,6 +57,7 @@ struct RawAdmission {
     queue_timeout_ms: Option<u64>,
     max_request_bytes: Option<usize>,
     max_connections: Option<usize>,
+    max_mcp_sessions_per_client: Option<usize>,
     header_timeout_ms: Option<u64>,
     body_timeout_ms: Option<u64>,
     send_timeout_ms: Option<u64>,
@@ -80,6 +81,7 @@ struct RawReview {
     ttl_ms: Option<u64>,
     max_reviews: Option<usize>,
     max_bytes: Option<usize>,
+    max_reviews_per_client: Option<usize>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -161,8 +163,12 @@ pub struct ServerConfig {
     pub queue_size: usize,
     pub queue_timeout: Duration,
     pub max_request_bytes: usize,
-    /// Connections held open at once, per listener; more wait in the kernel's backlog.
+    /// Connections held open at once, per listener; more wait in the kernel's backlog. Also the
+    /// most MCP sessions over HTTP (`/mcp`) alive at once.
     pub max_connections: usize,
+    /// MCP sessions over HTTP one client (its owner) may hold at once: its share of
+    /// `max_connections` (a quarter by default), so that one token cannot take them all.
+    pub max_mcp_sessions_per_client: usize,
     /// A complete request head must arrive within this long of the connection being accepted or
     /// of its previous response (so idle keep-alive connections close after it too).
     pub header_timeout: Duration,
@@ -380,6 +386,14 @@ impl ServerConfig {
         if admission.max_connections == Some(0) {
             bail!("admission.max_connections must be at least 1");
         }
+        let max_connections = admission.max_connections.unwrap_or(256);
+        if admission.max_mcp_sessions_per_client == Some(0) {
+            bail!("admission.max_mcp_sessions_per_client must be at least 1");
+        }
+        let max_mcp_sessions_per_client = admission
+            .max_mcp_sessions_per_client
+            .unwrap_or(max_connections / 4)
+            .clamp(1, max_connections);
         let timeout = |value: Option<u64>, default: u64, key: &str| match value {
             Some(0) => bail!("admission.{key} must be at least 1"),
             value => Ok(Duration::from_millis(value.unwrap_or(default))),
@@ -395,6 +409,7 @@ impl ServerConfig {
             raw.review.ttl_ms,
             raw.review.max_reviews,
             raw.review.max_bytes,
+            raw.review.max_reviews_per_client,
         )?;
         Ok(Self {
             socket,
@@ -408,7 +423,8 @@ impl ServerConfig {
             queue_size: admission.queue_size.unwrap_or(max_concurrent_runs * 8),
             queue_timeout: Duration::from_millis(admission.queue_timeout_ms.unwrap_or(30_000)),
             max_request_bytes,
-            max_connections: admission.max_connections.unwrap_or(256),
+            max_connections,
+            max_mcp_sessions_per_client,
             header_timeout,
             body_timeout,
             send_timeout,

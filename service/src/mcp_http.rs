@@ -129,12 +129,8 @@ impl Endpoint {
             }
             Some(_) => {}
             None => {
-                if !self.room_for_a_session().await {
-                    return retry_later(
-                        StatusCode::TOO_MANY_REQUESTS,
-                        "session_limit",
-                        "the server holds as many MCP sessions as it may; retry later",
-                    );
+                if let Err(why) = self.room_for_a_session(&caller.owner).await {
+                    return retry_later(StatusCode::TOO_MANY_REQUESTS, "session_limit", why);
                 }
             }
         }
@@ -169,8 +165,10 @@ impl Endpoint {
             .is_ok_and(|owners| owners.get(id).is_some_and(|o| o == owner))
     }
 
-    /// Whether another MCP session may start (sessions rmcp has closed are forgotten first).
-    async fn room_for_a_session(&self) -> bool {
+    /// Whether another MCP session may start for `owner`: within the server's cap
+    /// (`admission.max_connections`) and the client's share of it
+    /// (`admission.max_mcp_sessions_per_client`). Sessions rmcp has closed are forgotten first.
+    async fn room_for_a_session(&self, owner: &str) -> Result<(), &'static str> {
         let live: Vec<String> = self
             .manager
             .sessions
@@ -180,10 +178,18 @@ impl Endpoint {
             .map(ToString::to_string)
             .collect();
         let Ok(mut owners) = self.owners.lock() else {
-            return false;
+            return Err("the server cannot count its MCP sessions; retry later");
         };
         owners.retain(|id, _| live.contains(id));
-        owners.len() < self.service.config.max_connections.max(1)
+        let config = &self.service.config;
+        if owners.values().filter(|o| *o == owner).count() >= config.max_mcp_sessions_per_client {
+            return Err("this client holds its share of MCP sessions \
+                 (admission.max_mcp_sessions_per_client); end one (DELETE /mcp) or retry later");
+        }
+        if owners.len() >= config.max_connections.max(1) {
+            return Err("the server holds as many MCP sessions as it may; retry later");
+        }
+        Ok(())
     }
 
     /// Records the owner of a session just created; forgets one just deleted.

@@ -59,6 +59,9 @@ pub struct ReviewSettings {
     pub max_reviews: usize,
     /// The largest program held (its text, inputs and schema, as stored).
     pub max_bytes: usize,
+    /// Reviews one client (its owner: a token, a peer uid, an MCP connection) may have waiting at
+    /// once, pending or approved: no client fills the store for the others.
+    pub max_per_client: usize,
 }
 
 impl ReviewSettings {
@@ -67,6 +70,7 @@ impl ReviewSettings {
         ttl_ms: Option<u64>,
         max_reviews: Option<usize>,
         max_bytes: Option<usize>,
+        max_per_client: Option<usize>,
     ) -> anyhow::Result<Self> {
         if ttl_ms == Some(0) {
             bail!("review.ttl_ms must be at least 1");
@@ -74,11 +78,19 @@ impl ReviewSettings {
         if max_bytes == Some(0) {
             bail!("review.max_bytes must be at least 1 (turn reviews off with review.max_reviews = 0)");
         }
+        if max_per_client == Some(0) {
+            bail!("review.max_reviews_per_client must be at least 1 (turn reviews off with review.max_reviews = 0)");
+        }
+        let max_reviews = max_reviews.unwrap_or(DEFAULT_MAX_REVIEWS);
         Ok(Self {
             dir,
             ttl: Duration::from_millis(ttl_ms.unwrap_or(DEFAULT_TTL_MS)),
-            max_reviews: max_reviews.unwrap_or(DEFAULT_MAX_REVIEWS),
+            max_reviews,
             max_bytes: max_bytes.unwrap_or(DEFAULT_MAX_BYTES),
+            // A quarter of the store by default: four clients can fill it, not one.
+            max_per_client: max_per_client
+                .unwrap_or(max_reviews / 4)
+                .clamp(1, max_reviews.max(1)),
         })
     }
 }
@@ -541,14 +553,21 @@ mod tests {
 
     #[test]
     fn settings_have_defaults_and_refuse_zero() {
-        let settings = ReviewSettings::new(PathBuf::from("/x"), None, None, None).unwrap();
+        let settings = ReviewSettings::new(PathBuf::from("/x"), None, None, None, None).unwrap();
         assert_eq!(settings.ttl, Duration::from_secs(3600));
         assert_eq!(settings.max_reviews, 64);
         assert_eq!(settings.max_bytes, 1 << 20);
-        assert!(ReviewSettings::new(PathBuf::from("/x"), Some(0), None, None).is_err());
-        assert!(ReviewSettings::new(PathBuf::from("/x"), None, None, Some(0)).is_err());
-        let off = ReviewSettings::new(PathBuf::from("/x"), None, Some(0), None).unwrap();
+        assert!(ReviewSettings::new(PathBuf::from("/x"), Some(0), None, None, None).is_err());
+        assert!(ReviewSettings::new(PathBuf::from("/x"), None, None, Some(0), None).is_err());
+        let off = ReviewSettings::new(PathBuf::from("/x"), None, Some(0), None, None).unwrap();
         assert_eq!(off.max_reviews, 0);
+        // A client's share: a quarter of the store by default, never more than the store.
+        assert_eq!(settings.max_per_client, 16);
+        assert!(ReviewSettings::new(PathBuf::from("/x"), None, None, None, Some(0)).is_err());
+        let small = ReviewSettings::new(PathBuf::from("/x"), None, Some(2), None, Some(5)).unwrap();
+        assert_eq!(small.max_per_client, 2);
+        let tiny = ReviewSettings::new(PathBuf::from("/x"), None, Some(3), None, None).unwrap();
+        assert_eq!(tiny.max_per_client, 1);
     }
 
     #[test]

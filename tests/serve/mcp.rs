@@ -404,14 +404,40 @@ fn mcp_sessions_over_http_are_capped_and_browsers_refused() {
         initialize,
     );
     assert_eq!(browser.status, 403, "{}", browser.text());
-    for _ in 0..2 {
-        let opened = request_with(&socket, "/mcp", &[accept], initialize);
-        assert_eq!(opened.status, 200, "{}", opened.text());
-        assert!(opened.header("mcp-session-id").is_some());
-    }
-    let refused = request_with(&socket, "/mcp", &[accept], initialize);
+    // Each client has its share (admission.max_mcp_sessions_per_client: a quarter of
+    // max_connections, at least 1): one token cannot take every MCP session.
+    let open = |token: &str| {
+        let bearer = format!("Bearer {token}");
+        request_with(
+            &socket,
+            "/mcp",
+            &[accept, ("Authorization", bearer.as_str())],
+            initialize,
+        )
+    };
+    use warden_test_support::serve::{MULTI_TOKEN, STRICT_TOKEN, TOKEN};
+    let opened = open(TOKEN);
+    assert_eq!(opened.status, 200, "{}", opened.text());
+    assert!(opened.header("mcp-session-id").is_some());
+    let share = open(TOKEN);
+    assert_eq!(share.status, 429, "{}", share.text());
+    assert_eq!(share.json()["error"]["code"], "session_limit");
+    assert!(
+        share.text().contains("max_mcp_sessions_per_client"),
+        "{}",
+        share.text()
+    );
+    let other = open(STRICT_TOKEN);
+    assert_eq!(other.status, 200, "{}", other.text());
+    // The server's cap.
+    let refused = open(MULTI_TOKEN);
     assert_eq!(refused.status, 429, "{}", refused.text());
     assert_eq!(refused.json()["error"]["code"], "session_limit");
+    assert!(
+        refused.text().contains("as many MCP sessions as it may"),
+        "{}",
+        refused.text()
+    );
     assert!(refused.header("retry-after").is_some());
     assert!(server.stop().success());
 }

@@ -566,7 +566,9 @@ fn over_mcp_a_cell_that_needs_review_says_so_and_runs_by_id_once_approved() {
 fn the_store_is_bounded_in_count_and_size_and_a_decided_review_makes_room() {
     require_root!();
     let server = Server::start(Options {
-        extra_config: Some("[review]\nmax_reviews = 2\nmax_bytes = 400\n".to_owned()),
+        extra_config: Some(
+            "[review]\nmax_reviews = 2\nmax_bytes = 400\nmax_reviews_per_client = 2\n".to_owned(),
+        ),
         ..Options::default()
     });
     let socket = server.unix();
@@ -624,4 +626,41 @@ fn the_store_is_bounded_in_count_and_size_and_a_decided_review_makes_room() {
         .collect();
     assert_eq!(ids.len(), 2, "{list}");
     assert!(!ids.contains(&first.as_str()), "{list}");
+}
+
+/// Issue 25, point 7: one client cannot fill the review store for the others. Its share
+/// (`review.max_reviews_per_client`) counts the reviews waiting (pending or approved); past it its
+/// run says why nothing was held, and another client's program is still held.
+#[test]
+fn one_client_cannot_fill_the_review_store() {
+    require_root!();
+    let server = Server::start(Options {
+        extra_config: Some("[review]\nmax_reviews = 8\nmax_reviews_per_client = 2\n".to_owned()),
+        ..Options::default()
+    });
+    let socket = server.unix();
+    let run = |token: Option<&str>, n: usize| {
+        let response = post_json(
+            &socket,
+            "/v1/run",
+            token,
+            &json!({"code": format!("print(sorted(globals())[{n}])\n"), "policy": "review"}),
+        );
+        assert_eq!(response.status, 200, "{}", response.text());
+        response.json()
+    };
+    review_id(&run(Some(TOKEN), 1));
+    review_id(&run(Some(TOKEN), 2));
+    let refused = run(Some(TOKEN), 3);
+    assert_eq!(refused["status"], "review_required", "{refused}");
+    assert_eq!(refused["review"], Value::Null, "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("review.max_reviews_per_client"),
+        "{refused}"
+    );
+    // Another client still gets its program held.
+    review_id(&run(Some(MULTI_TOKEN), 4));
 }

@@ -155,6 +155,22 @@ impl Service {
         let now = now_ms();
         store.sweep(now);
         let mut reviews = store.all();
+        let waiting = reviews
+            .iter()
+            .filter(|r| {
+                r.owner == new.caller.owner && matches!(r.state(now), "pending" | "approved")
+            })
+            .count();
+        if waiting >= settings.max_per_client {
+            return Err(ServiceError::Conflict(
+                "review_limit",
+                format!(
+                    "this client has {waiting} programs awaiting review already, its maximum \
+                     (review.max_reviews_per_client); ask for them to be approved or rejected, or \
+                     retry once one has run or expired"
+                ),
+            ));
+        }
         // Make room: finished and expired reviews go first, oldest first.
         let mut finished = reviews
             .iter()
