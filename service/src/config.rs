@@ -58,6 +58,8 @@ struct RawAdmission {
     max_request_bytes: Option<usize>,
     max_connections: Option<usize>,
     max_mcp_sessions_per_client: Option<usize>,
+    max_unauthenticated_connections: Option<usize>,
+    unauthenticated_timeout_ms: Option<u64>,
     header_timeout_ms: Option<u64>,
     body_timeout_ms: Option<u64>,
     send_timeout_ms: Option<u64>,
@@ -166,6 +168,11 @@ pub struct ServerConfig {
     /// Connections held open at once, per listener; more wait in the kernel's backlog. Also the
     /// most MCP sessions over HTTP (`/mcp`) alive at once.
     pub max_connections: usize,
+    /// Connections without an authenticated request yet, at once, per listener (a quarter of
+    /// `max_connections` by default): clients without credentials never hold the others' slots.
+    pub max_unauthenticated_connections: usize,
+    /// A connection without an authenticated request this long after it was accepted is closed.
+    pub unauthenticated_timeout: Duration,
     /// MCP sessions over HTTP one client (its owner) may hold at once: its share of
     /// `max_connections` (a quarter by default), so that one token cannot take them all.
     pub max_mcp_sessions_per_client: usize,
@@ -399,6 +406,19 @@ impl ServerConfig {
             value => Ok(Duration::from_millis(value.unwrap_or(default))),
         };
         let header_timeout = timeout(admission.header_timeout_ms, 10_000, "header_timeout_ms")?;
+        // Short by default: the first request's head, at most 5 s (or the head timeout if shorter).
+        let unauthenticated_timeout = timeout(
+            admission.unauthenticated_timeout_ms,
+            u64::try_from(header_timeout.min(Duration::from_secs(5)).as_millis()).unwrap_or(5_000),
+            "unauthenticated_timeout_ms",
+        )?;
+        if admission.max_unauthenticated_connections == Some(0) {
+            bail!("admission.max_unauthenticated_connections must be at least 1");
+        }
+        let max_unauthenticated_connections = admission
+            .max_unauthenticated_connections
+            .unwrap_or(max_connections / 4)
+            .clamp(1, max_connections);
         let body_timeout = timeout(admission.body_timeout_ms, 30_000, "body_timeout_ms")?;
         let send_timeout = timeout(admission.send_timeout_ms, 30_000, "send_timeout_ms")?;
         let max_request_bytes = admission.max_request_bytes.unwrap_or(16 << 20);
@@ -425,6 +445,8 @@ impl ServerConfig {
             max_request_bytes,
             max_connections,
             max_mcp_sessions_per_client,
+            max_unauthenticated_connections,
+            unauthenticated_timeout,
             header_timeout,
             body_timeout,
             send_timeout,

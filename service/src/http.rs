@@ -97,6 +97,10 @@ async fn authenticated(
 ) -> Response {
     match authenticate(&service, &peer, request.headers()) {
         Ok(caller) => {
+            // The connection has proved who uses it: out of the unauthenticated budget.
+            if let Some(unproven) = request.extensions().get::<crate::listen::Unproven>() {
+                unproven.settle();
+            }
             request.extensions_mut().insert(caller);
             next.run(request).await
         }

@@ -11,6 +11,11 @@
 //! - A response write that makes no progress for `send_timeout` (a client that stops reading)
 //!   closes the connection.
 //! - The body has its own deadline, applied where it is read (`http.rs`), after authentication.
+//! - Connections that have not had a request authenticated yet have a budget of their own
+//!   (`admission.max_unauthenticated_connections`, within `max_connections`) and must get one
+//!   authenticated within `admission.unauthenticated_timeout_ms` of being accepted, or are closed:
+//!   clients without credentials can hold at most that many slots, for that long, and never the
+//!   slots of connections that have proved who they are ([`Unproven`]).
 //!
 //! The peer (Unix credentials or TCP address) goes into each request's extensions as
 //! [`ConnectInfo<Peer>`]. The requests hyper refuses itself (a head over the bound: 431; a
@@ -45,6 +50,29 @@ pub struct ConnectionLimits {
     pub max_connections: usize,
     pub header_timeout: Duration,
     pub send_timeout: Duration,
+    /// Connections without an authenticated request yet, at once.
+    pub max_unauthenticated: usize,
+    /// How long a connection may go without an authenticated request after it was accepted.
+    pub unauthenticated_timeout: Duration,
+}
+
+/// A connection's place in the unauthenticated budget, shared with each of its requests (in their
+/// extensions): the authentication layer gives it back ([`Unproven::settle`]) when a request
+/// proves who sends it; a connection still holding it at its deadline is closed.
+#[derive(Clone, Debug)]
+pub struct Unproven(Arc<std::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>>);
+
+impl Unproven {
+    /// A request on this connection was authenticated: its place in the budget is given back.
+    pub fn settle(&self) {
+        if let Ok(mut permit) = self.0.lock() {
+            permit.take();
+        }
+    }
+
+    fn pending(&self) -> bool {
+        self.0.lock().map_or(true, |permit| permit.is_some())
+    }
 }
 
 /// Told the reason of each request hyper refused before the router saw it (`header_too_large`,
@@ -91,6 +119,11 @@ pub async fn serve<L: Accept>(
     mut stop: watch::Receiver<bool>,
 ) {
     let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let unproven = Arc::new(Semaphore::new(
+        limits
+            .max_unauthenticated
+            .clamp(1, limits.max_connections.max(1)),
+    ));
     // Every connection task holds a receiver; `closed()` resolves when the last one is gone.
     let (open_tx, open_rx) = watch::channel(());
     loop {
@@ -98,8 +131,13 @@ pub async fn serve<L: Accept>(
             slot = Arc::clone(&slots).acquire_owned() => slot,
             _ = stop.wait_for(|stop| *stop) => break,
         };
-        // The semaphore is never closed.
+        // The semaphores are never closed.
         let Ok(slot) = slot else { break };
+        let place = tokio::select! {
+            place = Arc::clone(&unproven).acquire_owned() => place,
+            _ = stop.wait_for(|stop| *stop) => break,
+        };
+        let Ok(place) = place else { break };
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             _ = stop.wait_for(|stop| *stop) => break,
@@ -122,8 +160,9 @@ pub async fn serve<L: Accept>(
         let stop = stop.clone();
         let open = open_rx.clone();
         let refusals = Arc::clone(&refusals);
+        let place = Unproven(Arc::new(std::sync::Mutex::new(Some(place))));
         tokio::spawn(async move {
-            serve_connection(io, peer, app, limits, refusals, stop).await;
+            serve_connection(io, peer, place, app, limits, refusals, stop).await;
             drop(slot);
             drop(open);
         });
@@ -136,6 +175,7 @@ pub async fn serve<L: Accept>(
 async fn serve_connection<I>(
     io: I,
     peer: Peer,
+    place: Unproven,
     app: Router,
     limits: ConnectionLimits,
     refusals: Refusals,
@@ -144,8 +184,10 @@ async fn serve_connection<I>(
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let router = TowerToHyperService::new(app);
+    let proof = place.clone();
     let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
         request.extensions_mut().insert(ConnectInfo(peer.clone()));
+        request.extensions_mut().insert(proof.clone());
         router.call(request)
     });
     let mut builder = hyper::server::conn::http1::Builder::new();
@@ -157,8 +199,16 @@ async fn serve_connection<I>(
     let io = TokioIo::new(SendDeadline::new(io, limits.send_timeout));
     let connection = builder.serve_connection(io, service);
     tokio::pin!(connection);
+    // Closed at its deadline unless a request proved who sends it by then.
+    let deadline = async {
+        tokio::time::sleep(limits.unauthenticated_timeout).await;
+        if !place.pending() {
+            std::future::pending::<()>().await;
+        }
+    };
     tokio::select! {
         result = connection.as_mut() => return note_refusal(&result, &refusals),
+        () = deadline => return refusals("unauthenticated_timeout"),
         _ = stop.wait_for(|stop| *stop) => {}
     }
     // Shutting down: an idle connection closes now, a busy one after its response.

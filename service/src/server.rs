@@ -67,6 +67,8 @@ async fn serve(service: Arc<Service>) -> anyhow::Result<()> {
         max_connections: service.config.max_connections,
         header_timeout: service.config.header_timeout,
         send_timeout: service.config.send_timeout,
+        max_unauthenticated: service.config.max_unauthenticated_connections,
+        unauthenticated_timeout: service.config.unauthenticated_timeout,
     };
     let refusals: listen::Refusals = {
         let service = Arc::clone(&service);

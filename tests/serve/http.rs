@@ -576,6 +576,76 @@ fn idle_connections_cannot_take_more_than_max_connections() {
     assert_nothing_left(&server);
 }
 
+/// Issue 25, point 7: connections that have not authenticated a request have a budget of their
+/// own and a short deadline: clients holding idle connections without credentials never take the
+/// slots of an authenticated client, and lose theirs after the deadline.
+#[test]
+fn unauthenticated_connections_cannot_starve_authenticated_ones() {
+    use std::io::{Read, Write};
+    require_root!();
+    let mut server = Server::start(Options {
+        tcp: true,
+        max_connections: 4,
+        // Without the unauthenticated budget, idle connections would hold their slots this long.
+        header_timeout_ms: Some(30_000),
+        admission: Some(
+            "max_unauthenticated_connections = 2\nunauthenticated_timeout_ms = 1500\n".to_owned(),
+        ),
+        ..Options::default()
+    });
+    let tcp = server.tcp();
+    let address = server.tcp.unwrap();
+    // An authenticated client's keep-alive connection, proved once.
+    let mut kept = std::net::TcpStream::connect(address).unwrap();
+    kept.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let ask = |stream: &mut std::net::TcpStream| {
+        write!(
+            stream,
+            "GET /v1/sessions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {TOKEN}\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = [0u8; 4096];
+        let n = stream.read(&mut answer).unwrap();
+        String::from_utf8_lossy(&answer[..n]).into_owned()
+    };
+    let first = ask(&mut kept);
+    assert!(first.starts_with("HTTP/1.1 200"), "{first}");
+    // Clients without credentials open idle connections: two are accepted (their budget), the
+    // rest wait in the kernel's backlog; none takes the authenticated client's slot.
+    let idle: Vec<_> = (0..6)
+        .map(|_| std::net::TcpStream::connect(address).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    let again = ask(&mut kept);
+    assert!(again.starts_with("HTTP/1.1 200"), "{again}");
+    assert!(started.elapsed() < Duration::from_secs(1));
+    // Within the deadline (and the backlog's turns after it), a new authenticated request gets
+    // through: the idle ones were closed.
+    let served = request(&tcp, "GET", "/v1/policies", Some(TOKEN), None);
+    assert_eq!(served.status, 200, "{}", served.text());
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    // The first idle connections were closed by the server (they read end-of-file).
+    let mut first = idle.into_iter().next().unwrap();
+    first
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    assert_eq!(first.read(&mut byte).unwrap_or(0), 0);
+    let metrics = request(&tcp, "GET", "/metrics", Some(TOKEN), None).text();
+    assert!(
+        metrics.contains("reason=\"unauthenticated_timeout\""),
+        "{metrics}"
+    );
+    server.stop();
+    assert_nothing_left(&server);
+}
+
 #[test]
 fn sigterm_kills_runs_that_outlast_the_grace_period() {
     require_root!();

@@ -60,6 +60,8 @@ pub struct Options {
     pub body_timeout_ms: Option<u64>,
     pub max_input_files: Option<usize>,
     pub max_input_bytes: Option<u64>,
+    /// More lines of the `[admission]` table, as they are.
+    pub admission: Option<String>,
     pub tcp: bool,
     /// Reuse this state directory (to test start-up reaping).
     pub state_dir: Option<PathBuf>,
@@ -95,6 +97,7 @@ impl Default for Options {
             body_timeout_ms: None,
             max_input_files: None,
             max_input_bytes: None,
+            admission: None,
             tcp: false,
             state_dir: None,
             bounding_set: None,
@@ -162,7 +165,7 @@ queue_timeout_ms = {queue_timeout}
 max_request_bytes = {max_request}
 max_connections = {max_connections}
 shutdown_grace_ms = {grace}
-{optional}
+{optional}{admission}
 [pool]
 {pool}
 [policies]
@@ -201,6 +204,7 @@ policies = ["review", "strict"]
             max_request = options.max_request_bytes,
             max_connections = options.max_connections,
             grace = options.shutdown_grace_ms,
+            admission = options.admission.clone().unwrap_or_default(),
             pool = options
                 .pool
                 .clone()
