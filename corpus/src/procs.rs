@@ -421,16 +421,25 @@ mod tests {
         let mut shell = Command::new("sh").args(["-c", script]).spawn().unwrap();
         let mut looks = Vec::new();
         let started = Instant::now();
-        while started.elapsed() < Duration::from_millis(1200) {
+        // Until the short sleeps have all ended and the ten long ones run (on a loaded host the
+        // shell takes longer than their 0.85 s to start them all), at most 30 s.
+        let long_sleep = |pid: &u32| {
+            std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == b"sleep\x0030\x00")
+        };
+        let mut long: Vec<u32> = Vec::new();
+        while started.elapsed() < Duration::from_secs(30) {
             if let Some(found) = descendants(shell.id()) {
-                looks.push(found.into_iter().map(|p| p.pid).collect::<Vec<_>>());
+                let pids: Vec<u32> = found.into_iter().map(|p| p.pid).collect();
+                let settled = started.elapsed() >= Duration::from_millis(1200)
+                    && pids.len() == 10
+                    && pids.iter().all(long_sleep);
+                looks.push(pids.clone());
+                if settled {
+                    long = pids;
+                    break;
+                }
             }
         }
-        let long: Vec<u32> = descendants(shell.id())
-            .unwrap_or_default()
-            .iter()
-            .map(|p| p.pid)
-            .collect();
         for pid in &long {
             kill(*pid);
         }

@@ -553,6 +553,12 @@ fn is_stale(name: &str) -> bool {
     }
 }
 
+/// How long removing a run's own cgroup waits for its killed processes to leave (1 s was not
+/// always enough on a loaded host freeing a large interpreter: the cgroup was left behind).
+const REMOVE_WITHIN: Duration = Duration::from_secs(5);
+/// The same for a stale run's cgroup, removed before a run starts or periodically: short, so a
+/// cgroup that cannot be emptied never delays runs (the next reaping tries again).
+const STALE_REMOVE_WITHIN: Duration = Duration::from_secs(1);
 impl CgroupPlan {
     /// Creates the run's cgroup and writes its limits.
     pub fn create(&self, name: &str) -> Result<Cgroup, JailError> {
@@ -643,7 +649,7 @@ impl CgroupPlan {
                         remove_parents: false,
                     };
                     stale.kill_all();
-                    let _ = stale.remove_dirs();
+                    let _ = stale.remove_dirs(STALE_REMOVE_WITHIN);
                 }
             }
         }
@@ -879,24 +885,33 @@ impl Cgroup {
     /// Removes the run's directories, waiting briefly for exiting processes to leave.
     pub fn remove(mut self) -> Result<(), JailError> {
         self.removed = true;
-        self.remove_dirs()
+        self.remove_dirs(REMOVE_WITHIN)
     }
 
-    fn remove_dirs(&self) -> Result<(), JailError> {
+    /// Removes the directories, waiting up to `within` for killed processes to leave: they can take
+    /// seconds on a loaded host (a large address space to free). Polled often at first, then
+    /// every 50 ms.
+    fn remove_dirs(&self, within: Duration) -> Result<(), JailError> {
+        let deadline = std::time::Instant::now() + within;
         for (_, dir) in &self.dirs {
-            let mut attempt = 0;
+            let mut attempt = 0u32;
             loop {
                 match fs::remove_dir(dir) {
                     Ok(()) => break,
                     Err(err) if err.kind() == ErrorKind::NotFound => break,
                     Err(err)
-                        if err.raw_os_error() == Some(Errno::EBUSY as i32) && attempt < 200 =>
+                        if err.raw_os_error() == Some(Errno::EBUSY as i32)
+                            && std::time::Instant::now() < deadline =>
                     {
-                        if attempt % 20 == 0 {
+                        if attempt.is_multiple_of(20) {
                             self.kill_all();
                         }
                         attempt += 1;
-                        std::thread::sleep(Duration::from_millis(5));
+                        std::thread::sleep(Duration::from_millis(if attempt < 100 {
+                            5
+                        } else {
+                            50
+                        }));
                     }
                     Err(err) => {
                         return Err(JailError::io("cannot remove cgroup", dir.clone(), err))
@@ -920,7 +935,7 @@ impl Drop for Cgroup {
     fn drop(&mut self) {
         if !self.removed {
             self.kill_all();
-            let _ = self.remove_dirs();
+            let _ = self.remove_dirs(REMOVE_WITHIN);
         }
     }
 }

@@ -107,6 +107,10 @@ pub fn serve_stdio_blocking(
     pool.abort();
     session_reaper.abort();
     service.kill_running();
+    // This connection's state goes first: a client that gave up waiting sends SIGKILL 2 s after
+    // its SIGTERM, and reaping cgroups can take longer than that on a loaded host (a stale one
+    // left is reaped by the next warden); again at the end, for what was written meanwhile.
+    let _ = std::fs::remove_dir_all(&state_dir);
     // Tasks still blocked (a check, a worker's pipe) are not waited for past this.
     runtime.shutdown_timeout(Duration::from_secs(1));
     service.reap();
