@@ -96,21 +96,26 @@ pub fn serve_stdio_blocking(
         // state directory are still removed in time.
         let mut signals = crate::server::TerminatingSignals::new()?;
         tokio::select! {
-            result = served => result,
+            result = served => result.map(|()| false),
             signal = signals.recv() => {
                 eprintln!("warden mcp: {signal}: ending the session now");
-                Ok(())
+                Ok(true)
             }
         }
     });
+    if matches!(result, Ok(true)) {
+        // Told to end: the session's processes are killed and this connection's state removed,
+        // then warden mcp exits at once (the cgroups of the killed jails are reaped by the next
+        // warden that starts; waiting for them here outlasted the client's 2 s before SIGKILL).
+        service.kill_running();
+        let _ = std::fs::remove_dir_all(&state_dir);
+        std::process::exit(0);
+    }
+    let result = result.map(|_| ());
     reaper.abort();
     pool.abort();
     session_reaper.abort();
     service.kill_running();
-    // This connection's state goes first: a client that gave up waiting sends SIGKILL 2 s after
-    // its SIGTERM, and reaping cgroups can take longer than that on a loaded host (a stale one
-    // left is reaped by the next warden); again at the end, for what was written meanwhile.
-    let _ = std::fs::remove_dir_all(&state_dir);
     // Tasks still blocked (a check, a worker's pipe) are not waited for past this.
     runtime.shutdown_timeout(Duration::from_secs(1));
     service.reap();

@@ -518,3 +518,96 @@ fn describe_policy_names_only_the_policies_a_token_may_use() {
     let described: Value = serde_json::from_str(&strict[0]).unwrap();
     assert_eq!(described["name"], "strict", "{described}");
 }
+
+/// A client that gives up waiting for `warden mcp` to exit sends SIGTERM (the MCP Python SDK does,
+/// 2 s after closing our input, and SIGKILL 2 s after that): `warden mcp` then kills its session
+/// at once and removes this connection's state directory, well within those 2 s.
+#[test]
+fn warden_mcp_ends_its_session_at_once_on_sigterm() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    use warden_test_support::jail::processes_with;
+    use warden_test_support::serve::signal;
+    warden_test_support::require_root!();
+    let dir = tempfile::tempdir().unwrap();
+    let (config, state) = config(dir.path());
+    let mut child = warden_test_support::warden()
+        .args(["mcp", "--config"])
+        .arg(&config)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let mut call = |id: u64, method: &str, params: Value| {
+        let message =
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(input, "{message}").unwrap();
+        input.flush().unwrap();
+        loop {
+            let mut line = String::new();
+            assert!(
+                output.read_line(&mut line).unwrap() > 0,
+                "warden mcp closed"
+            );
+            let answer: Value = serde_json::from_str(&line).unwrap();
+            if answer["id"] == id {
+                return answer;
+            }
+        }
+    };
+    call(
+        1,
+        "initialize",
+        serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "sigterm-test", "version": "0"}}),
+    );
+    // (The initialized notification is not needed for tools/call by rmcp's server.)
+    let cell = call(
+        2,
+        "tools/call",
+        serde_json::json!({"name": "run_python", "arguments": {"code": "x = 1\nprint(x)\n"}}),
+    );
+    assert_eq!(cell["result"]["isError"], false, "{cell}");
+    let mine = state.join(format!("mcp-{}", child.id()));
+    assert!(mine.is_dir(), "{}", mine.display());
+    let workers = processes_with(&mine.to_string_lossy());
+    assert!(
+        !workers.is_empty(),
+        "no session worker under {}",
+        mine.display()
+    );
+    let started = Instant::now();
+    signal(child.id(), "TERM");
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "warden mcp did not end on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(2), "took {took:?} ({status})");
+    assert!(!mine.exists(), "{} left", mine.display());
+    assert!(
+        warden_test_support::serve::wait_until(Duration::from_secs(5), || workers
+            .iter()
+            .all(|pid| !running(*pid))),
+        "session processes outlived warden mcp: {workers:?}"
+    );
+}
+
+/// Whether `pid` is a process that has not exited (a zombie waiting to be reaped has).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| !matches!(state, "Z" | "X"))
+    })
+}
