@@ -535,11 +535,7 @@ fn all_fixed(
     scope: ScopeId,
     budget: &mut usize,
 ) -> bool {
-    arguments
-        .args
-        .iter()
-        .chain(arguments.keywords.iter().map(|k| &k.value))
-        .all(|argument| fixed(checker, argument, scope, budget))
+    values_of(arguments).all(|argument| fixed(checker, argument, scope, budget))
 }
 
 fn fixed(checker: &Checker<'_>, expr: &Expr, scope: ScopeId, budget: &mut usize) -> bool {
@@ -568,9 +564,13 @@ fn all_constant(
     scope: ScopeId,
     budget: &mut usize,
 ) -> bool {
+    values_of(arguments).all(|argument| constant(checker, argument, scope, budget))
+}
+
+/// A call's positional and keyword values, in order.
+fn values_of(arguments: &ast::Arguments) -> impl Iterator<Item = &Expr> {
     arguments
         .args
         .iter()
         .chain(arguments.keywords.iter().map(|k| &k.value))
-        .all(|argument| constant(checker, argument, scope, budget))
 }
