@@ -345,6 +345,11 @@ pub enum Op {
         new_root: CString,
     },
     RemountRootReadOnly,
+    /// Give a tmpfs's root directory to `id` (uid and gid, as the jail maps them).
+    Chown {
+        path: CString,
+        id: u32,
+    },
     /// Copy the host work dir's tree into the jail's `/work` (see `mirror.rs`).
     CopyIn {
         from: PathBuf,
@@ -431,10 +436,10 @@ pub fn prepare(
                 ..
             } => {
                 mkdirs(stage, target, &mut ops)?;
-                let mut data = format!("mode={mode:o},size={size_bytes},nr_inodes=65536");
-                if let Some(id) = owner {
-                    data.push_str(&format!(",uid={id},gid={id}"));
-                }
+                // The owner is set by `chown` after the mount, not by `uid=`/`gid=` options: the
+                // kernel shows a tmpfs's options in `/proc/self/mountinfo` with the ids mapped to
+                // the host's, which would tell the program the run's host uid (issue 25).
+                let data = format!("mode={mode:o},size={size_bytes},nr_inodes=65536");
                 let mut flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
                 if *noexec {
                     flags |= MsFlags::MS_NOEXEC;
@@ -446,6 +451,12 @@ pub fn prepare(
                     flags,
                     data: Some(cstr_of(data)?),
                 });
+                if let Some(id) = owner {
+                    ops.push(Op::Chown {
+                        path: cstring(&staged(stage, target))?,
+                        id: *id,
+                    });
+                }
                 if let (Some(host), true) = (workdir, target == Path::new(WORKDIR)) {
                     ops.push(Op::CopyIn {
                         from: host.to_path_buf(),
@@ -676,6 +687,12 @@ impl Op {
                 None::<&CStr>,
             )
             .map_err(fail("mount(MS_REMOUNT|MS_RDONLY)", c"/")),
+            Op::Chown { path, id } => nix::unistd::chown(
+                path.as_c_str(),
+                Some(nix::unistd::Uid::from_raw(*id)),
+                Some(nix::unistd::Gid::from_raw(*id)),
+            )
+            .map_err(fail("chown", path)),
             Op::CopyIn { from, to, owner } => crate::mirror::copy_in(from, to, *owner),
         }
     }
@@ -783,9 +800,10 @@ mod tests {
         ));
         for op in &ops {
             let path = match op {
-                Op::Mkdir { path, .. } | Op::Touch { path } | Op::WriteFile { path, .. } => {
-                    Some(path)
-                }
+                Op::Mkdir { path, .. }
+                | Op::Touch { path }
+                | Op::WriteFile { path, .. }
+                | Op::Chown { path, .. } => Some(path),
                 Op::Mount { target, .. } => Some(target),
                 Op::Symlink { link, .. } => Some(link),
                 _ => None,

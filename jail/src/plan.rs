@@ -725,6 +725,12 @@ fn mirrored_refusals(config: &Config) -> Vec<MirroredRefusal> {
             why: "[processes] and [network] allow neither: no socket, AF_UNIX included",
         });
     }
+    if !config.intents.processes {
+        mirrored.push(MirroredRefusal {
+            refusal: Mirrored::Locks,
+            why: "[processes] allow = false: one process, nothing to exclude; locks never reach host files",
+        });
+    }
     mirrored
 }
 
@@ -1227,19 +1233,22 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         use crate::config::Intents;
-        assert_eq!(mirrored(Intents::default()), [Mirrored::LocalSockets]);
-        for intents in [
-            Intents {
-                processes: true,
-                network: false,
-            },
-            Intents {
+        assert_eq!(
+            mirrored(Intents::default()),
+            [Mirrored::LocalSockets, Mirrored::Locks]
+        );
+        assert!(mirrored(Intents {
+            processes: true,
+            network: false,
+        })
+        .is_empty());
+        assert_eq!(
+            mirrored(Intents {
                 processes: false,
                 network: true,
-            },
-        ] {
-            assert!(mirrored(intents).is_empty(), "{intents:?}");
-        }
+            }),
+            [Mirrored::Locks]
+        );
     }
 
     #[test]

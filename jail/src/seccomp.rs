@@ -200,9 +200,6 @@ pub const ALLOWED: &[Syscall] = &[
     ),
     sc!(SYS_removexattr, "os.removexattr"),
     sc!(SYS_fremovexattr, "os.removexattr"),
-    sc!(SYS_inotify_init1, "file watchers"),
-    sc!(SYS_inotify_add_watch, "file watchers"),
-    sc!(SYS_inotify_rm_watch, "file watchers"),
     sc!(SYS_umask, "os.umask, tempfile"),
     // Waiting and events
     sc!(SYS_ppoll, "select module, subprocess.communicate, asyncio"),
@@ -233,10 +230,6 @@ pub const ALLOWED: &[Syscall] = &[
     sc!(SYS_gettimeofday, "old code paths of time.time"),
     sc!(SYS_getitimer, "signal.getitimer"),
     sc!(SYS_setitimer, "signal.setitimer (timeouts in libraries)"),
-    sc!(
-        SYS_timer_create,
-        "POSIX timers (OpenMP runtimes, profilers)"
-    ),
     sc!(SYS_timer_settime, "POSIX timers"),
     sc!(SYS_timer_gettime, "POSIX timers"),
     sc!(SYS_timer_getoverrun, "POSIX timers"),
@@ -294,8 +287,6 @@ pub const ALLOWED: &[Syscall] = &[
     sc!(SYS_rt_sigsuspend, "signal.pause variants"),
     sc!(SYS_rt_sigpending, "signal.sigpending"),
     sc!(SYS_rt_sigtimedwait, "signal.sigtimedwait"),
-    sc!(SYS_rt_sigqueueinfo, "signal queueing"),
-    sc!(SYS_rt_tgsigqueueinfo, "signal queueing to threads"),
     sc!(SYS_sigaltstack, "faulthandler, stack overflow handling"),
     sc!(SYS_set_tid_address, "glibc thread start"),
     sc!(SYS_rseq, "glibc 2.35+ restartable sequences"),
@@ -430,7 +421,6 @@ pub const ALLOWED_X86_64: &[Syscall] = &[
     sc!(SYS_epoll_wait, "old binaries' epoll"),
     sc!(SYS_eventfd, "old binaries' eventfd"),
     sc!(SYS_signalfd, "old binaries' signalfd"),
-    sc!(SYS_inotify_init, "old binaries' inotify"),
     sc!(SYS_alarm, "signal.alarm"),
     sc!(SYS_pause, "signal.pause"),
     sc!(SYS_time, "old binaries' time"),
@@ -512,6 +502,22 @@ pub const DENIED: &[Syscall] = &[
         "READ_IMPLIES_EXEC and ADDR_NO_RANDOMIZE weaken the process"
     ),
     sc!(SYS_fanotify_init, "watches the whole file system"),
+    // Issue 25: budgets the kernel counts per uid, which runs forked from one template share.
+    sc!(
+        SYS_inotify_init1,
+        "a watch on a bound host file sees host activity; instances are a per-uid budget runs share"
+    ),
+    sc!(SYS_inotify_add_watch, "see inotify_init1"),
+    sc!(SYS_inotify_rm_watch, "see inotify_init1"),
+    sc!(
+        SYS_timer_create,
+        "each POSIX timer holds a queued signal of the per-uid budget runs share"
+    ),
+    sc!(
+        SYS_rt_sigqueueinfo,
+        "queued signals are a per-uid budget runs share (rt signals by kill are refused below)"
+    ),
+    sc!(SYS_rt_tgsigqueueinfo, "see rt_sigqueueinfo"),
     sc!(SYS_migrate_pages, "moves other processes' memory"),
     sc!(SYS_move_pages, "moves other processes' memory"),
 ];
@@ -519,6 +525,7 @@ pub const DENIED: &[Syscall] = &[
 /// x86_64-only calls refused with EPERM.
 #[cfg(target_arch = "x86_64")]
 pub const DENIED_X86_64: &[Syscall] = &[
+    sc!(SYS_inotify_init, "see inotify_init1"),
     sc!(SYS_iopl, "raw I/O port access"),
     sc!(SYS_ioperm, "raw I/O port access"),
     sc!(SYS_uselib, "obsolete loader call"),
@@ -631,6 +638,12 @@ impl SeccompPlan {
                 .iter()
                 .map(|(name, _)| format!("setsockopt SOL_SOCKET {name}")),
         );
+        denied_arguments.extend(
+            SIGNAL_SENDERS
+                .iter()
+                .map(|(name, _, _)| format!("{name} of a real-time signal")),
+        );
+        denied_arguments.extend(DENIED_FCNTL.iter().map(|(name, _)| format!("fcntl {name}")));
         SeccompPlan {
             allowed: ALLOWED
                 .iter()
@@ -681,7 +694,7 @@ fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, JailError> {
 /// filter, the argument filter, and the run's own refusals when it has any.
 pub fn compile(plan: &SeccompPlan) -> Result<Vec<BpfProgram>, JailError> {
     let mut filters = compile_profile()?;
-    let calls: Vec<(u32, bool, u32)> = plan
+    let calls: Vec<(u32, When, u32)> = plan
         .refused
         .iter()
         .flat_map(|r| refused_calls(r.refusal))
@@ -730,6 +743,64 @@ fn socket_buffer_rules() -> Result<Vec<SeccompRule>, JailError> {
 
 // --- End of socket buffer sizes ----------------------------------------------------------------
 
+// --- Budgets runs share (issue 25) --------------------------------------------------------------
+// Runs forked from one template share its user namespace and host uid, so whatever the kernel
+// counts per uid is one budget for all of them: a run holding it would leave a concurrent run of
+// another tenant with EAGAIN. Queued real-time signals are one such count (`RLIMIT_SIGPENDING`);
+// ordinary signals are always queued whatever the count, so refusing every way to queue a real-time
+// one (`rt_sigqueueinfo`, `timer_create` above; `kill` and its kin with a real-time number, and
+// `F_SETSIG`, here) leaves nothing a program can take from another run. `F_NOTIFY` (dnotify) would
+// watch a bound host directory, as inotify would; `F_SETPIPE_SZ` would grow pipes into the per-uid
+// pipe budget (each pipe stays at the kernel's default, 64 KiB).
+
+/// The first real-time signal number (the kernel's `SIGRTMIN`; glibc keeps 32 and 33 for itself).
+const FIRST_REALTIME_SIGNAL: u64 = 32;
+
+/// Calls that send a signal, with the index of the signal-number argument.
+const SIGNAL_SENDERS: [(&str, i64, u8); 4] = [
+    ("kill", libc::SYS_kill, 1),
+    ("tkill", libc::SYS_tkill, 1),
+    ("tgkill", libc::SYS_tgkill, 2),
+    ("pidfd_send_signal", libc::SYS_pidfd_send_signal, 1),
+];
+
+/// `F_SETSIG` (`fcntl.h`; the same number on every Linux architecture; not in the `libc` crate).
+const F_SETSIG: libc::c_int = 10;
+
+/// `fcntl` commands refused with EPERM.
+const DENIED_FCNTL: [(&str, libc::c_int); 3] = [
+    ("F_NOTIFY", libc::F_NOTIFY),
+    ("F_SETSIG", F_SETSIG),
+    ("F_SETPIPE_SZ", libc::F_SETPIPE_SZ),
+];
+
+/// EPERM for a real-time signal number at argument `arg`.
+fn realtime_signal_rules(arg: u8) -> Result<Vec<SeccompRule>, JailError> {
+    Ok(vec![rule(vec![condition(
+        arg,
+        SeccompCmpArgLen::Dword,
+        SeccompCmpOp::Ge,
+        FIRST_REALTIME_SIGNAL,
+    )?])?])
+}
+
+/// EPERM for the [`DENIED_FCNTL`] commands (argument 1, compared on 32 bits as the kernel reads it).
+fn fcntl_rules() -> Result<Vec<SeccompRule>, JailError> {
+    DENIED_FCNTL
+        .iter()
+        .map(|&(_, command)| {
+            rule(vec![condition(
+                1,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::Eq,
+                command as u64,
+            )?])
+        })
+        .collect()
+}
+
+// --- End of budgets runs share ------------------------------------------------------------------
+
 /// The number and argument filters of the default profile.
 fn compile_profile() -> Result<Vec<BpfProgram>, JailError> {
     let arch = target_arch()?;
@@ -773,6 +844,10 @@ fn compile_profile() -> Result<Vec<BpfProgram>, JailError> {
     deny_rules.insert(libc::SYS_socketpair, not_unix()?);
     deny_rules.insert(libc::SYS_mknodat, device_node_rules()?);
     deny_rules.insert(libc::SYS_setsockopt, socket_buffer_rules()?);
+    for (_, nr, arg) in SIGNAL_SENDERS {
+        deny_rules.insert(nr, realtime_signal_rules(arg)?);
+    }
+    deny_rules.insert(libc::SYS_fcntl, fcntl_rules()?);
     let arguments = SeccompFilter::new(
         deny_rules,
         SeccompAction::Allow,
@@ -890,30 +965,42 @@ fn number_filter(
 const BPF_JSET_K: u16 = 0x45; // BPF_JMP | BPF_JSET | BPF_K
 /// Low 32 bits of the first argument (`offsetof(struct seccomp_data, args[0])`, little-endian).
 const DATA_ARG0_LOW: u32 = 16;
+/// Low 32 bits of the second argument.
+const DATA_ARG1_LOW: u32 = 24;
 const RET_EAGAIN: u32 = libc::SECCOMP_RET_ERRNO | libc::EAGAIN as u32;
 
-/// The calls behind each refusal: (number, `true` when only a `clone` without `CLONE_THREAD` is
-/// refused, the answer).
-fn refused_calls(refusal: Refusal) -> Vec<(u32, bool, u32)> {
+/// Which calls of a number a refusal answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum When {
+    /// Every call.
+    Always,
+    /// A `clone` without `CLONE_THREAD` (a thread always shares the memory: no new process).
+    NotThread,
+    /// A call whose second argument (low 32 bits) is one of these.
+    Arg1In(&'static [u32]),
+}
+
+/// The calls behind each refusal: (number, which calls, the answer).
+fn refused_calls(refusal: Refusal) -> Vec<(u32, When, u32)> {
     match refusal {
         Refusal::ProcessCreation => {
-            let mut calls = vec![(libc::SYS_clone as u32, true, RET_EAGAIN)];
+            let mut calls = vec![(libc::SYS_clone as u32, When::NotThread, RET_EAGAIN)];
             #[cfg(target_arch = "x86_64")]
             calls.extend([
-                (libc::SYS_fork as u32, false, RET_EAGAIN),
-                (libc::SYS_vfork as u32, false, RET_EAGAIN),
+                (libc::SYS_fork as u32, When::Always, RET_EAGAIN),
+                (libc::SYS_vfork as u32, When::Always, RET_EAGAIN),
             ]);
             calls
         }
-        Refusal::MemfdCreate => vec![(libc::SYS_memfd_create as u32, false, RET_EPERM)],
-        Refusal::SysvShm => vec![(libc::SYS_shmget as u32, false, RET_EPERM)],
+        Refusal::MemfdCreate => vec![(libc::SYS_memfd_create as u32, When::Always, RET_EPERM)],
+        Refusal::SysvShm => vec![(libc::SYS_shmget as u32, When::Always, RET_EPERM)],
     }
 }
 
 /// The refusal filter of `refusals`.
 #[cfg(test)]
 fn refusal_filter(audit_arch: u32, refusals: &[Refusal]) -> BpfProgram {
-    let calls: Vec<(u32, bool, u32)> = refusals.iter().flat_map(|r| refused_calls(*r)).collect();
+    let calls: Vec<(u32, When, u32)> = refusals.iter().flat_map(|r| refused_calls(*r)).collect();
     refusal_filter_of(audit_arch, &calls)
 }
 
@@ -922,7 +1009,7 @@ fn refusal_filter(audit_arch: u32, refusals: &[Refusal]) -> BpfProgram {
 /// always shares the memory, so it is no new process). The kernel runs every filter and returns the
 /// most severe answer; between two errnos, the later filter's, so these answers win over the
 /// argument filter's EPERM.
-fn refusal_filter_of(audit_arch: u32, calls: &[(u32, bool, u32)]) -> BpfProgram {
+fn refusal_filter_of(audit_arch: u32, calls: &[(u32, When, u32)]) -> BpfProgram {
     use seccompiler::sock_filter;
     let ins = |code, jt, jf, k| sock_filter { code, jt, jf, k };
     let n = calls.len();
@@ -935,18 +1022,32 @@ fn refusal_filter_of(audit_arch: u32, calls: &[(u32, bool, u32)]) -> BpfProgram 
     ];
     let mut answer_at = allow + 1;
     let mut answers = Vec::new();
-    for (i, &(nr, clone_only, answer)) in calls.iter().enumerate() {
+    for (i, &(nr, when, answer)) in calls.iter().enumerate() {
         let here = 3 + i;
         prog.push(ins(BPF_JEQ_K, (answer_at - here - 1) as u8, 0, nr));
-        if clone_only {
-            answers.push(ins(BPF_LD_W_ABS, 0, 0, DATA_ARG0_LOW));
-            answers.push(ins(BPF_JSET_K, 0, 1, libc::CLONE_THREAD as u32));
-            answers.push(ins(BPF_RET_K, 0, 0, RET_ALLOW));
-            answers.push(ins(BPF_RET_K, 0, 0, answer));
-            answer_at += 4;
-        } else {
-            answers.push(ins(BPF_RET_K, 0, 0, answer));
-            answer_at += 1;
+        match when {
+            When::NotThread => {
+                answers.push(ins(BPF_LD_W_ABS, 0, 0, DATA_ARG0_LOW));
+                answers.push(ins(BPF_JSET_K, 0, 1, libc::CLONE_THREAD as u32));
+                answers.push(ins(BPF_RET_K, 0, 0, RET_ALLOW));
+                answers.push(ins(BPF_RET_K, 0, 0, answer));
+                answer_at += 4;
+            }
+            When::Always => {
+                answers.push(ins(BPF_RET_K, 0, 0, answer));
+                answer_at += 1;
+            }
+            When::Arg1In(values) => {
+                // load; one equality test per value, each jumping to the answer; else allow.
+                let n = values.len();
+                answers.push(ins(BPF_LD_W_ABS, 0, 0, DATA_ARG1_LOW));
+                for (k, &value) in values.iter().enumerate() {
+                    answers.push(ins(BPF_JEQ_K, (n - k) as u8, 0, value));
+                }
+                answers.push(ins(BPF_RET_K, 0, 0, RET_ALLOW));
+                answers.push(ins(BPF_RET_K, 0, 0, answer));
+                answer_at += n + 3;
+            }
         }
     }
     prog.push(ins(BPF_RET_K, 0, 0, RET_ALLOW));
@@ -967,6 +1068,12 @@ pub enum Mirrored {
     /// policy allows neither processes nor the network, and nothing warden runs in the program's
     /// process needs a socket once it is confined ([`crate::Intents::local_sockets`]).
     LocalSockets,
+    /// `flock` and the `fcntl` commands that take a record lock succeed without locking anything
+    /// (issue 25): a lock on a file the jail binds from the host (`/dev/null`, the interpreter)
+    /// would be taken on the host's inode and refuse host processes their locks. The policy allows
+    /// no processes, so no other process in the jail could be excluded by a lock either (sqlite3's
+    /// locks are between processes; threads of one process share POSIX locks anyway).
+    Locks,
 }
 
 /// A [`Mirrored`] refusal and the rule of the rules file it mirrors.
@@ -977,14 +1084,33 @@ pub struct MirroredRefusal {
 }
 
 /// The calls behind a mirrored refusal, as [`refused_calls`] gives them.
-fn mirrored_calls(refusal: Mirrored) -> Vec<(u32, bool, u32)> {
+fn mirrored_calls(refusal: Mirrored) -> Vec<(u32, When, u32)> {
     match refusal {
         Mirrored::LocalSockets => vec![
-            (libc::SYS_socket as u32, false, RET_EPERM),
-            (libc::SYS_socketpair as u32, false, RET_EPERM),
+            (libc::SYS_socket as u32, When::Always, RET_EPERM),
+            (libc::SYS_socketpair as u32, When::Always, RET_EPERM),
+        ],
+        Mirrored::Locks => vec![
+            (libc::SYS_flock as u32, When::Always, RET_DONE),
+            (
+                libc::SYS_fcntl as u32,
+                When::Arg1In(&LOCK_COMMANDS),
+                RET_DONE,
+            ),
         ],
     }
 }
+
+/// "Done" without doing anything: the call returns 0 (`SECCOMP_RET_ERRNO` with errno 0).
+const RET_DONE: u32 = libc::SECCOMP_RET_ERRNO;
+
+/// The `fcntl` commands that take a record lock.
+const LOCK_COMMANDS: [u32; 4] = [
+    libc::F_SETLK as u32,
+    libc::F_SETLKW as u32,
+    libc::F_OFD_SETLK as u32,
+    libc::F_OFD_SETLKW as u32,
+];
 
 /// The file types `mknodat` may not create, whatever the policy: FIFOs and device and socket
 /// nodes are no files a program's output or its write roots hold (a regular file, which
@@ -1218,6 +1344,81 @@ mod tests {
     }
 
     #[test]
+    fn locks_are_done_without_locking_and_other_fcntls_pass() {
+        let arch = audit_arch().unwrap();
+        let prog = refusal_filter_of(arch, &mirrored_calls(Mirrored::Locks));
+        let fcntl = libc::SYS_fcntl as u32;
+        for command in [
+            libc::F_SETLK,
+            libc::F_SETLKW,
+            libc::F_OFD_SETLK,
+            libc::F_OFD_SETLKW,
+        ] {
+            assert_eq!(
+                run_with_args(&prog, arch, fcntl, [3, command as u32]),
+                RET_DONE,
+                "fcntl {command}"
+            );
+        }
+        for command in [
+            libc::F_GETFL,
+            libc::F_SETFL,
+            libc::F_GETLK,
+            libc::F_DUPFD_CLOEXEC,
+        ] {
+            assert_eq!(
+                run_with_args(&prog, arch, fcntl, [3, command as u32]),
+                RET_ALLOW,
+                "fcntl {command}"
+            );
+        }
+        assert_eq!(
+            run_with_args(
+                &prog,
+                arch,
+                libc::SYS_flock as u32,
+                [3, libc::LOCK_EX as u32]
+            ),
+            RET_DONE
+        );
+        assert_eq!(
+            run_with_arg(&prog, arch, libc::SYS_read as u32, 3),
+            RET_ALLOW
+        );
+        assert_eq!(
+            RET_DONE & libc::SECCOMP_RET_DATA,
+            0,
+            "errno 0: the call returns 0"
+        );
+    }
+
+    #[test]
+    fn shared_budgets_are_refused_by_the_argument_filter() {
+        let plan = SeccompPlan::default_profile();
+        for rule in [
+            "kill of a real-time signal",
+            "tkill of a real-time signal",
+            "tgkill of a real-time signal",
+            "pidfd_send_signal of a real-time signal",
+            "fcntl F_NOTIFY",
+            "fcntl F_SETSIG",
+            "fcntl F_SETPIPE_SZ",
+        ] {
+            assert!(plan.denied_arguments.iter().any(|r| r == rule), "{rule}");
+        }
+        for name in [
+            "inotify_init1",
+            "inotify_add_watch",
+            "timer_create",
+            "rt_sigqueueinfo",
+            "rt_tgsigqueueinfo",
+        ] {
+            assert!(plan.denied.iter().any(|e| e.name == name), "{name}");
+            assert!(plan.allowed.iter().all(|e| e.name != name), "{name}");
+        }
+    }
+
+    #[test]
     fn device_nodes_are_refused_by_the_argument_filter() {
         let plan = SeccompPlan::default_profile();
         for kind in ["FIFO", "character device", "block device", "socket node"] {
@@ -1233,6 +1434,12 @@ mod tests {
 
     /// Runs a filter on (arch, nr, low word of arg 0), for the refusal filter's instructions.
     fn run_with_arg(prog: &[seccompiler::sock_filter], arch: u32, nr: u32, arg0: u32) -> u32 {
+        run_with_args(prog, arch, nr, [arg0, 0])
+    }
+
+    /// Runs a filter on (arch, nr, low words of args 0 and 1).
+    fn run_with_args(prog: &[seccompiler::sock_filter], arch: u32, nr: u32, args: [u32; 2]) -> u32 {
+        let [arg0, arg1] = args;
         let (mut pc, mut acc) = (0usize, 0u32);
         loop {
             let i = &prog[pc];
@@ -1243,6 +1450,7 @@ mod tests {
                         DATA_ARCH => arch,
                         DATA_NR => nr,
                         DATA_ARG0_LOW => arg0,
+                        DATA_ARG1_LOW => arg1,
                         other => panic!("unexpected offset {other}"),
                     }
                 }

@@ -175,3 +175,121 @@ print("PLAIN", stat.S_ISREG(os.stat("/work/plain").st_mode))
         assert!(run.stdout().contains("PAIR b'x'"), "{}", run.stdout());
     }
 }
+
+/// The `major:minor:inode` key `/proc/locks` gives a lock on `path` (the host's view).
+fn lock_key(path: &str) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(path).unwrap_or_else(|err| panic!("{path}: {err}"));
+    let dev = meta.dev();
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    format!("{major:02x}:{minor:02x}:{}", meta.ino())
+}
+
+/// Every line of the host's `/proc/locks` seen while `work` runs (read every 20 ms).
+fn locks_seen_during<T>(work: impl FnOnce() -> T) -> (T, Vec<String>) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let watcher = scope.spawn(|| {
+            let mut seen = std::collections::BTreeSet::new();
+            while !done.load(Ordering::SeqCst) {
+                let text = std::fs::read_to_string("/proc/locks").unwrap_or_default();
+                seen.extend(text.lines().map(str::to_owned));
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            seen.into_iter().collect::<Vec<_>>()
+        });
+        let result = work();
+        done.store(true, Ordering::SeqCst);
+        (result, watcher.join().expect("watcher"))
+    })
+}
+
+both_modes! {
+    /// Issue 25: what a run takes of the host's inodes and of the budgets the kernel counts per
+    /// uid, without the runtime layer. A lock on a file the jail binds from the host (`/dev/null`,
+    /// the interpreter) is done without locking anything — judged from the host's `/proc/locks`
+    /// while the run holds it; sqlite3 still works on a database in the work dir. No inotify or
+    /// dnotify watch (they would see host activity on the binds), no queued real-time signal, no
+    /// POSIX timer, no pipe grown past the default; ordinary signals still work. As root, the work
+    /// dir's mount shows no host uid in `/proc/self/mountinfo`.
+    fn host_inodes_and_shared_budgets_are_out_of_a_runs_reach(who: As) {
+        let program = r#"
+import ctypes, fcntl, os, signal, sqlite3, struct, sys, threading, time
+libc = ctypes.CDLL(None, use_errno=True)
+def attempt(name, fn):
+    try:
+        fn()
+        print("RESULT", name, "made")
+    except OSError as e:
+        print("RESULT", name, "refused", e.errno)
+def c_call(fn, *args):
+    if fn(*args) < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+attempt("inotify", lambda: c_call(libc.inotify_init1, 0))
+timer = ctypes.c_void_p()
+attempt("timer", lambda: c_call(libc.timer_create, 1, None, ctypes.byref(timer)))
+signal.pthread_sigmask(signal.SIG_BLOCK, [40, signal.SIGUSR1])
+attempt("rt-kill", lambda: os.kill(os.getpid(), 40))
+attempt("rt-tgkill", lambda: signal.pthread_kill(threading.get_ident(), 41))
+r, w = os.pipe()
+attempt("pipe-grow", lambda: fcntl.fcntl(w, 1031, 1 << 20))
+directory = os.open("/usr", os.O_RDONLY)
+attempt("dnotify", lambda: fcntl.fcntl(directory, 1026, 1))
+attempt("setsig", lambda: fcntl.fcntl(w, 10, 40))
+print("PIPE", fcntl.fcntl(w, 1032))
+os.kill(os.getpid(), signal.SIGUSR1)
+print("PENDING", signal.SIGUSR1 in signal.sigpending())
+held = []
+for path in ["/dev/null", os.path.realpath(sys.executable)]:
+    f = open(path, "rb")
+    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    fcntl.lockf(f, fcntl.LOCK_SH | fcntl.LOCK_NB) if path != "/dev/null" else None
+    held.append(f)
+null = open("/dev/null", "wb")
+fcntl.lockf(null, fcntl.LOCK_EX | fcntl.LOCK_NB)
+fcntl.fcntl(null, 37, struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 0, 0))
+held.append(null)
+print("LOCKED", os.path.realpath(sys.executable))
+db = sqlite3.connect("/work/data.db")
+db.execute("create table t (x)")
+db.executemany("insert into t values (?)", [(i,) for i in range(100)])
+db.commit()
+print("SQLITE", db.execute("select sum(x) from t").fetchone()[0])
+db.close()
+print("WORKMOUNT", [l for l in open("/proc/self/mountinfo") if " /work " in l][0].strip())
+time.sleep(2)
+"#;
+        let ((run, files), locks) =
+            locks_seen_during(|| run_kernel_only(who, program, &default_rules()));
+        assert_eq!(run.status(), "ok", "{:?}", run.record);
+        let results = run.lines_starting("RESULT");
+        assert_eq!(results.len(), 7, "{}", run.stdout());
+        for line in &results {
+            assert!(line.ends_with(" refused 1"), "the kernel let it through: {line}");
+        }
+        assert!(run.stdout().contains("PIPE 65536"), "{}", run.stdout());
+        assert!(run.stdout().contains("PENDING True"), "{}", run.stdout());
+        assert!(run.stdout().contains("SQLITE 4950"), "{}", run.stdout());
+        assert!(files.contains(&"data.db".to_owned()), "{files:?}");
+        let interpreter = run
+            .lines_starting("LOCKED")
+            .first()
+            .and_then(|line| line.split_whitespace().nth(1).map(str::to_owned))
+            .unwrap_or_else(|| panic!("the program did not lock: {}", run.stdout()));
+        for path in ["/dev/null", interpreter.as_str()] {
+            let key = lock_key(path);
+            let held: Vec<&String> = locks.iter().filter(|l| l.contains(&format!(" {key} "))).collect();
+            assert!(held.is_empty(), "the run locked the host's {path}: {held:?}");
+        }
+        let mount = run.lines_starting("WORKMOUNT");
+        let mount = mount.first().unwrap_or_else(|| panic!("{}", run.stdout()));
+        // As root each run has host ids of its own, which the mount must not name. An ordinary
+        // user's jail mounts as that user, whose id the kernel shows (as in `uid_map`).
+        if who == As::Root {
+            assert!(!mount.contains("uid="), "the work dir's mount shows a host id: {mount}");
+        }
+    }
+}

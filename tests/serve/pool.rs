@@ -2157,3 +2157,93 @@ fn metrics_show_a_restricted_token_only_its_own_policies() {
     // The server-wide series stay.
     assert!(strict.contains("warden_max_concurrent_runs"), "{strict}");
 }
+
+/// Takes what it can of the budgets the kernel counts per uid, holds it, and says when.
+const BUDGET_HOG: &str = r#"
+import ctypes, fcntl, json, os, signal, threading, time
+libc = ctypes.CDLL(None, use_errno=True)
+got = {"inotify": 0, "rt_signals": 0, "timers": 0, "grown_pipes": 0}
+for _ in range(16):
+    if libc.inotify_init1(0) < 0:
+        break
+    got["inotify"] += 1
+signal.pthread_sigmask(signal.SIG_BLOCK, range(34, 60))
+for _ in range(600):
+    try:
+        os.kill(os.getpid(), 40)
+        got["rt_signals"] += 1
+    except OSError:
+        break
+timers = []
+for _ in range(600):
+    timer = ctypes.c_void_p()
+    if libc.timer_create(1, None, ctypes.byref(timer)) < 0:
+        break
+    timers.append(timer)
+    got["timers"] += 1
+pipes = []
+for _ in range(100):
+    r, w = os.pipe()
+    pipes.append((r, w))
+    try:
+        fcntl.fcntl(w, 1031, 1 << 20)
+        got["grown_pipes"] += 1
+    except OSError:
+        pass
+got["held_from"] = time.time()
+time.sleep(4)
+got["held_until"] = time.time()
+print(json.dumps(got))
+"#;
+
+/// Started beside the hog: a pipe of the default size and a queued signal, and when it asked.
+const BUDGET_NEIGHBOUR: &str = r#"
+import fcntl, json, os, signal, time
+time.sleep(2)
+r, w = os.pipe()
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])
+os.kill(os.getpid(), signal.SIGUSR1)
+print(json.dumps({"pipe": fcntl.fcntl(w, 1032), "pending": signal.SIGUSR1 in signal.sigpending(),
+                  "at": time.time()}))
+"#;
+
+/// Issue 25: runs forked from one template share its user namespace and host uid, so what the
+/// kernel counts per uid — inotify instances, queued real-time signals (POSIX timers hold one
+/// each), pipe buffers — would be one budget for every tenant whose run the template forks. Two
+/// concurrent pooled runs of one policy (so one template), static rules and runtime layer off:
+/// the first takes all it can and holds it; the second, asking while the first holds, still gets
+/// a full 64 KiB pipe and its signal. The kernel refuses the first every call that draws on those
+/// budgets (seccomp), so it holds nothing.
+#[test]
+fn a_pooled_run_cannot_take_the_per_uid_budgets_a_concurrent_run_needs() {
+    warden_test_support::require_root!();
+    let policy = no_static_variant("budgets", "[runtime]\nhooks = \"off\"\n");
+    let (server, _rules) =
+        pooled_server_with("depth = 2\nmemory_mib = 4096\n", 2, &[("budgets", policy)]);
+    await_ready_for(&server, "budgets", 2);
+    let records = concurrently(
+        &server,
+        "budgets",
+        &[BUDGET_HOG.to_owned(), BUDGET_NEIGHBOUR.to_owned()],
+    );
+    for record in &records {
+        assert_eq!(record["status"], "ok", "{record}");
+        assert_eq!(record["warm"], true, "both runs must be forked: {record}");
+    }
+    let parse = |record: &Value| -> Value {
+        serde_json::from_str(record["stdout"].as_str().unwrap_or(""))
+            .unwrap_or_else(|err| panic!("not one JSON line ({err}): {record}"))
+    };
+    let (hog, neighbour) = (parse(&records[0]), parse(&records[1]));
+    for budget in ["inotify", "rt_signals", "timers", "grown_pipes"] {
+        assert_eq!(hog[budget], 0, "the run took {budget}: {hog}");
+    }
+    let at = neighbour["at"].as_f64().expect("at");
+    assert!(
+        hog["held_from"].as_f64().expect("held_from") < at
+            && at < hog["held_until"].as_f64().expect("held_until"),
+        "the second run did not ask while the first held: {hog} {neighbour}"
+    );
+    assert_eq!(neighbour["pipe"], 65536, "{neighbour}");
+    assert_eq!(neighbour["pending"], true, "{neighbour}");
+}
