@@ -218,9 +218,13 @@ import os, signal, time, ctypes
 libc = ctypes.CDLL(None, use_errno=True)
 sig = signal.SIGRTMIN
 signal.pthread_sigmask(signal.SIG_BLOCK, {{sig}})
-# Each kill() queues one more real-time signal until the budget is spent (then the kernel drops them).
+# Each kill() would queue one more real-time signal until the budget is spent (then the kernel drops
+# them); seccomp now refuses the first (issue 25), so the run holds none.
 for _ in range(120000):
-    os.kill(os.getpid(), sig)
+    try:
+        os.kill(os.getpid(), sig)
+    except PermissionError:
+        break
 inotify = 0
 while inotify < 100000 and libc.inotify_init1(0) >= 0:
     inotify += 1
@@ -258,12 +262,12 @@ time.sleep(5)
     // The run got what its jail allows, and no more.
     let program_signals = program_signals.unwrap_or(u64::MAX);
     assert!(
-        (200..=256).contains(&program_signals),
+        program_signals <= 256,
         "the program queued {program_signals} signals (ceiling 256): {stdout}"
     );
-    assert!(
-        inotify <= 8,
-        "the program made {inotify} inotify instances (ceiling 8)"
+    assert_eq!(
+        inotify, 0,
+        "the program made {inotify} inotify instances (refused by seccomp)"
     );
     let mqueues: u64 = stdout
         .split_whitespace()
