@@ -41,6 +41,23 @@ const MAX_DISPLAY: usize = 64;
 pub const DEFAULT_LIFETIME: Duration = Duration::from_secs(3600);
 /// How long ending a session waits for the driver to exit before killing it.
 const END_GRACE: Duration = Duration::from_secs(5);
+/// The bytes of a file one upload operation carries (a large file goes in pieces): what warden and
+/// the jail's driver hold of an upload at once.
+pub const UPLOAD_PIECE: usize = 1 << 20;
+
+/// Reads until `buf` is full or `source` ends; how many bytes were read.
+fn read_full(source: &mut dyn std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match source.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(filled)
+}
 
 /// How a session is started.
 #[derive(Debug, Clone)]
@@ -103,6 +120,9 @@ pub struct Session {
     count: u64,
     /// Bytes of the driver's stdout not yet ending in a newline.
     pending: Vec<u8>,
+    /// How much of `pending` is known to hold no newline (so a long answer arriving in pieces is
+    /// scanned once, not once per piece).
+    pending_scanned: usize,
     ended: Option<Ended>,
     outcome: Option<Outcome>,
     no_policy: bool,
@@ -172,6 +192,7 @@ impl Session {
             starts: Vec::new(),
             count: 0,
             pending: Vec::new(),
+            pending_scanned: 0,
             ended: None,
             outcome: None,
             no_policy: options.no_policy,
@@ -264,9 +285,16 @@ impl Session {
     }
 
     fn take_line(&mut self) -> Option<Vec<u8>> {
-        let end = self.pending.iter().position(|&b| b == b'\n')?;
-        let line: Vec<u8> = self.pending.drain(..=end).collect();
-        Some(line[..line.len() - 1].to_vec())
+        let from = self.pending_scanned.min(self.pending.len());
+        let Some(at) = self.pending[from..].iter().position(|&b| b == b'\n') else {
+            self.pending_scanned = self.pending.len();
+            return None;
+        };
+        let end = from + at;
+        let mut line: Vec<u8> = self.pending.drain(..=end).collect();
+        line.pop();
+        self.pending_scanned = 0;
+        Some(line)
     }
 
     /// Checks `cell` in the context of the accepted cells and, when allowed, runs it.
@@ -519,22 +547,37 @@ impl Session {
 
     /// Writes `bytes` to `name` (a relative path, subdirectories made) in the session's work dir.
     pub fn upload(&mut self, name: &str, bytes: &[u8]) -> anyhow::Result<SessionFile> {
+        self.upload_from(name, &mut &bytes[..])
+    }
+
+    /// Writes what `source` reads to `name` in the session's work dir, [`UPLOAD_PIECE`] bytes at a
+    /// time, so that neither warden nor the driver holds more than one piece of the file.
+    pub fn upload_from(
+        &mut self,
+        name: &str,
+        source: &mut dyn std::io::Read,
+    ) -> anyhow::Result<SessionFile> {
         use base64::Engine;
         let path = files::relative_name(name).map_err(anyhow::Error::msg)?;
-        let data = base64::engine::general_purpose::STANDARD.encode(bytes);
-        let answer = self.operation(Op::Put {
-            path: &path,
-            data: &data,
-        })?;
-        let written = answer.bytes;
-        anyhow::ensure!(
-            written == Some(bytes.len() as u64),
-            "the session did not write the whole file"
-        );
-        Ok(SessionFile {
-            path,
-            size: bytes.len() as u64,
-        })
+        let mut piece = vec![0u8; UPLOAD_PIECE];
+        let mut offset = 0u64;
+        loop {
+            let filled = read_full(source, &mut piece)?;
+            if filled == 0 && offset > 0 {
+                break;
+            }
+            let data = base64::engine::general_purpose::STANDARD.encode(&piece[..filled]);
+            let answer = self.exchange(|id| driver::put_line(id, &path, &data, offset))?;
+            anyhow::ensure!(
+                answer.bytes == Some(filled as u64),
+                "the session did not write the whole file"
+            );
+            offset += filled as u64;
+            if filled < UPLOAD_PIECE {
+                break;
+            }
+        }
+        Ok(SessionFile { path, size: offset })
     }
 
     /// The regular files in the session's work dir (never through a symlink), at most the
@@ -582,10 +625,15 @@ impl Session {
 
     /// Sends a file operation to the driver and waits for its answer (bounded in time and size).
     fn operation(&mut self, op: Op<'_>) -> anyhow::Result<Box<Done>> {
+        self.exchange(|id| driver::line_of(&OpRequest { id, op }))
+    }
+
+    /// Sends the request line `line_for(id)` and waits for its answer (bounded in time and size).
+    fn exchange(&mut self, line_for: impl FnOnce(u64) -> String) -> anyhow::Result<Box<Done>> {
         anyhow::ensure!(self.ended.is_none(), "the session has ended");
         self.last_id += 1;
         let id = self.last_id;
-        let line = driver::line_of(&OpRequest { id, op });
+        let line = line_for(id);
         let deadline = Instant::now() + self.operation_deadline.unwrap_or(Duration::from_secs(30));
         let Some(jail) = self.jail.as_mut() else {
             anyhow::bail!("the session has ended");

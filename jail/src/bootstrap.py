@@ -984,23 +984,36 @@ def _regular(fd):
 
 
 def _put(request, root="/work"):
+    """Writes a file's bytes, or one piece of them: the host sends a large file in pieces, each at
+    its `offset` (0 first: the file is created or emptied; then where the last piece ended)."""
     import base64
     import errno
     import os
 
     target = _under_work(request["path"], root)
     data = base64.b64decode(request["data"], validate=True)
-    os.makedirs(os.path.dirname(target), exist_ok=True)
+    offset = int(request.get("offset", 0))
+    if offset:
+        flags = os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+    else:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
     # Not truncated before it is known to be a regular file.
     try:
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+        fd = os.open(target, flags, 0o644)
     except OSError as err:
         if err.errno == errno.ENXIO:  # a FIFO nobody reads
             raise ValueError("not a regular file") from None
         raise
     fd = _regular(fd)
     with os.fdopen(fd, "wb") as f:
-        f.truncate(0)
+        if offset:
+            size = os.fstat(f.fileno()).st_size
+            if size != offset:
+                raise ValueError(f"the file has {size} bytes, not the {offset} written so far")
+            f.seek(offset)
+        else:
+            f.truncate(0)
         f.write(data)
     return {"bytes": len(data)}
 

@@ -541,53 +541,154 @@ async fn list_files(
     answer(service.list_files(&caller, &id, "session_files").await)
 }
 
-/// `POST /v1/sessions/{id}/files` with `{"name", "content_base64"}`.
+/// `POST /v1/sessions/{id}/files` with `{"name", "content_base64"}`: the body is staged on disk as
+/// it arrives (under the upload's run slot, within `max_request_bytes` and `body_timeout`), then
+/// its base64 is decoded a piece at a time into the file the worker reads (`uploads.rs`).
 async fn upload_json(
     State(service): State<Arc<Service>>,
     Extension(caller): Extension<Caller>,
     Ids(id): Ids<String>,
     request: Request,
 ) -> Response {
-    use base64::Engine;
-    let file = match read_body::<warden_worker::wire::InputFile>(&service, request).await {
-        Ok(file) => file,
-        Err(response) => return *response,
+    if let Some(response) = over_the_limit(&service, &request) {
+        return response;
+    }
+    let upload = match service.begin_upload(&caller, &id).await {
+        Ok(upload) => upload,
+        Err(err) => return err.into_response(),
     };
-    let bytes = match base64::engine::general_purpose::STANDARD.decode(&file.content_base64) {
-        Ok(bytes) => bytes,
-        Err(err) => {
+    let mut scratch = match service.upload_scratch() {
+        Ok(scratch) => scratch,
+        Err(err) => return err.into_response(),
+    };
+    if let Err(response) = stream_body(&service, request, |bytes| scratch.write(bytes)).await {
+        return response;
+    }
+    let decoded = tokio::task::spawn_blocking(move || {
+        let mut upload = upload;
+        let name = scratch
+            .reader()
+            .map_err(|err| err.to_string())
+            .and_then(|reader| upload.write_json(reader));
+        (upload, name)
+    })
+    .await;
+    let (upload, name) = match decoded {
+        Ok((upload, Ok(name))) => (upload, name),
+        Ok((_, Err(err))) => {
             return error_body(
                 StatusCode::BAD_REQUEST,
                 "bad_request",
-                &format!("content_base64 is not valid base64: {err}"),
+                &format!("the body is not an upload: {err}"),
+            )
+        }
+        Err(err) => {
+            return error_body(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                &format!("the upload failed: {err}"),
             )
         }
     };
     answer(
         service
-            .upload_file(&caller, &id, &file.name, &bytes, "session_upload")
+            .upload_file(&caller, &id, &name, upload, "session_upload")
             .await,
     )
 }
 
-/// `PUT /v1/sessions/{id}/files/{path}` with the file's bytes as the body.
+/// `PUT /v1/sessions/{id}/files/{path}` with the file's bytes as the body, written to the staged
+/// file frame by frame as they arrive (within `max_request_bytes` and `body_timeout`), under the
+/// upload's run slot.
 async fn upload_raw(
     State(service): State<Arc<Service>>,
     Extension(caller): Extension<Caller>,
     Ids((id, name)): Ids<(String, String)>,
     request: Request,
 ) -> Response {
-    let bytes = match read_bytes(&service, request).await {
-        Ok(Ok(bytes)) => bytes,
-        Ok(Err(rejection)) => {
-            return error_body(rejection.status(), "bad_request", &rejection.body_text())
-        }
-        Err(response) => return *response,
+    if let Some(response) = over_the_limit(&service, &request) {
+        return response;
+    }
+    let mut upload = match service.begin_upload(&caller, &id).await {
+        Ok(upload) => upload,
+        Err(err) => return err.into_response(),
     };
+    if let Err(response) = stream_body(&service, request, |bytes| upload.write(bytes)).await {
+        return response;
+    }
     answer(
         service
-            .upload_file(&caller, &id, &name, &bytes, "session_upload")
+            .upload_file(&caller, &id, &name, upload, "session_upload")
             .await,
+    )
+}
+
+/// A `Content-Length` over `max_request_bytes`, refused before anything is spent on the body.
+fn over_the_limit(service: &Service, request: &Request) -> Option<Response> {
+    let limit = service.config.max_request_bytes as u64;
+    request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok())
+        .is_some_and(|length| length > limit)
+        .then(|| too_large(limit))
+}
+
+/// Hands the body to `sink` frame by frame as it arrives, within `max_request_bytes` and
+/// `body_timeout`: what the server holds of it is one frame.
+async fn stream_body(
+    service: &Service,
+    request: Request,
+    mut sink: impl FnMut(&[u8]) -> std::io::Result<()>,
+) -> Result<(), Response> {
+    use hyper::body::Body as _;
+    let limit = service.config.max_request_bytes as u64;
+    let mut body = request.into_body();
+    let mut read = 0u64;
+    let streamed = async {
+        while let Some(frame) =
+            std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
+        {
+            let frame = frame.map_err(|err| {
+                error_body(
+                    StatusCode::BAD_REQUEST,
+                    "bad_request",
+                    &format!("the body could not be read: {err}"),
+                )
+            })?;
+            if let Ok(data) = frame.into_data() {
+                read += data.len() as u64;
+                if read > limit {
+                    return Err(too_large(limit));
+                }
+                sink(&data).map_err(|err| {
+                    error_body(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "internal",
+                        &format!("cannot stage the upload: {err}"),
+                    )
+                })?;
+            }
+        }
+        Ok(())
+    };
+    let timeout = service.config.body_timeout;
+    match tokio::time::timeout(timeout, streamed).await {
+        Ok(result) => result,
+        Err(_) => Err(error_body(
+            StatusCode::REQUEST_TIMEOUT,
+            "body_timeout",
+            &format!("the body did not arrive within {} ms", timeout.as_millis()),
+        )),
+    }
+}
+
+fn too_large(limit: u64) -> Response {
+    error_body(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "too_large",
+        &format!("the body is over the server's limit of {limit} bytes"),
     )
 }
 

@@ -31,6 +31,7 @@ mod requests;
 pub mod review;
 pub mod server;
 mod session_calls;
+pub mod uploads;
 
 pub use policies::{check_policy_imports, describe_policy, plan_policies};
 pub use requests::{CheckBody, ExecuteBody, RunBody, SessionBody, SessionCallerLimits};
@@ -160,6 +161,8 @@ pub struct Service {
     /// Each policy's jail plan, by registered name (for reaping and for what `/v1/policies` reports).
     plans: BTreeMap<String, warden_jail::Plan>,
     checks: tokio::sync::Semaphore,
+    /// Where session uploads are staged on their way to a worker.
+    staging: uploads::Staging,
 }
 
 impl Service {
@@ -186,6 +189,7 @@ impl Service {
         ));
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         let pool = Arc::new(pool::Pool::new(config.pool));
+        let staging = uploads::Staging::new(&config.state_dir)?;
         Ok(Self {
             config,
             executor,
@@ -196,6 +200,7 @@ impl Service {
             pool,
             plans,
             checks: tokio::sync::Semaphore::new(cores),
+            staging,
         })
     }
 

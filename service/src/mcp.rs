@@ -613,17 +613,12 @@ impl Warden {
     }
 
     async fn upload(&self, id: &str, input: &InputFile) -> Result<Value, ServiceError> {
-        use base64::Engine;
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(&input.content_base64)
-            .map_err(|err| {
-                ServiceError::BadRequest(format!(
-                    "input {:?} is not valid base64: {err}",
-                    input.name
-                ))
-            })?;
+        let mut upload = self.service.begin_upload(&self.caller, id).await?;
+        upload.write_base64(&input.content_base64).map_err(|err| {
+            ServiceError::BadRequest(format!("input {:?} is not valid base64: {err}", input.name))
+        })?;
         self.service
-            .upload_file(&self.caller, id, &input.name, &bytes, "run_python")
+            .upload_file(&self.caller, id, &input.name, upload, "run_python")
             .await
     }
 

@@ -15,6 +15,7 @@ use warden_worker::wire::{FailKind, WorkerAnswer, WorkerRequest};
 
 use super::audit::AuditRecord;
 use super::sessions::{self, Chunk, Handle, NewSession};
+use super::uploads::{Scratch, Upload};
 use super::*;
 
 impl Service {
@@ -239,23 +240,49 @@ impl Service {
         self.sessions.find(&caller.owner, id, false).is_some()
     }
 
-    /// Uploads one file into the session's work dir (a relative path; directories made).
+    /// Starts an upload into the caller's session `id`: a run slot (in the runs' queue, with their
+    /// answers when none comes) and a staged file to write the body to (`uploads.rs`).
+    pub async fn begin_upload(&self, caller: &Caller, id: &str) -> Result<Upload, ServiceError> {
+        // An unknown session costs no slot.
+        self.find_session(caller, id, false)?;
+        let slot = self
+            .admission
+            .admit()
+            .await
+            .map_err(|rejection| self.rejected(rejection))?;
+        self.staging
+            .stage(slot)
+            .map_err(|err| ServiceError::Internal(format!("cannot stage the upload: {err}")))
+    }
+
+    /// A scratch file for an upload's JSON body (the request already holds its upload's slot).
+    pub fn upload_scratch(&self) -> Result<Scratch, ServiceError> {
+        self.staging
+            .scratch()
+            .map_err(|err| ServiceError::Internal(format!("cannot stage the upload: {err}")))
+    }
+
+    /// Writes the staged `upload` as one file into the session's work dir (a relative path;
+    /// directories made); its slot and staged file are released once the worker has answered.
     pub async fn upload_file(
         &self,
         caller: &Caller,
         id: &str,
         name: &str,
-        bytes: &[u8],
+        mut upload: Upload,
         endpoint: &str,
     ) -> Result<Value, ServiceError> {
-        use base64::Engine;
-        let content_base64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+        let staged = upload
+            .finish()
+            .map_err(|err| ServiceError::Internal(format!("cannot stage the upload: {err}")))?
+            .to_path_buf();
         let result = self
             .file_request(caller, id, name, endpoint, |path| WorkerRequest::Upload {
                 path,
-                content_base64,
+                staged,
             })
             .await;
+        drop(upload);
         match result? {
             WorkerAnswer::File(file) => Ok(json!({"path": file.path, "size": file.size})),
             _ => Err(ServiceError::Internal(
@@ -382,6 +409,6 @@ fn fail_error(kind: FailKind, message: String) -> ServiceError {
         FailKind::NotFound => ServiceError::NotFound(message),
         FailKind::TooLarge => ServiceError::TooLarge(message),
         FailKind::Ended => ServiceError::NotFound(format!("the session has ended: {message}")),
-        FailKind::SetupFailed => ServiceError::Internal(message),
+        FailKind::SetupFailed | FailKind::Internal => ServiceError::Internal(message),
     }
 }

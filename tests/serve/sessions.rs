@@ -767,3 +767,137 @@ fn a_fifo_in_the_work_dir_holds_no_file_operation() {
     let ended = request(&socket, "DELETE", &format!("/v1/sessions/{id}"), None, None);
     assert_eq!(ended.status, 200);
 }
+
+/// Issue 25: a session upload's body is staged on disk as it arrives and goes into the jail a
+/// piece at a time, under a run slot. Eight concurrent 12 MiB uploads into four sessions (raw
+/// `PUT` and base64 `POST`): every file arrives whole, and the server's peak memory grows by less
+/// than 64 MiB (before, the body, its base64 and a worker's copy were all held: eleven 15 MiB
+/// uploads cost +508 MiB); each session's worker holds one piece at a time. Then, with one run slot and no
+/// queue, an upload whose body is still arriving holds that slot: a run is turned away (429)
+/// until the upload ends, and nothing is left in the staging directory.
+#[test]
+fn uploads_are_staged_on_disk_under_a_run_slot_with_bounded_memory() {
+    const SIZE: usize = 12 << 20;
+    let server = Server::start(Options {
+        max_request_bytes: 20 << 20,
+        max_concurrent_runs: 8,
+        queue_size: 16,
+        ..Options::default()
+    });
+    let socket = server.unix();
+    let ids: Vec<String> = (0..4)
+        .map(|_| create(&server, Some(TOKEN), &json!({})))
+        .collect();
+    let pid = server.pid();
+    let before = support::memory_kib(pid, "VmRSS");
+    let workers: Vec<(u32, u64)> = session_workers(&server.state_dir)
+        .into_iter()
+        .map(|worker| (worker, support::memory_kib(worker, "VmRSS")))
+        .collect();
+    assert_eq!(workers.len(), 4, "one worker per session");
+    // Bytes that do not compress or repeat (a pseudo-random stream).
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let content: Vec<u8> = (0..SIZE)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect();
+    let encoded = b64(&content);
+    std::thread::scope(|scope| {
+        let uploads: Vec<_> = (0..8)
+            .map(|k| {
+                let (id, socket, content, encoded) = (&ids[k % 4], &socket, &content, &encoded);
+                scope.spawn(move || {
+                    let files = format!("/v1/sessions/{id}/files");
+                    if k % 2 == 0 {
+                        let path = format!("{files}/up-{k}.bin");
+                        request(socket, "PUT", &path, Some(TOKEN), Some(content))
+                    } else {
+                        let body =
+                            json!({"name": format!("up-{k}.bin"), "content_base64": encoded});
+                        post_json(socket, &files, Some(TOKEN), &body)
+                    }
+                })
+            })
+            .collect();
+        for (k, upload) in uploads.into_iter().enumerate() {
+            let answer = upload.join().expect("client");
+            assert_eq!(answer.status, 200, "upload {k}: {}", answer.text());
+            assert_eq!(answer.json()["size"], SIZE as u64, "upload {k}");
+        }
+    });
+    let peak = support::memory_kib(pid, "VmHWM");
+    assert!(
+        peak < before + 64 * 1024,
+        "the server's memory grew from {before} KiB to a peak of {peak} KiB"
+    );
+    for (worker, rss) in workers {
+        let worker_peak = support::memory_kib(worker, "VmHWM");
+        assert!(
+            worker_peak < rss + 32 * 1024,
+            "session worker {worker} grew from {rss} KiB to a peak of {worker_peak} KiB"
+        );
+    }
+    for k in [0, 1, 6, 7] {
+        let got = request(
+            &socket,
+            "GET",
+            &format!("/v1/sessions/{}/files/up-{k}.bin", ids[k % 4]),
+            Some(TOKEN),
+            None,
+        );
+        assert_eq!(got.status, 200, "download {k}: {}", got.text());
+        assert!(got.body == content, "upload {k} did not arrive whole");
+    }
+    let staged = std::fs::read_dir(server.state_dir.join("uploads"))
+        .map(|dir| dir.count())
+        .unwrap_or(0);
+    assert_eq!(staged, 0, "staged files left behind");
+    drop(server);
+
+    // One run slot, no queue: a slow upload holds the slot.
+    let server = Server::start(Options {
+        max_concurrent_runs: 1,
+        queue_size: 0,
+        ..Options::default()
+    });
+    let socket = server.unix();
+    let id = create(&server, Some(TOKEN), &json!({}));
+    let length = 1 << 20;
+    let mut stream = support::connect(&socket);
+    let head = format!(
+        "PUT /v1/sessions/{id}/files/slow.bin HTTP/1.1\r\nHost: warden\r\nConnection: close\r\n\
+         Authorization: Bearer {TOKEN}\r\nContent-Length: {length}\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).expect("head");
+    stream
+        .write_all(&vec![b'a'; length / 2])
+        .expect("half the body");
+    let run_while_uploading = || {
+        post_json(
+            &socket,
+            "/v1/run",
+            Some(TOKEN),
+            &json!({"code": "print(1)"}),
+        )
+    };
+    let turned_away = wait_until(Duration::from_secs(10), || {
+        run_while_uploading().status == 429
+    });
+    assert!(
+        turned_away,
+        "a run was admitted while an upload held the only slot"
+    );
+    stream.write_all(&vec![b'b'; length / 2]).expect("the rest");
+    let mut raw = Vec::new();
+    std::io::Read::read_to_end(&mut stream, &mut raw).expect("answer");
+    let answer = support::parse_raw_response(&raw);
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    assert_eq!(answer.json()["size"], length as u64);
+    let ran = run_while_uploading();
+    assert_eq!(ran.status, 200, "{}", ran.text());
+    assert_eq!(ran.json()["stdout"], "1\n", "{}", ran.text());
+}

@@ -130,12 +130,12 @@ pub fn serve_started(
                 };
                 WorkerAnswer::Cell(Box::new(record))
             }
-            WorkerRequest::Upload {
-                path,
-                content_base64,
-            } => match base64::engine::general_purpose::STANDARD.decode(content_base64) {
-                Err(err) => failed(FailKind::BadRequest, format!("not base64: {err}")),
-                Ok(bytes) => match session.upload(&path, &bytes) {
+            WorkerRequest::Upload { path, staged } => match open_staged(&staged) {
+                Err(err) => failed(
+                    FailKind::Internal,
+                    format!("the upload's staged file: {err}"),
+                ),
+                Ok(mut file) => match session.upload_from(&path, &mut file) {
                     Ok(file) => WorkerAnswer::File(FileEntry {
                         path: file.path,
                         size: file.size,
@@ -207,4 +207,17 @@ fn classify(session: &Session, err: &anyhow::Error) -> WorkerAnswer {
         FailKind::BadRequest
     };
     failed(kind, message)
+}
+
+/// The server's staged upload: a regular file, never through a symbolic link.
+fn open_staged(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_CLOEXEC)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    Ok(file)
 }

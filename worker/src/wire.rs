@@ -126,11 +126,10 @@ pub enum WorkerRequest {
         #[serde(default)]
         stream: bool,
     },
-    /// Write a file into the work dir (a relative path; directories made).
-    Upload {
-        path: String,
-        content_base64: String,
-    },
+    /// Write a file into the work dir (a relative path; directories made) from `staged`: a file
+    /// the server wrote its request body to (its own, under its state directory), which the
+    /// worker reads a piece at a time.
+    Upload { path: String, staged: PathBuf },
     /// The regular files in the work dir.
     List,
     /// One file of the work dir.
@@ -160,6 +159,8 @@ pub enum FailKind {
     TooLarge,
     /// The session is over.
     Ended,
+    /// warden's own side failed (the server's staged upload could not be read).
+    Internal,
 }
 
 /// One answer line of a session's worker.

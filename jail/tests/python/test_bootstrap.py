@@ -377,6 +377,21 @@ class Files(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
+    def test_a_file_put_in_pieces_is_whole_and_a_piece_out_of_place_is_refused(self):
+        piece = lambda data, offset: {"path": "in/big.bin", "data": base64.b64encode(data).decode(), "offset": offset}
+        self.assertEqual(B._put(piece(b"abc", 0), self.root), {"bytes": 3})
+        self.assertEqual(B._put(piece(b"def", 3), self.root), {"bytes": 3})
+        with open(os.path.join(self.root, "in/big.bin"), "rb") as f:
+            self.assertEqual(f.read(), b"abcdef")
+        with self.assertRaises(ValueError):
+            B._put(piece(b"x", 2), self.root)
+        with self.assertRaises(FileNotFoundError):
+            B._put({"path": "absent", "data": "eA==", "offset": 1}, self.root)
+        # A new first piece starts the file again.
+        B._put(piece(b"z", 0), self.root)
+        with open(os.path.join(self.root, "in/big.bin"), "rb") as f:
+            self.assertEqual(f.read(), b"z")
+
     def test_put_then_get_returns_the_bytes(self):
         data = base64.b64encode(b"a,b\n1,2\n").decode()
         self.assertEqual(B._put({"path": "in/data.csv", "data": data}, self.root), {"bytes": 8})
