@@ -487,7 +487,11 @@ impl ServerConfig {
 
 fn session_limits(raw: &RawSessions) -> anyhow::Result<SessionLimits> {
     let max_sessions = raw.max_sessions.unwrap_or(DEFAULT_MAX_SESSIONS);
-    let max_per_client = raw.max_sessions_per_client.unwrap_or(max_sessions);
+    // By default one client may hold half the sessions (at least one), so that no single token
+    // can leave every other client with 429 until its sessions idle out (issue 25).
+    let max_per_client = raw
+        .max_sessions_per_client
+        .unwrap_or((max_sessions / 2).max(1));
     if raw.max_sessions_per_client == Some(0) {
         bail!("sessions.max_sessions_per_client must be at least 1 (turn sessions off with sessions.max_sessions = 0)");
     }
@@ -606,7 +610,7 @@ mod tests {
             config.sessions,
             SessionLimits {
                 max_sessions: 4,
-                max_per_client: 4,
+                max_per_client: 2,
                 idle_timeout: Duration::from_secs(600),
                 max_lifetime: Duration::from_secs(3600),
             }
@@ -616,7 +620,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(config.sessions.max_sessions, 2);
-        assert_eq!(config.sessions.max_per_client, 2);
+        assert_eq!(config.sessions.max_per_client, 1);
         assert_eq!(config.sessions.idle_timeout, Duration::from_millis(1500));
         assert_eq!(config.sessions.max_lifetime, Duration::from_secs(60));
         let off = parse("[sessions]\nmax_sessions = 0\n").unwrap();

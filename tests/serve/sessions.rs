@@ -782,6 +782,7 @@ fn uploads_are_staged_on_disk_under_a_run_slot_with_bounded_memory() {
         max_request_bytes: 20 << 20,
         max_concurrent_runs: 8,
         queue_size: 16,
+        sessions: Some("max_sessions = 4\nmax_sessions_per_client = 4\n".into()),
         ..Options::default()
     });
     let socket = server.unix();
@@ -900,4 +901,44 @@ fn uploads_are_staged_on_disk_under_a_run_slot_with_bounded_memory() {
     let ran = run_while_uploading();
     assert_eq!(ran.status, 200, "{}", ran.text());
     assert_eq!(ran.json()["stdout"], "1\n", "{}", ran.text());
+}
+
+/// Issue 25: by default one client may hold half the sessions, so one token cannot take every
+/// session and leave the others with 429 until its sessions idle out; another client still gets one.
+#[test]
+fn one_client_cannot_take_every_session_by_default() {
+    let server = Server::start(Options {
+        sessions: Some("max_sessions = 4\n".into()),
+        ..Options::default()
+    });
+    let socket = server.unix();
+    let mine: Vec<String> = (0..2)
+        .map(|_| create(&server, Some(TOKEN), &json!({})))
+        .collect();
+    let third = post_json(&socket, "/v1/sessions", Some(TOKEN), &json!({}));
+    assert_eq!(third.status, 429, "{}", third.text());
+    let listed = request(&socket, "GET", "/v1/sessions", Some(TOKEN), None).json();
+    assert_eq!(listed["max_sessions_per_client"], 2, "{listed}");
+    let other = post_json(
+        &socket,
+        "/v1/sessions",
+        Some(MULTI_TOKEN),
+        &json!({"policy": "strict"}),
+    );
+    assert_eq!(
+        other.status,
+        200,
+        "another client is locked out: {}",
+        other.text()
+    );
+    for id in mine {
+        let ended = request(
+            &socket,
+            "DELETE",
+            &format!("/v1/sessions/{id}"),
+            Some(TOKEN),
+            None,
+        );
+        assert_eq!(ended.status, 200, "{}", ended.text());
+    }
 }
