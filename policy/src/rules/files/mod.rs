@@ -124,11 +124,14 @@ const WRITERS: &[&str] = &[
 
 use Access::{Read, Write};
 
+/// A path parameter: its position, its keyword, and what the function does to the path.
+type Parameter = (usize, &'static str, Access);
+
 /// Functions that take paths beyond a first argument read or written: each parameter by position
 /// and keyword, with what the function does to it. A copy reads its source and writes its
 /// destination; a move, a removal or a link writes both ends (the file moved or removed is gone
 /// from where it was); `tempfile`'s `dir` is where it creates its file or directory.
-const PATH_PARAMETERS: &[(&str, &[(usize, &str, Access)])] = &[
+const PATH_PARAMETERS: &[(&str, &[Parameter])] = &[
     ("shutil.copy", &[(0, "src", Read), (1, "dst", Write)]),
     ("shutil.copy2", &[(0, "src", Read), (1, "dst", Write)]),
     ("shutil.copyfile", &[(0, "src", Read), (1, "dst", Write)]),
