@@ -339,3 +339,32 @@ fn same_values(a: &Policy, b: &Policy) -> bool {
     };
     chars(a) == chars(b)
 }
+
+/// Issue 26 allowed files and archives in the default policy; the strict policy (its own file, no
+/// `extends`) still denies every one of them, and the default still denies what has no sink.
+#[test]
+fn strict_still_denies_the_files_and_archives_the_default_allows() {
+    let strict = policy(include_str!("../../rules/strict.toml"));
+    let default = default_policy();
+    for module in [
+        "shutil",
+        "tarfile",
+        "zipfile",
+        "tempfile",
+        "shlex",
+        "errno",
+        "mimetypes",
+    ] {
+        let program = format!("import {module}\n");
+        assert_eq!(decision(&strict, &program), Decision::Deny, "{module}");
+        assert_eq!(decision(&default, &program), Decision::Allow, "{module}");
+    }
+    for program in [
+        "import os\nprint(os.environ)\n",
+        "import os\nos.getenv('HOME')\n",
+        "import zipfile\nzipfile.PyZipFile('x.zip', 'w')\n",
+        "import shutil\nshutil.os.system('id')\n",
+    ] {
+        assert_eq!(decision(&default, program), Decision::Deny, "{program}");
+    }
+}
