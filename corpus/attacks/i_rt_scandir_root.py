@@ -2,8 +2,8 @@
 # group: I
 # technique: lists the root directory with os.scandir
 # variant: other
-# expect-static: allow
-# expect-rules: none
+# expect-static: deny
+# expect-rules: FILE701
 # expect-runtime: FILE701
 # expect-jail: contained
 import os

@@ -187,16 +187,38 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 }
                 check_path(s, path, false, event)
             }
-            "os.truncate" | "shutil.rmtree" | "os.setxattr" | "os.removexattr" => {
+            "os.truncate" | "os.setxattr" | "os.removexattr" | "shutil.chown" => {
                 check_path(s, arg(args, 0), true, event)
+            }
+            // Archives: judged at their start (the files they read and write are judged again one
+            // by one at `open` and the `os.*` events): `make_archive(base_name, format, root_dir,
+            // base_dir)` writes beside `base_name` and reads `root_dir`; `unpack_archive(filename,
+            // extract_dir, format)` reads the archive and writes `extract_dir` (None: the working
+            // directory, judged by the events that follow).
+            "shutil.make_archive" => check_path(s, arg(args, 0), true, event).or_else(|| {
+                let root = arg(args, 2);
+                (!root.is_null() && root != ffi::Py_None())
+                    .then(|| check_path(s, root, false, event))
+                    .flatten()
+            }),
+            "shutil.unpack_archive" => check_path(s, arg(args, 0), false, event).or_else(|| {
+                let into = arg(args, 1);
+                (!into.is_null() && into != ffi::Py_None())
+                    .then(|| check_path(s, into, true, event))
+                    .flatten()
+            }),
+            // A device node gives the device itself, wherever it is made (its guard passes the mode;
+            // seccomp and Landlock refuse it too).
+            "os.mknod" if int_of(arg(args, 2)).is_some_and(crate::rules::makes_device) => {
+                Some(Denial::new(Rule::Write, "creating a device node"))
             }
             // Events that carry `dir_fd` (after the path's other arguments): a relative path is
             // judged against the directory the descriptor is, as the kernel resolves it. Creating a
             // FIFO or a device node is a write (their guards raise `os.mkfifo`, `os.mknod`).
             "os.remove" | "os.rmdir" | "os.mkdir" | "os.chmod" | "os.chown" | "os.utime"
-            | "os.mkfifo" | "os.mknod" => {
+            | "os.mkfifo" | "os.mknod" | "shutil.rmtree" => {
                 let at = match event {
-                    "os.remove" | "os.rmdir" | "os.mkfifo" | "os.mknod" => 1,
+                    "os.remove" | "os.rmdir" | "os.mkfifo" | "os.mknod" | "shutil.rmtree" => 1,
                     "os.mkdir" | "os.chmod" => 2,
                     _ => 3,
                 };
@@ -206,9 +228,11 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
             // work dir is reading or writing its target.
             "os.symlink" => check_path_at(s, arg(args, 1), int_of(arg(args, 2)), true, event)
                 .or_else(|| check_link_target(s, arg(args, 0), arg(args, 1), event)),
+            // A hard link is a second name of the file it links: writing through it writes that
+            // file, so the file linked is judged as a write (a read-only file stays unlinkable).
             "os.rename" | "os.link" | "shutil.copyfile" | "shutil.copytree" | "shutil.move"
             | "shutil.copymode" | "shutil.copystat" => {
-                let source_writes = matches!(event, "os.rename" | "shutil.move");
+                let source_writes = matches!(event, "os.rename" | "os.link" | "shutil.move");
                 let (from, to) = if matches!(event, "os.rename" | "os.link") {
                     (int_of(arg(args, 2)), int_of(arg(args, 3)))
                 } else {

@@ -115,18 +115,24 @@ impl Guarded {
                     return result;
                 }
             }
-            Kind::Mkfifo | Kind::Mknod => {
+            Kind::Mkfifo => {
                 let path = argument(args, kwargs, 0, "path").unwrap_or_else(none);
                 let fd = dir_fd(kwargs.and_then(|k| k.get_item("dir_fd").ok().flatten()))?;
-                let event = if self.kind == Kind::Mkfifo {
-                    c"os.mkfifo"
-                } else {
-                    c"os.mknod"
-                };
                 audit(
                     py,
-                    event,
+                    c"os.mkfifo",
                     &PyTuple::new(py, [path, fd.into_pyobject(py)?.into_any()])?,
+                )?;
+            }
+            Kind::Mknod => {
+                // (path, dir_fd, mode): the mode says whether it makes a device.
+                let path = argument(args, kwargs, 0, "path").unwrap_or_else(none);
+                let fd = dir_fd(kwargs.and_then(|k| k.get_item("dir_fd").ok().flatten()))?;
+                let mode = argument(args, kwargs, 1, "mode").unwrap_or_else(none);
+                audit(
+                    py,
+                    c"os.mknod",
+                    &PyTuple::new(py, [path, fd.into_pyobject(py)?.into_any(), mode])?,
                 )?;
             }
             Kind::ShmOpen => {

@@ -255,6 +255,15 @@ pub fn mode_writes(mode: &str) -> bool {
     mode.contains(['w', 'a', 'x', '+'])
 }
 
+/// Whether `os.mknod`'s `mode` makes a character or block device (the file type bits; a mode of
+/// none or of a regular file, FIFO or socket makes no device).
+pub fn makes_device(mode: i64) -> bool {
+    const S_IFMT: i64 = 0o170000;
+    const S_IFCHR: i64 = 0o020000;
+    const S_IFBLK: i64 = 0o060000;
+    matches!(mode & S_IFMT, S_IFCHR | S_IFBLK)
+}
+
 /// Linux's open flags (the same on every architecture warden supports).
 mod libc_flags {
     pub const O_WRONLY: i32 = 0o1;

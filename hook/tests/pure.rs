@@ -241,6 +241,19 @@ fn sqlite_uris_are_read_as_sqlite_reads_them() {
     assert!(!sqlite_uri_reads_only("file:/data/mode=ro"));
 }
 
+/// `os.mknod`'s mode: character and block devices are devices (what a tar member of type `3` or `4`
+/// asks for), regular files, FIFOs and sockets are not; the permission bits do not matter.
+#[test]
+fn device_modes_are_told_from_the_file_type_bits() {
+    assert!(rules::makes_device(0o020666)); // S_IFCHR | 0666: /dev/null's kind
+    assert!(rules::makes_device(0o060600)); // S_IFBLK
+    assert!(!rules::makes_device(0o600)); // os.mknod's default: a regular file
+    assert!(!rules::makes_device(0o100644)); // S_IFREG
+    assert!(!rules::makes_device(0o010644)); // S_IFIFO
+    assert!(!rules::makes_device(0o140755)); // S_IFSOCK: its bits contain S_IFCHR's
+    assert!(!rules::makes_device(0));
+}
+
 #[path = "../src/kernel.rs"]
 mod kernel;
 

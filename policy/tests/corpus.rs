@@ -179,10 +179,6 @@ const DS1000_DENIED: &[(&str, &str)] = &[
         "eval() of DataFrame cell contents: code from data",
     ),
     (
-        "ds1000_0706.py",
-        "shutil.rmtree: recursive deletion; shutil is denied",
-    ),
-    (
         "ds1000_0819.py",
         "sklearn.datasets.fetch_california_housing downloads from the network",
     ),

@@ -61,7 +61,7 @@ memory_enforcement = "best-effort"
 [files]
 read = ["/data"]
 [remove.imports]
-deny = ["tempfile"]
+deny = ["timeit"]
 [remove.imports.members]
 os = ["walk"]
 [remove.references]
@@ -81,9 +81,9 @@ deny_methods = ["to_clipboard"]
     assert!(!custom.denied_methods.contains("to_clipboard"));
     assert!(custom.denied_methods.contains("to_pickle"));
     assert_eq!(
-        decision(&custom, "import tempfile\n"),
+        decision(&custom, "import timeit\n"),
         Decision::Deny,
-        "tempfile is denied but was never allowed"
+        "timeit is denied but was never allowed"
     );
     assert_eq!(decision(&custom, "import html\n"), Decision::Deny);
 }
@@ -93,7 +93,7 @@ fn removing_what_the_base_does_not_have_is_an_error() {
     let err = error("extends = \"default\"\n[remove.imports]\ndeny = [\"nope\"]\n");
     assert_eq!(err.key.as_deref(), Some("remove.imports.deny[0]"));
     assert_eq!((err.line, err.column), (Some(3), Some(9)));
-    let err = error("[policy]\nname = \"x\"\n[remove.imports]\ndeny = [\"tempfile\"]\n");
+    let err = error("[policy]\nname = \"x\"\n[remove.imports]\ndeny = [\"timeit\"]\n");
     assert!(err.to_string().contains("needs `extends`"), "{err}");
 }
 
@@ -338,4 +338,33 @@ fn same_values(a: &Policy, b: &Policy) -> bool {
         chars
     };
     chars(a) == chars(b)
+}
+
+/// Issue 26 allowed files and archives in the default policy; the strict policy (its own file, no
+/// `extends`) still denies every one of them, and the default still denies what has no sink.
+#[test]
+fn strict_still_denies_the_files_and_archives_the_default_allows() {
+    let strict = policy(include_str!("../../rules/strict.toml"));
+    let default = default_policy();
+    for module in [
+        "shutil",
+        "tarfile",
+        "zipfile",
+        "tempfile",
+        "shlex",
+        "errno",
+        "mimetypes",
+    ] {
+        let program = format!("import {module}\n");
+        assert_eq!(decision(&strict, &program), Decision::Deny, "{module}");
+        assert_eq!(decision(&default, &program), Decision::Allow, "{module}");
+    }
+    for program in [
+        "import os\nprint(os.environ)\n",
+        "import os\nos.getenv('HOME')\n",
+        "import zipfile\nzipfile.PyZipFile('x.zip', 'w')\n",
+        "import shutil\nshutil.os.system('id')\n",
+    ] {
+        assert_eq!(decision(&default, program), Decision::Deny, "{program}");
+    }
 }

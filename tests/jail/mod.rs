@@ -4,6 +4,7 @@
 
 use warden_test_support::jail as support;
 
+mod archives;
 mod cli;
 mod cli_surface;
 mod containment;

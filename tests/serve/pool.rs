@@ -722,12 +722,10 @@ fn permissive_policy() -> String {
     )
 }
 
-/// `NO_STATIC` with `tempfile` importable (the runtime layer on, as in production).
+/// `NO_STATIC` under its own name (the runtime layer on, as in production; `tempfile` is importable:
+/// the default allows it since issue 26).
 fn uniqueness_policy() -> String {
-    no_static_variant(
-        "unique",
-        "[imports]\nallow = [\"tempfile\"]\n[remove.imports]\ndeny = [\"tempfile\"]\n",
-    )
+    no_static_variant("unique", "")
 }
 
 /// A pooled server with more policies (name, rules text) and `runs` run slots.
@@ -1066,7 +1064,7 @@ fn draws_differ(pool: &str, runs: usize) {
 /// Modules the preload loaded (pandas, numpy and matplotlib import them) that the nostatic policy
 /// does not let a program import: a pooled program that never imported them must not hold them.
 const HIDDEN_TARGETS: &str =
-    "{'subprocess', '_posixsubprocess', 'pickle', 'ctypes', 'socket', 'multiprocessing', 'gc', 'inspect', 'shutil'}";
+    "{'subprocess', '_posixsubprocess', 'pickle', 'ctypes', 'socket', 'multiprocessing', 'gc', 'inspect'}";
 
 /// Walks everything reachable from the import system's state and every loaded module without a
 /// frame or the gc (attributes, `__dict__`s, closures, `__self__`, `__func__`, `__wrapped__`,

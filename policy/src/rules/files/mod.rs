@@ -37,6 +37,7 @@ const OPENERS: &[&str] = &[
     "bz2.open",
     "lzma.open",
     "tarfile.open",
+    "tarfile.TarFile",
     "zipfile.ZipFile",
 ];
 
@@ -101,6 +102,9 @@ const READERS: &[&str] = &[
     "glob.glob",
     "glob.iglob",
     "PIL.Image.open",
+    "tarfile.is_tarfile",
+    "zipfile.is_zipfile",
+    "zipfile.Path",
 ];
 
 /// Functions that write the path in their first argument.
@@ -116,6 +120,52 @@ const WRITERS: &[&str] = &[
     "pandas.ExcelWriter",
     // SQLite reads and writes the database file it opens (`:memory:` is a relative name: allowed).
     "sqlite3.connect",
+];
+
+use Access::{Read, Write};
+
+/// A path parameter: its position, its keyword, and what the function does to the path.
+type Parameter = (usize, &'static str, Access);
+
+/// Functions that take paths beyond a first argument read or written: each parameter by position
+/// and keyword, with what the function does to it. A copy reads its source and writes its
+/// destination; a move, a removal or a link writes both ends (the file moved or removed is gone
+/// from where it was); `tempfile`'s `dir` is where it creates its file or directory.
+const PATH_PARAMETERS: &[(&str, &[Parameter])] = &[
+    ("shutil.copy", &[(0, "src", Read), (1, "dst", Write)]),
+    ("shutil.copy2", &[(0, "src", Read), (1, "dst", Write)]),
+    ("shutil.copyfile", &[(0, "src", Read), (1, "dst", Write)]),
+    ("shutil.copymode", &[(0, "src", Read), (1, "dst", Write)]),
+    ("shutil.copystat", &[(0, "src", Read), (1, "dst", Write)]),
+    ("shutil.copytree", &[(0, "src", Read), (1, "dst", Write)]),
+    ("shutil.move", &[(0, "src", Write), (1, "dst", Write)]),
+    ("shutil.rmtree", &[(0, "path", Write)]),
+    ("shutil.chown", &[(0, "path", Write)]),
+    (
+        "shutil.make_archive",
+        &[(0, "base_name", Write), (2, "root_dir", Read)],
+    ),
+    (
+        "shutil.unpack_archive",
+        &[(0, "filename", Read), (1, "extract_dir", Write)],
+    ),
+    ("tempfile.mkstemp", &[(2, "dir", Write)]),
+    ("tempfile.mkdtemp", &[(2, "dir", Write)]),
+    ("tempfile.TemporaryDirectory", &[(2, "dir", Write)]),
+    ("tempfile.NamedTemporaryFile", &[(6, "dir", Write)]),
+    ("tempfile.TemporaryFile", &[(6, "dir", Write)]),
+    ("tempfile.SpooledTemporaryFile", &[(7, "dir", Write)]),
+    ("os.remove", &[(0, "path", Write)]),
+    ("os.unlink", &[(0, "path", Write)]),
+    ("os.rmdir", &[(0, "path", Write)]),
+    ("os.mkdir", &[(0, "path", Write)]),
+    ("os.makedirs", &[(0, "name", Write)]),
+    ("os.rename", &[(0, "src", Write), (1, "dst", Write)]),
+    ("os.replace", &[(0, "src", Write), (1, "dst", Write)]),
+    ("os.chdir", &[(0, "path", Read)]),
+    ("os.listdir", &[(0, "path", Read)]),
+    ("os.scandir", &[(0, "path", Read)]),
+    ("os.walk", &[(0, "top", Read)]),
 ];
 
 /// Methods (any receiver) whose first argument is a path they write.
@@ -190,6 +240,12 @@ pub(crate) fn check_call<'a>(
             if let Some(argument) = path_argument(call) {
                 check_path(checker, argument, Access::Write, path);
             }
+        } else if let Some((_, parameters)) = PATH_PARAMETERS.iter().find(|(f, _)| *f == path) {
+            for (position, keyword, access) in *parameters {
+                if let Some(argument) = parameter(call, *position, keyword) {
+                    check_path(checker, argument, *access, path);
+                }
+            }
         }
     }
     let Expr::Attribute(attribute) = call.func.as_ref() else {
@@ -199,6 +255,15 @@ pub(crate) fn check_call<'a>(
     if WRITER_METHODS.contains(&method) {
         if let Some(argument) = path_argument(call) {
             check_path(checker, argument, Access::Write, method);
+        }
+    } else if method == "extract" {
+        // `TarFile.extract(member, path)`, `ZipFile.extract(member, path)`: the directory written
+        // into. Any receiver has the method (`Series.str.extract(pat, flags)`), so only a path
+        // the checker computes is judged; a computed one is left to the runtime layer.
+        if let Some(argument) = parameter(call, 1, "path") {
+            if !matches!(static_path(checker, argument, 0), PathValue::Unknown) {
+                check_path(checker, argument, Access::Write, method);
+            }
         }
     } else if PATH_WRITE_METHODS.contains(&method) && is_path_constructor(checker, &attribute.value)
     {
@@ -241,6 +306,19 @@ fn path_argument(call: &ast::ExprCall) -> Option<&Expr> {
                 })
                 .map(|k| &k.value)
         })
+}
+
+/// The argument at `position` (none when a starred argument comes first: its place is unknown) or
+/// under `keyword`.
+fn parameter<'a>(call: &'a ast::ExprCall, position: usize, keyword: &str) -> Option<&'a Expr> {
+    let args = &call.arguments.args;
+    let positional = args
+        .iter()
+        .take(position + 1)
+        .all(|a| !matches!(a, Expr::Starred(_)))
+        .then(|| args.get(position))
+        .flatten();
+    positional.or_else(|| call.arguments.find_keyword(keyword).map(|k| &k.value))
 }
 
 fn open_mode(checker: &Checker<'_>, call: &ast::ExprCall) -> Access {

@@ -14,7 +14,9 @@ pub(crate) const DOC: &str = r#"# FILE701 path-not-readable
 ## What it does
 Denies a path outside the policy's read roots (`files.read`, plus the write roots) given to a file API
 that reads: `open`, `pathlib.Path`, the pandas readers (`pd.read_csv`…), `np.loadtxt`, `np.fromfile`,
-`np.load`, `linecache`, `fileinput`, image and SciPy readers.
+`np.load`, `linecache`, `fileinput`, image and SciPy readers, the source of a `shutil` copy
+(`shutil.copy`, `copyfile`, `copytree`…), `shutil.make_archive`'s `root_dir`, the archive
+`shutil.unpack_archive`, `tarfile.open` and `zipfile.ZipFile` read, `os.listdir`/`scandir`/`walk`/`chdir`.
 
 ## Why is this bad?
 Host secrets (`/etc/shadow`, `~/.ssh/id_rsa`, `/proc/self/environ`) are read through ordinary file

@@ -14,7 +14,10 @@ pub(crate) const DOC: &str = r#"# FILE702 path-not-writable
 ## What it does
 Denies a path outside the policy's write roots (`files.write`) given to a file API that writes:
 `open(..., "w"/"a"/"x"/"+")`, `DataFrame.to_csv` and the other `to_*` writers, `savefig`, `np.save*`,
-`tofile`, `extractall`, and `pathlib.Path(...).write_text` and friends.
+`tofile`, `extractall`/`extract`, and `pathlib.Path(...).write_text` and friends; the destination of a
+`shutil` copy, both ends of `shutil.move` and `os.rename`/`replace`, `shutil.rmtree`, `shutil.chown`,
+`shutil.make_archive`'s archive, `shutil.unpack_archive`'s `extract_dir`, `tempfile`'s `dir=`, and
+`os.remove`/`unlink`/`rmdir`/`mkdir`/`makedirs`.
 
 ## Why is this bad?
 Writing outside the work dir can plant files for other programs or poison the interpreter for later
