@@ -23,6 +23,7 @@
 //!   `warden_requests_rejected_total`.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
@@ -54,8 +55,29 @@ pub struct Endpoint {
     service: Arc<Service>,
     mcp: StreamableHttpService<Warden, LocalSessionManager>,
     manager: Arc<LocalSessionManager>,
-    /// Each live MCP session's owner ([`Caller::owner`]).
+    /// Each live MCP session's owner ([`Caller::owner`]), and each session being created
+    /// ([`Reserved`]).
     owners: Arc<Mutex<HashMap<String, String>>>,
+    /// Numbers the reservations.
+    reservations: Arc<AtomicU64>,
+}
+
+/// The key prefix of a session being created (no session id rmcp makes starts with a NUL).
+const RESERVED: &str = "\0reserved-";
+
+/// A session being created, counted in its owner's share until its request has been answered
+/// (by then the session, when one was made, is counted under its own id).
+struct Reserved {
+    owners: Arc<Mutex<HashMap<String, String>>>,
+    key: String,
+}
+
+impl Drop for Reserved {
+    fn drop(&mut self) {
+        if let Ok(mut owners) = self.owners.lock() {
+            owners.remove(&self.key);
+        }
+    }
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -90,6 +112,7 @@ impl Endpoint {
             mcp,
             manager,
             owners: Arc::new(Mutex::new(HashMap::new())),
+            reservations: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -119,6 +142,7 @@ impl Endpoint {
             .get(SESSION_HEADER)
             .and_then(|value| value.to_str().ok())
             .map(str::to_owned);
+        let mut _reserved = None;
         match &session {
             Some(id) if !self.owned_by(id, &caller.owner) => {
                 return error_body(
@@ -128,11 +152,12 @@ impl Endpoint {
                 );
             }
             Some(_) => {}
-            None => {
-                if let Err(why) = self.room_for_a_session(&caller.owner).await {
-                    return retry_later(StatusCode::TOO_MANY_REQUESTS, "session_limit", why);
+            None => match self.room_for_a_session(&caller.owner).await {
+                Ok(reserved) => _reserved = Some(reserved),
+                Err(why) => {
+                    return retry_later(StatusCode::TOO_MANY_REQUESTS, "session_limit", why)
                 }
-            }
+            },
         }
         let deleting = request.method() == axum::http::Method::DELETE;
         let request = match self.read_body(request).await {
@@ -168,7 +193,7 @@ impl Endpoint {
     /// Whether another MCP session may start for `owner`: within the server's cap
     /// (`admission.max_connections`) and the client's share of it
     /// (`admission.max_mcp_sessions_per_client`). Sessions rmcp has closed are forgotten first.
-    async fn room_for_a_session(&self, owner: &str) -> Result<(), &'static str> {
+    async fn room_for_a_session(&self, owner: &str) -> Result<Reserved, &'static str> {
         let live: Vec<String> = self
             .manager
             .sessions
@@ -180,7 +205,7 @@ impl Endpoint {
         let Ok(mut owners) = self.owners.lock() else {
             return Err("the server cannot count its MCP sessions; retry later");
         };
-        owners.retain(|id, _| live.contains(id));
+        owners.retain(|id, _| id.starts_with(RESERVED) || live.contains(id));
         let config = &self.service.config;
         if owners.values().filter(|o| *o == owner).count() >= config.max_mcp_sessions_per_client {
             return Err("this client holds its share of MCP sessions \
@@ -189,7 +214,17 @@ impl Endpoint {
         if owners.len() >= config.max_connections.max(1) {
             return Err("the server holds as many MCP sessions as it may; retry later");
         }
-        Ok(())
+        // Counted from now on, so that concurrent first requests of one client cannot all pass
+        // the check before any of their sessions exists.
+        let key = format!(
+            "{RESERVED}{}",
+            self.reservations.fetch_add(1, Ordering::SeqCst)
+        );
+        owners.insert(key.clone(), owner.to_owned());
+        Ok(Reserved {
+            owners: Arc::clone(&self.owners),
+            key,
+        })
     }
 
     /// Records the owner of a session just created; forgets one just deleted.
