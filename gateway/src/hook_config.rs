@@ -51,11 +51,67 @@ pub fn runtime_layer(policy: &Policy, hooks_off: bool) -> Result<Option<RuntimeL
         Err(_) => return Ok(None),
     };
     let hook_settings = hooks.then(|| settings_json(policy));
+    let library = staged_library(&library, &crate::runtime::data_dir())
+        .or_else(|| staged_library(&library, &cache_dir()?))
+        .unwrap_or(library);
     Ok(Some(RuntimeLayer {
         library,
         hook_settings,
         ban_exec,
     }))
+}
+
+/// A copy of the hook `library` in the data directory (or the user's cache directory when the data
+/// directory is not theirs to write), `<dir>/lib/hook-<key>.so`, made once
+/// per build of the library (the key digests its size, modification time and inode), for the jail
+/// to bind instead of the original: `/proc/self/mountinfo` names a bind's host path, and the data
+/// directory is visible inside anyway (the runtime's prefix), while warden's install directory
+/// need not be (issue 25). `None` (bind the original) when the copy cannot be made.
+pub fn staged_library(library: &Path, data_dir: &Path) -> Option<PathBuf> {
+    use sha2::{Digest, Sha256};
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let meta = std::fs::metadata(library).ok()?;
+    let identity = format!(
+        "{} {} {} {} {}",
+        meta.len(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+        meta.ino(),
+        meta.dev()
+    );
+    let key: String = Sha256::digest(identity.as_bytes())
+        .iter()
+        .take(12)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let dir = data_dir.join("lib");
+    let staged = dir.join(format!("hook-{key}.so"));
+    if std::fs::metadata(&staged).is_ok_and(|m| m.is_file() && m.len() == meta.len()) {
+        return Some(staged);
+    }
+    std::fs::create_dir_all(&dir).ok()?;
+    // Written under a name of its own, then renamed: a concurrent run binds either the whole
+    // file or, until then, the original.
+    let partial = dir.join(format!(".hook-{key}.{}", std::process::id()));
+    let copied = std::fs::copy(library, &partial)
+        .and_then(|_| std::fs::set_permissions(&partial, std::fs::Permissions::from_mode(0o644)))
+        .and_then(|()| std::fs::rename(&partial, &staged));
+    if copied.is_err() {
+        let _ = std::fs::remove_file(&partial);
+        return None;
+    }
+    Some(staged)
+}
+
+/// The user's cache directory for warden (`$XDG_CACHE_HOME/warden`, `~/.cache/warden`): where
+/// the hook library is staged when the data directory is not the caller's to write (an ordinary
+/// user running the runtime root installed).
+fn cache_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir).join("warden"));
+    }
+    let home = std::env::var_os("HOME").filter(|d| !d.is_empty())?;
+    Some(PathBuf::from(home).join(".cache/warden"))
 }
 
 fn missing(why: &str, looked: &[PathBuf]) -> String {

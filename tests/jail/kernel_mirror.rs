@@ -212,8 +212,9 @@ both_modes! {
     /// the interpreter) is done without locking anything — judged from the host's `/proc/locks`
     /// while the run holds it; sqlite3 still works on a database in the work dir. No inotify or
     /// dnotify watch (they would see host activity on the binds), no queued real-time signal, no
-    /// POSIX timer, no pipe grown past the default; ordinary signals still work. As root, the work
-    /// dir's mount shows no host uid in `/proc/self/mountinfo`.
+    /// POSIX timer, no pipe grown past the default; ordinary signals still work. In
+    /// `/proc/self/mountinfo`, no mount names warden's install directory, and as root the work
+    /// dir's mount shows no host uid.
     fn host_inodes_and_shared_budgets_are_out_of_a_runs_reach(who: As) {
         let program = r#"
 import ctypes, fcntl, os, signal, sqlite3, struct, sys, threading, time
@@ -259,7 +260,10 @@ db.executemany("insert into t values (?)", [(i,) for i in range(100)])
 db.commit()
 print("SQLITE", db.execute("select sum(x) from t").fetchone()[0])
 db.close()
-print("WORKMOUNT", [l for l in open("/proc/self/mountinfo") if " /work " in l][0].strip())
+mounts = open("/proc/self/mountinfo").read().splitlines()
+print("WORKMOUNT", [l for l in mounts if " /work " in l][0].strip())
+for line in mounts:
+    print("MOUNT", line)
 time.sleep(2)
 "#;
         let ((run, files), locks) =
@@ -290,6 +294,18 @@ time.sleep(2)
         // user's jail mounts as that user, whose id the kernel shows (as in `uid_map`).
         if who == As::Root {
             assert!(!mount.contains("uid="), "the work dir's mount shows a host id: {mount}");
+        }
+        // warden's install directory (where its binary and hook library are) is named by no
+        // mount: the hook library is bound from its copy in the data directory.
+        let install = std::path::Path::new(env!("CARGO_BIN_EXE_warden"))
+            .parent()
+            .expect("the binary's directory")
+            .display()
+            .to_string();
+        let mounts = run.lines_starting("MOUNT ");
+        assert!(mounts.len() > 3, "{}", run.stdout());
+        for line in &mounts {
+            assert!(!line.contains(&install), "a mount names warden's install directory: {line}");
         }
     }
 }
