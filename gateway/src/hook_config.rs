@@ -86,8 +86,21 @@ pub fn staged_library(library: &Path, data_dir: &Path) -> Option<PathBuf> {
         .collect();
     let dir = data_dir.join("lib");
     let staged = dir.join(format!("hook-{key}.so"));
-    if std::fs::metadata(&staged).is_ok_and(|m| m.is_file() && m.len() == meta.len()) {
-        return Some(staged);
+    if let Ok(found) = std::fs::metadata(&staged) {
+        if found.is_file() && found.len() == meta.len() {
+            // In use: its time says so (at most once every ten minutes), so that the clean-up
+            // below leaves it.
+            if found
+                .modified()
+                .is_ok_and(|t| t.elapsed().unwrap_or_default() > RECENT)
+            {
+                let _ = std::fs::File::options()
+                    .append(true)
+                    .open(&staged)
+                    .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+            }
+            return Some(staged);
+        }
     }
     std::fs::create_dir_all(&dir).ok()?;
     // Written under a name of its own, then renamed: a concurrent run binds either the whole
@@ -100,8 +113,25 @@ pub fn staged_library(library: &Path, data_dir: &Path) -> Option<PathBuf> {
         let _ = std::fs::remove_file(&partial);
         return None;
     }
+    // Copies of other builds not used for a day go (a jail that bound one keeps its inode).
+    for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let unused = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().unwrap_or_default() > UNUSED);
+        if name.starts_with("hook-") && name.ends_with(".so") && entry.path() != staged && unused {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
     Some(staged)
 }
+
+/// How often a staged copy in use has its time refreshed.
+const RECENT: std::time::Duration = std::time::Duration::from_secs(600);
+/// How long a staged copy of another build is kept unused.
+const UNUSED: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
 /// The user's cache directory for warden (`$XDG_CACHE_HOME/warden`, `~/.cache/warden`): where
 /// the hook library is staged when the data directory is not the caller's to write (an ordinary
@@ -296,6 +326,38 @@ pub fn settings_json(policy: &Policy) -> String {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_hook_library_is_staged_once_per_build_and_old_copies_go() {
+        let dir = std::env::temp_dir().join(format!("warden-stage-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("lib")).unwrap();
+        let library = dir.join("libwarden_hook.so");
+        std::fs::write(&library, b"build one").unwrap();
+        let old = dir.join("lib/hook-000000000000000000000000.so");
+        std::fs::write(&old, b"an old build").unwrap();
+        let day_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 24 * 3600);
+        std::fs::File::options()
+            .append(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(day_ago)
+            .unwrap();
+        let staged = staged_library(&library, &dir).unwrap();
+        assert!(staged.starts_with(dir.join("lib")), "{}", staged.display());
+        assert_eq!(std::fs::read(&staged).unwrap(), b"build one");
+        assert!(!old.exists(), "an unused copy of another build stays");
+        // The same build: the same copy. Another build: another one, the first kept (in use).
+        assert_eq!(staged_library(&library, &dir).unwrap(), staged);
+        std::fs::write(&library, b"build two!").unwrap();
+        let second = staged_library(&library, &dir).unwrap();
+        assert_ne!(second, staged);
+        assert_eq!(std::fs::read(&second).unwrap(), b"build two!");
+        assert!(staged.exists());
+        // Nowhere to write: none (the caller binds the original).
+        assert!(staged_library(&library, Path::new("/proc/warden-nowhere")).is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn the_default_policy_maps_its_imports_roots_and_sinks() {
