@@ -2208,22 +2208,48 @@ print(json.dumps({"pipe": fcntl.fcntl(w, 1032), "pending": signal.SIGUSR1 in sig
 /// Issue 25: runs forked from one template share its user namespace and host uid, so what the
 /// kernel counts per uid — inotify instances, queued real-time signals (POSIX timers hold one
 /// each), pipe buffers — would be one budget for every tenant whose run the template forks. Two
-/// concurrent pooled runs of one policy (so one template), static rules and runtime layer off:
+/// concurrent pooled runs of two clients and one policy (so one template), static rules and
+/// runtime layer off:
 /// the first takes all it can and holds it; the second, asking while the first holds, still gets
 /// a full 64 KiB pipe and its signal. The kernel refuses the first every call that draws on those
 /// budgets (seccomp), so it holds nothing.
 #[test]
 fn a_pooled_run_cannot_take_the_per_uid_budgets_a_concurrent_run_needs() {
     warden_test_support::require_root!();
-    let policy = no_static_variant("budgets", "[runtime]\nhooks = \"off\"\n");
-    let (server, _rules) =
-        pooled_server_with("depth = 2\nmemory_mib = 4096\n", 2, &[("budgets", policy)]);
+    // Two clients: the hog over the socket without a token (its peer uid), the neighbour with a
+    // token of its own.
+    const NEIGHBOUR_TOKEN: &str = "neighbour-token-4d1f";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rules = dir.path().join("budgets.toml");
+    std::fs::write(
+        &rules,
+        no_static_variant("budgets", "[runtime]\nhooks = \"off\"\n"),
+    )
+    .expect("write");
+    let server = Server::start(Options {
+        pool: Some("depth = 2\nmemory_mib = 4096\n".to_owned()),
+        max_concurrent_runs: 2,
+        extra_policies: vec![("budgets".to_owned(), rules)],
+        extra_config: Some(format!(
+            "[[tokens]]\nname = \"neighbour\"\nsha256 = \"{}\"\npolicies = [\"budgets\"]\n",
+            support::sha256_hex(NEIGHBOUR_TOKEN)
+        )),
+        ..Options::default()
+    });
     await_ready_for(&server, "budgets", 2);
-    let records = concurrently(
-        &server,
-        "budgets",
-        &[BUDGET_HOG.to_owned(), BUDGET_NEIGHBOUR.to_owned()],
-    );
+    let records: Vec<Value> = std::thread::scope(|scope| {
+        let hog = scope.spawn(|| run(&server, &json!({"policy": "budgets", "code": BUDGET_HOG})));
+        let neighbour = scope.spawn(|| {
+            let body = json!({"policy": "budgets", "code": BUDGET_NEIGHBOUR});
+            let answer = post_json(&server.unix(), "/v1/run", Some(NEIGHBOUR_TOKEN), &body);
+            assert_eq!(answer.status, 200, "{}", answer.text());
+            answer.json()
+        });
+        vec![
+            hog.join().expect("hog"),
+            neighbour.join().expect("neighbour"),
+        ]
+    });
     for record in &records {
         assert_eq!(record["status"], "ok", "{record}");
         assert_eq!(record["warm"], true, "both runs must be forked: {record}");
