@@ -120,11 +120,20 @@ fn provably_shallow(text: &str, max_depth: usize) -> bool {
 
 /// What a keyword starting at the front of `rest` adds to the scan's depth, if one does.
 fn keyword_weight(rest: &[u8]) -> usize {
-    const KEYWORDS: [&[u8]; 6] = [b"if", b"else", b"not", b"from", b"yield", b"await"];
-    if rest.starts_with(b"lambda") {
-        2
+    let (keyword, weight): (&[u8], usize) = match rest.first() {
+        Some(b'a') => (b"await", 1),
+        Some(b'e') => (b"else", 1),
+        Some(b'f') => (b"from", 1),
+        Some(b'i') => (b"if", 1),
+        Some(b'l') => (b"lambda", 2),
+        Some(b'n') => (b"not", 1),
+        Some(b'y') => (b"yield", 1),
+        _ => return 0,
+    };
+    if rest.starts_with(keyword) {
+        weight
     } else {
-        usize::from(KEYWORDS.iter().any(|keyword| rest.starts_with(keyword)))
+        0
     }
 }
 
