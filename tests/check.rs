@@ -290,6 +290,40 @@ fn programs_are_reported_in_input_order_whatever_the_workers_do() {
 }
 
 #[test]
+fn a_directory_s_programs_come_in_path_order_component_by_component() {
+    // `a/` sorts before `a-c.py` and `a.b/` as a path (its component `a` is shorter), though `/`
+    // sorts after `-` and `.` as a byte.
+    let dir = tempfile::tempdir().expect("tempdir");
+    for sub in ["a", "a.b", "a/z"] {
+        std::fs::create_dir(dir.path().join(sub)).expect("mkdir");
+    }
+    let names = [
+        "B.py", "a/b.py", "a/z/c.py", "a/zz.py", "a-c.py", "a.b/x.py", "a0.py",
+    ];
+    for name in names {
+        std::fs::write(dir.path().join(name), "x = 1\n").expect("write");
+    }
+    let output = warden()
+        .args(["check", "--format", "json"])
+        .arg(dir.path())
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(0));
+    let seen: Vec<String> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| {
+            let record: serde_json::Value = serde_json::from_str(line).expect("JSON line");
+            record["path"].as_str().expect("path").to_owned()
+        })
+        .collect();
+    let expected: Vec<String> = names
+        .iter()
+        .map(|name| dir.path().join(name).display().to_string())
+        .collect();
+    assert_eq!(seen, expected);
+}
+
+#[test]
 fn missing_file_is_an_error_with_exit_two_and_other_files_still_checked() {
     let dir = tempfile::tempdir().expect("tempdir");
     let good = dir.path().join("good.py");

@@ -29,7 +29,7 @@ use crate::rules::imports::{import_not_allowed, reexported_module};
 use crate::rules::references::banned_reference;
 use crate::rules::strings::string_sink;
 use crate::rules::{self, Rule};
-use crate::semantic::{Origin, QualName, ScopeId, ScopeKind, Semantic};
+use crate::semantic::{self, Origin, QualName, ScopeId, ScopeKind, Semantic};
 use crate::settings::Policy;
 
 #[cfg(test)]
@@ -205,7 +205,11 @@ pub(crate) struct Checker<'a> {
     pub(crate) policy: &'a Policy,
     pub(crate) semantic: Semantic<'a>,
     pub(crate) scope: ScopeId,
-    lines: LineIndex<'a>,
+    text: &'a str,
+    /// Made at the first finding: most programs have none.
+    lines: std::cell::OnceCell<LineIndex<'a>>,
+    /// Which of [`REFERENCE_RULES`] the policy leaves on, looked up once per program.
+    reference_rules_on: [bool; REFERENCE_RULES.len()],
     findings: Vec<Finding>,
     seen: HashSet<(Rule, usize, usize)>,
     /// Import paths already reported as not allowed: uses of them are not reported again.
@@ -238,7 +242,11 @@ impl<'a> Checker<'a> {
             policy,
             semantic: Semantic::default(),
             scope: 0,
-            lines: LineIndex::new(text),
+            text,
+            lines: std::cell::OnceCell::new(),
+            reference_rules_on: std::array::from_fn(|index| {
+                policy.action_for(REFERENCE_RULES[index].rule).is_some()
+            }),
             findings: Vec::new(),
             seen: HashSet::new(),
             denied_imports: HashSet::new(),
@@ -289,7 +297,10 @@ impl<'a> Checker<'a> {
             action,
             message: message.into(),
             hint: hint.into(),
-            span: self.lines.span(start, end),
+            span: self
+                .lines
+                .get_or_init(|| LineIndex::new(self.text))
+                .span(start, end),
         });
     }
 
@@ -306,7 +317,27 @@ impl<'a> Checker<'a> {
         if let Some(known) = self.resolved.borrow().get(&key) {
             return Rc::clone(known);
         }
-        let answer: Rc<[QualName]> = self.semantic.resolve(expr, self.scope).into();
+        let answer: Rc<[QualName]> = match expr {
+            // What `Semantic::resolve` answers, built on the remembered answer for the receiver
+            // rather than resolving the whole chain again at every link.
+            Expr::Attribute(attribute) => {
+                let mut out = Vec::new();
+                for base in self.resolve(&attribute.value).iter() {
+                    semantic::push_unique(&mut out, base.child(attribute.attr.id.as_str()));
+                }
+                out.into()
+            }
+            // A call resolves to something only when it may be `getattr` (`getattr(x, "name")`).
+            Expr::Call(call)
+                if !self
+                    .resolve(&call.func)
+                    .iter()
+                    .any(|name| name.path == "builtins.getattr") =>
+            {
+                Rc::from([])
+            }
+            _ => self.semantic.resolve(expr, self.scope).into(),
+        };
         self.resolved.borrow_mut().insert(key, Rc::clone(&answer));
         answer
     }
@@ -338,9 +369,9 @@ impl<'a> Checker<'a> {
     }
 
     fn run_reference_rules(&mut self, name: &QualName, range: TextRange, kind: ReferenceKind) {
-        for entry in REFERENCE_RULES {
+        for (entry, on) in REFERENCE_RULES.iter().zip(self.reference_rules_on) {
             // A rule the policy turned off would report nothing; skip its work.
-            if entry.kinds.contains(&kind) && self.policy.action_for(entry.rule).is_some() {
+            if on && entry.kinds.contains(&kind) {
                 (entry.check)(self, name, range);
             }
         }

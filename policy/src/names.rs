@@ -233,8 +233,8 @@ pub fn normalize_identifier(name: &str) -> std::borrow::Cow<'_, str> {
 /// such a path as the banned name. Empty unless an index for the policy and its runtime was loaded.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Aliases {
-    /// Alias path → the banned name it is.
-    map: std::collections::BTreeMap<String, String>,
+    /// Alias path → the banned name it is (looked up once per prefix of every reference: hashed).
+    map: foldhash::HashMap<String, String>,
 }
 
 impl Aliases {

@@ -48,8 +48,10 @@ pub enum Parsed {
 /// Parses `text` for Python 3.`target_minor`, refusing input nested deeper than `max_depth` before
 /// the recursive-descent parser ever sees it.
 pub fn parse(text: &str, target_minor: u8, max_depth: usize) -> Parsed {
-    if let Some((depth, start)) = too_deep(text, max_depth) {
-        return Parsed::TooDeep { depth, start };
+    if !provably_shallow(text, max_depth) {
+        if let Some((depth, start)) = too_deep(text, max_depth) {
+            return Parsed::TooDeep { depth, start };
+        }
     }
     let version = PythonVersion {
         major: 3,
@@ -83,6 +85,55 @@ pub fn parse(text: &str, target_minor: u8, max_depth: usize) -> Parsed {
             start: expression.range.start().to_usize(),
             end: expression.range.end().to_usize(),
         }),
+    }
+}
+
+/// Whether [`too_deep`] is sure to find nothing, from a count of bytes that is cheaper than lexing:
+/// most programs are far too short to reach the limits, and the scan is a second pass of the lexer.
+///
+/// Every token that raises the scan's depth has its own place in the text that is counted here:
+/// an opening bracket its byte, an f-string's start its quote, `-` `+` `~` `*` `**` `:` their (first)
+/// byte, an indent the line break before its line (or the start of the text: one indent per line),
+/// and a keyword (`not`, `await`, `lambda` twice, `yield`, `from`, `if`, `else`) an occurrence of
+/// its letters (counted wherever they occur, inside names and strings too; only ASCII names are
+/// keywords). Tokens do not overlap, so the count is at least the number of such tokens, which is
+/// at least the depth; and a chain has at most one token per byte.
+fn provably_shallow(text: &str, max_depth: usize) -> bool {
+    if text.len() > max_depth.saturating_mul(20) {
+        return false;
+    }
+    let bytes = text.as_bytes();
+    let mut bound = 1usize;
+    for (at, byte) in bytes.iter().enumerate() {
+        bound += match byte {
+            b'(' | b'[' | b'{' | b'\'' | b'"' | b'-' | b'+' | b'~' | b'*' | b':' | b'\n'
+            | b'\r' => 1,
+            b'a' | b'e' | b'f' | b'i' | b'l' | b'n' | b'y' => keyword_weight(&bytes[at..]),
+            _ => 0,
+        };
+        if bound > max_depth {
+            return false;
+        }
+    }
+    true
+}
+
+/// What a keyword starting at the front of `rest` adds to the scan's depth, if one does.
+fn keyword_weight(rest: &[u8]) -> usize {
+    let (keyword, weight): (&[u8], usize) = match rest.first() {
+        Some(b'a') => (b"await", 1),
+        Some(b'e') => (b"else", 1),
+        Some(b'f') => (b"from", 1),
+        Some(b'i') => (b"if", 1),
+        Some(b'l') => (b"lambda", 2),
+        Some(b'n') => (b"not", 1),
+        Some(b'y') => (b"yield", 1),
+        _ => return 0,
+    };
+    if rest.starts_with(keyword) {
+        weight
+    } else {
+        0
     }
 }
 
@@ -162,4 +213,120 @@ fn approximate_position(text: &str, limit: usize) -> usize {
         }
     }
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The pieces the token scan counts, and ones that sit next to them in odd ways.
+    const PIECES: &[&str] = &[
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        "f'",
+        "'",
+        "\"",
+        "f\"{",
+        "}\"",
+        "t'{",
+        "rb'",
+        "'''",
+        "-",
+        "+",
+        "~",
+        "*",
+        "**",
+        ":",
+        ":=",
+        "lambda",
+        "lambda x:",
+        "not ",
+        "await ",
+        "yield ",
+        "yield from ",
+        "from ",
+        "if ",
+        "else ",
+        "1if ",
+        "0else ",
+        "x",
+        "_",
+        " ",
+        "\n",
+        "\r\n",
+        "\r",
+        "    ",
+        "\t",
+        "\\\n",
+        "\u{e9}",
+        "\u{ff49}\u{ff46} ",
+        "#",
+        ",",
+        "=",
+        "a.b",
+        "1",
+        "\u{c}",
+    ];
+
+    fn text_of(indices: &[usize]) -> String {
+        indices.iter().map(|&index| PIECES[index]).collect()
+    }
+
+    /// Skipping the scan is exact: whenever the byte count says so, the scan finds nothing.
+    fn assert_bound_holds(text: &str) {
+        for limit in 0..48 {
+            if provably_shallow(text, limit) {
+                assert_eq!(too_deep(text, limit), None, "limit {limit}: {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_byte_count_bounds_the_token_scan_on_handmade_cases() {
+        for text in [
+            "x = (((1)))\n",
+            "f'{f'{f'{1}'}'}'\n",
+            "if a:\n    if b:\n        if c:\n            pass\n",
+            "if a:\r    if b:\r        pass\r",
+            "x = lambda: lambda: lambda: 1\n",
+            "x = not not not -+~1\n",
+            "x = 1if 1else 2\n",
+            "def f():\n    yield from (yield (yield))\n",
+            "x = a if b else c if d else e if f else g\n",
+            "x = {**a, 'b': [*c]}\n",
+            "\u{ff49}\u{ff46} = 1\n",
+            "x = 1 + 2 - 3 * 4 ** 5 // 6 @ 7 | 8 & 9 ^ 10 << 11 >> 12 % 13\n",
+        ] {
+            assert_bound_holds(text);
+        }
+    }
+
+    #[test]
+    fn ordinary_programs_skip_the_scan_and_deep_ones_do_not() {
+        let program = "import numpy as np\n\ndef f(x):\n    return np.sum([x, -x])\n";
+        assert!(provably_shallow(program, 200));
+        let deep = format!("x = {}1{}\n", "(".repeat(300), ")".repeat(300));
+        assert!(!provably_shallow(&deep, 200));
+        assert!(matches!(parse(&deep, 12, 200), Parsed::TooDeep { .. }));
+        // Short, but nested past a small limit: refused with the limit's own message either way.
+        assert!(matches!(
+            parse("x = ((((1))))\n", 12, 3),
+            Parsed::TooDeep { .. }
+        ));
+        // Longer than the chain limit allows to count: scanned.
+        assert!(!provably_shallow(&"x\n".repeat(2_001), 200));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+        #[test]
+        fn the_byte_count_bounds_the_token_scan(indices in prop::collection::vec(0..PIECES.len(), 0..60)) {
+            assert_bound_holds(&text_of(&indices));
+        }
+    }
 }

@@ -45,9 +45,13 @@ impl QualName {
         self.path.split('.').collect()
     }
 
-    fn child(&self, attr: &str) -> QualName {
+    pub(crate) fn child(&self, attr: &str) -> QualName {
+        let mut path = String::with_capacity(self.path.len() + 1 + attr.len());
+        path.push_str(&self.path);
+        path.push('.');
+        path.push_str(attr);
         QualName {
-            path: format!("{}.{attr}", self.path),
+            path,
             origin: self.origin,
         }
     }
@@ -436,7 +440,7 @@ fn push_builtin(out: &mut Vec<QualName>, name: &str) {
     push_unique(
         out,
         QualName {
-            path: format!("builtins.{name}"),
+            path: ["builtins.", name].concat(),
             origin: Origin::Builtin,
         },
     );
@@ -469,7 +473,7 @@ impl<'a> Visitor<'a> for NestedGlobals<'a> {
     fn visit_expr(&mut self, _expr: &'a Expr) {}
 }
 
-fn push_unique(out: &mut Vec<QualName>, name: QualName) {
+pub(crate) fn push_unique(out: &mut Vec<QualName>, name: QualName) {
     if out.len() < MAX_CANDIDATES && !out.contains(&name) {
         out.push(name);
     }

@@ -192,11 +192,10 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
     if name.origin != Origin::Import {
         return;
     }
-    let segments = name.segments();
-    if let Some(dunder) = segments.iter().skip(1).find(|s| {
+    if let Some(dunder) = name.path.split('.').skip(1).find(|s| {
         names::is_dunder(s)
             && !matches!(
-                **s,
+                *s,
                 "__name__" | "__version__" | "__doc__" | "__file__" | "__all__"
             )
     }) {

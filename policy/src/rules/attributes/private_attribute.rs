@@ -36,8 +36,7 @@ pub(crate) fn check_reference(checker: &mut Checker<'_>, name: &QualName, range:
     if name.origin != Origin::Import {
         return;
     }
-    let segments = name.segments();
-    if let Some(private) = segments.iter().skip(1).find(|s| names::is_private(s)) {
+    if let Some(private) = name.path.split('.').skip(1).find(|s| names::is_private(s)) {
         checker.report(
             Rule::PrivateAttribute,
             range,

@@ -8,6 +8,12 @@ pub(crate) mod reflection;
 
 /// True when `path` is `pattern` or below it (`timeit` matches `timeit.timeit`).
 pub(crate) fn under(path: &str, pattern: &str) -> bool {
+    // Most names share not even the first byte with a given pattern: no comparison for them.
+    if let (Some(first), Some(wanted)) = (path.as_bytes().first(), pattern.as_bytes().first()) {
+        if first != wanted {
+            return false;
+        }
+    }
     path == pattern
         || (path.starts_with(pattern) && path.as_bytes().get(pattern.len()) == Some(&b'.'))
 }
