@@ -156,11 +156,7 @@ print("PLAIN", stat.S_ISREG(os.stat("/work/plain").st_mode))
 "#;
         let (run, files) = run_kernel_only(who, program, &default_rules());
         assert_eq!(run.status(), "ok", "{:?}", run.record);
-        let results = run.lines_starting("RESULT");
-        assert_eq!(results.len(), 9, "{}", run.stdout());
-        for line in &results {
-            assert!(line.ends_with(" refused 1"), "the kernel let it through: {line}");
-        }
+        assert_every_attempt_refused(&run, 9);
         assert!(run.stdout().contains("PLAIN True"), "{}", run.stdout());
         assert!(files.contains(&"plain".to_owned()), "{files:?}");
         for name in ["fifo", "node", "null", "sock"] {
@@ -173,6 +169,19 @@ print("PLAIN", stat.S_ISREG(os.stat("/work/plain").st_mode))
         let (run, _) = run_kernel_only(who, "import socket\na, b = socket.socketpair()\na.send(b'x')\nprint('PAIR', b.recv(1))\n", &with_processes(&default_rules()));
         assert_eq!(run.status(), "ok", "{:?}", run.record);
         assert!(run.stdout().contains("PAIR b'x'"), "{}", run.stdout());
+    }
+}
+
+/// The program's `RESULT <name> made|refused <errno>` lines: `count` of them, each refused with
+/// EPERM.
+fn assert_every_attempt_refused(run: &Run, count: usize) {
+    let results = run.lines_starting("RESULT");
+    assert_eq!(results.len(), count, "{}", run.stdout());
+    for line in &results {
+        assert!(
+            line.ends_with(" refused 1"),
+            "the kernel let it through: {line}"
+        );
     }
 }
 
@@ -269,11 +278,7 @@ time.sleep(2)
         let ((run, files), locks) =
             locks_seen_during(|| run_kernel_only(who, program, &default_rules()));
         assert_eq!(run.status(), "ok", "{:?}", run.record);
-        let results = run.lines_starting("RESULT");
-        assert_eq!(results.len(), 7, "{}", run.stdout());
-        for line in &results {
-            assert!(line.ends_with(" refused 1"), "the kernel let it through: {line}");
-        }
+        assert_every_attempt_refused(&run, 7);
         assert!(run.stdout().contains("PIPE 65536"), "{}", run.stdout());
         assert!(run.stdout().contains("PENDING True"), "{}", run.stdout());
         assert!(run.stdout().contains("SQLITE 4950"), "{}", run.stdout());
