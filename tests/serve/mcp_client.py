@@ -49,6 +49,38 @@ class Checks:
             self.failures.append(f"{name}: {detail}"[:4000])
 
 
+def descendants(pids):
+    """Every process below `pids` (by `/proc/<pid>/task/<tid>/children`), as `(pid, start time)`."""
+    found, todo = set(), list(pids)
+    while todo:
+        pid = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    children = [int(c) for c in f.read().split()]
+            except OSError:
+                continue
+            for child in children:
+                start = started_at(child)
+                if start is not None and (child, start) not in found:
+                    found.add((child, start))
+                    todo.append(child)
+    return found
+
+
+def started_at(pid):
+    """Field 22 of `/proc/<pid>/stat` (tells a reused pid apart), or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
 def workers_in(state_dir):
     """Processes whose command line names the session's state dir (its `warden worker`s)."""
     found = []
@@ -234,18 +266,39 @@ async def session(binary, extra_args, checks):
             # A call the client gives up on is cancelled; the server must stop the run (kill its
             # worker and jail), not leave it spinning until the policy's wall-clock limit.
             state_dir = os.environ.get("WARDEN_TEST_STATE_DIR", "")
+            endless = asyncio.ensure_future(
+                client.call_tool("run_python", {"code": "while True:\n    pass\n"}, read_timeout_seconds=2)
+            )
+            # The session's jail (its init and interpreter, below the session's worker), seen
+            # while the endless cell runs.
+            jail, workers = set(), []
+            while not endless.done():
+                workers = [int(w.split(":")[0]) for w in workers_in(state_dir)] if state_dir else []
+                jail |= descendants(workers)
+                await asyncio.sleep(0.05)
             try:
-                await client.call_tool("run_python", {"code": "while True:\n    pass\n"}, read_timeout_seconds=2)
+                await endless
                 checks.check("cancel_times_out", False, "an endless loop returned within 2 s")
             except Exception:  # noqa: BLE001 - the client's timeout error
                 checks.check("cancel_times_out", True)
-            left = workers_in(state_dir) if state_dir else ["WARDEN_TEST_STATE_DIR is not set"]
+            checks.check("cancel_saw_the_jail", bool(jail), f"no jail under the session's worker {workers}")
+            # The run stops at once: every process of the jail is gone within 5 s. The worker then
+            # tears the jail down (its cgroup waits for the killed processes to leave) and ends:
+            # within 15 s on a loaded host.
+            running = [p for p, start in jail if started_at(p) == start]
             for _ in range(50):
+                if not running:
+                    break
+                await asyncio.sleep(0.1)
+                running = [p for p, start in jail if started_at(p) == start]
+            checks.check("cancel_stops_the_run", not running, f"jail processes still running 5 s after cancelling: {running}")
+            left = workers_in(state_dir) if state_dir else ["WARDEN_TEST_STATE_DIR is not set"]
+            for _ in range(150):
                 if not left:
                     break
                 await asyncio.sleep(0.1)
                 left = workers_in(state_dir)
-            checks.check("cancel_stops_the_run", not left, f"still running 5 s after cancelling: {left}")
+            checks.check("cancel_ends_the_worker", not left, f"still running 15 s after cancelling: {left}")
 
             check_denied = await client.call_tool("check_python", {"code": DENIED_PROGRAM})
             checks.check("check_denied_is_error", check_denied.is_error is True, texts(check_denied))
