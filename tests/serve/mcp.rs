@@ -37,7 +37,6 @@ const CHECKS: &[&str] = &[
     "run_timeout_is_error",
     "run_timeout_names_limit",
     "cancel_times_out",
-    "cancel_saw_the_jail",
     "cancel_stops_the_run",
     "cancel_ends_the_worker",
     "check_denied_is_error",
