@@ -116,11 +116,14 @@ pub fn serve_stdio_blocking(
     pool.abort();
     session_reaper.abort();
     service.kill_running();
+    // The state directory goes first: the client SIGKILLs us soon after closing our input, and
+    // reaping the jails' cgroups below can take seconds on a loaded host (what a kill leaves of
+    // them the next warden reaps; a state directory left behind nobody would).
+    let _ = std::fs::remove_dir_all(&state_dir);
     // Tasks still blocked (a check, a worker's pipe) are not waited for past this.
     runtime.shutdown_timeout(Duration::from_secs(1));
     service.reap();
     drop(service);
-    let _ = std::fs::remove_dir_all(&state_dir);
     result
 }
 
