@@ -190,8 +190,163 @@ struct HookSettings<'a> {
     import_machinery: Vec<&'static str>,
     ctypes_machinery: Vec<&'static str>,
     introspection_machinery: Vec<&'static str>,
+    string_evaluators: Vec<StringEvaluator>,
     program: &'static str,
 }
+
+/// A library function that evaluates its argument as code (the hook's `evaluators.rs`).
+#[derive(Debug, Clone, Copy, Serialize)]
+struct StringEvaluator {
+    file: &'static str,
+    function: &'static str,
+    argument: &'static str,
+    kind: &'static str,
+    direct: bool,
+}
+
+/// Functions of the shipped runtime that evaluate a string as code for their caller: a string the
+/// program built at run time is its code from a string (DYN401, the static layer's DYN405), a
+/// literal is not. `direct`: judged only when the program calls it itself (jinja2 compiles a
+/// package's own template files through `Environment.compile`).
+const STRING_EVALUATORS: [(&str, &str, &str, &str, bool); 23] = [
+    ("sympy/core/sympify.py", "sympify", "a", "code", false),
+    (
+        "sympy/parsing/sympy_parser.py",
+        "parse_expr",
+        "s",
+        "code",
+        false,
+    ),
+    (
+        "sympy/parsing/sympy_parser.py",
+        "eval_expr",
+        "code",
+        "code",
+        false,
+    ),
+    (
+        "sympy/parsing/mathematica.py",
+        "parse_mathematica",
+        "s",
+        "code",
+        false,
+    ),
+    (
+        "sympy/utilities/lambdify.py",
+        "lambdify",
+        "expr",
+        "code",
+        false,
+    ),
+    (
+        "pandas/core/frame.py",
+        "DataFrame.query",
+        "expr",
+        "code",
+        false,
+    ),
+    (
+        "pandas/core/frame.py",
+        "DataFrame.eval",
+        "expr",
+        "code",
+        false,
+    ),
+    (
+        "pandas/core/computation/eval.py",
+        "eval",
+        "expr",
+        "code",
+        false,
+    ),
+    (
+        "pandas/core/computation/expr.py",
+        "Expr.__init__",
+        "expr",
+        "code",
+        false,
+    ),
+    (
+        "patsy/highlevel.py",
+        "dmatrix",
+        "formula_like",
+        "code",
+        false,
+    ),
+    (
+        "patsy/highlevel.py",
+        "dmatrices",
+        "formula_like",
+        "code",
+        false,
+    ),
+    (
+        "patsy/highlevel.py",
+        "incr_dbuilder",
+        "formula_like",
+        "code",
+        false,
+    ),
+    (
+        "patsy/highlevel.py",
+        "incr_dbuilders",
+        "formula_like",
+        "code",
+        false,
+    ),
+    (
+        "patsy/desc.py",
+        "ModelDesc.from_formula",
+        "tree_or_string",
+        "code",
+        false,
+    ),
+    (
+        "patsy/eval.py",
+        "EvalEnvironment.eval",
+        "expr",
+        "code",
+        false,
+    ),
+    (
+        "statsmodels/base/model.py",
+        "Model.from_formula",
+        "formula",
+        "code",
+        false,
+    ),
+    ("formulaic/sugar.py", "model_matrix", "spec", "code", false),
+    (
+        "formulaic/formula.py",
+        "_FormulaMeta.from_spec",
+        "spec",
+        "code",
+        false,
+    ),
+    (
+        "jinja2/environment.py",
+        "Environment.from_string",
+        "source",
+        "code",
+        false,
+    ),
+    (
+        "jinja2/environment.py",
+        "Template.__new__",
+        "source",
+        "code",
+        false,
+    ),
+    (
+        "jinja2/environment.py",
+        "Environment.compile",
+        "source",
+        "code",
+        true,
+    ),
+    ("typing.py", "ForwardRef.__init__", "arg", "type", false),
+    ("dataclasses.py", "_process_class", "cls", "fields", false),
+];
 
 /// Files the interpreter and its libraries read on their own, besides the interpreter's prefixes
 /// (which the bootstrap adds) — each with who needs it.
@@ -317,6 +472,18 @@ pub fn settings_json(policy: &Policy) -> String {
         import_machinery: IMPORT_MACHINERY.to_vec(),
         ctypes_machinery: CTYPES_MACHINERY.to_vec(),
         introspection_machinery: INTROSPECTION_MACHINERY.to_vec(),
+        string_evaluators: STRING_EVALUATORS
+            .iter()
+            .map(
+                |&(file, function, argument, kind, direct)| StringEvaluator {
+                    file,
+                    function,
+                    argument,
+                    kind,
+                    direct,
+                },
+            )
+            .collect(),
         program: warden_jail::PROGRAM_PATH,
     };
     serde_json::to_string(&settings).unwrap_or_default()

@@ -330,6 +330,18 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                         ),
                     ));
                 }
+                // The code warden's bootstrap runs is the program (or a session's cell): its
+                // string constants are the literals a library evaluator may evaluate.
+                if event == "exec" && *who.filename == *s.interpreter.bootstrap {
+                    crate::evaluators::record_literals(arg(args, 0));
+                }
+                // A library evaluating a string as code (sympify, DataFrame.query, a formula, a
+                // forward reference, a dataclass's field names): the string must be a literal.
+                if event == "compile" {
+                    if let Some(denial) = crate::evaluators::check_compile(s) {
+                        return Some(denial);
+                    }
+                }
                 // What a library runs is judged as its author's code by file name: code it
                 // compiled under a library file's name (a template file, or a name the program
                 // chose) is judged as the program's from now on. The import system's is not.
@@ -378,7 +390,14 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
             | "gc.get_objects"
             | "gc.get_referrers"
             | "gc.get_referents"
-            | "builtins.breakpoint" => introspection_call(s, event),
+            | "builtins.breakpoint" => introspection_call(s, event).or_else(|| {
+                // The frames of warden's bootstrap, below the program's, hold its settings: no
+                // one but the bootstrap reads them (pandas' `query(…, level=N)` reads the locals
+                // of the frame `sys._getframe(N)` gives).
+                (event == "sys._getframe")
+                    .then(|| bootstrap_frame(s, arg(args, 0)))
+                    .flatten()
+            }),
             "object.__getattr__" => {
                 let name = text_of(arg(args, 1))?;
                 if !FRAME_ATTRIBUTES.contains(&name.as_str()) {
@@ -418,6 +437,42 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
             _ => None,
         }
     }
+}
+
+/// A frame of warden's bootstrap handed to anyone but the bootstrap.
+///
+/// # Safety
+/// GIL held; `frame` null or a valid reference.
+unsafe fn bootstrap_frame(s: &Settings, frame: *mut ffi::PyObject) -> Option<Denial> {
+    // SAFETY: the type is checked before the frame's code is read; references released.
+    let file = unsafe {
+        if frame.is_null()
+            || ffi::Py_TYPE(frame) != std::ptr::addr_of_mut!(crate::python::PyFrame_Type)
+        {
+            return None;
+        }
+        let code = ffi::PyFrame_GetCode(frame.cast());
+        let file = ffi::PyObject_GetAttrString(code.cast(), c"co_filename".as_ptr());
+        ffi::Py_DECREF(code.cast());
+        if file.is_null() {
+            ffi::PyErr_Clear();
+            return None;
+        }
+        let text = text_of(file);
+        ffi::Py_DECREF(file);
+        text?
+    };
+    if file != s.interpreter.bootstrap {
+        return None;
+    }
+    // SAFETY: GIL held (caller).
+    let who = unsafe { asker(s, &[]) };
+    (*who.filename != *s.interpreter.bootstrap).then(|| {
+        Denial::new(
+            Rule::Introspection,
+            "reading a frame of warden's bootstrap (sys._getframe past the program's first frame)",
+        )
+    })
 }
 
 fn process_words(event: &str, _args: *mut ffi::PyObject) -> String {

@@ -21,6 +21,7 @@
 
 mod audit;
 mod creators;
+mod evaluators;
 mod hidden;
 mod kernel;
 mod paths;

@@ -16,10 +16,13 @@ use crate::settings::Settings;
 // CPython 3.11 API outside the limited API (pyo3-ffi declares them only for non-abi3 builds). The
 // hook refuses to install on another minor version (`install` checks `sys.version_info`).
 extern "C" {
-    fn PyFrame_GetBack(frame: *mut ffi::PyFrameObject) -> *mut ffi::PyFrameObject;
+    pub(crate) fn PyFrame_GetBack(frame: *mut ffi::PyFrameObject) -> *mut ffi::PyFrameObject;
+    /// A new reference to the frame's locals (a dict in 3.11), or null with an error set.
+    pub(crate) fn PyFrame_GetLocals(frame: *mut ffi::PyFrameObject) -> *mut ffi::PyObject;
     fn PyFrame_GetLasti(frame: *mut ffi::PyFrameObject) -> c_int;
     fn PyCode_GetCode(code: *mut ffi::PyCodeObject) -> *mut ffi::PyObject;
-    static mut PyCode_Type: ffi::PyTypeObject;
+    pub(crate) static mut PyCode_Type: ffi::PyTypeObject;
+    pub(crate) static mut PyFrame_Type: ffi::PyTypeObject;
     /// Variadic: a format and its objects, as `Py_BuildValue`.
     pub(crate) fn PySys_Audit(
         event: *const std::ffi::c_char,
@@ -227,12 +230,14 @@ pub unsafe fn int_of(object: *mut ffi::PyObject) -> Option<i64> {
 
 /// What the hook keeps of a code object.
 #[derive(Debug, Clone)]
-struct CodeInfo {
+pub(crate) struct CodeInfo {
     /// Library code (the interpreter's import path, frozen modules, the bootstrap).
-    library: bool,
-    filename: Rc<str>,
+    pub library: bool,
+    pub filename: Rc<str>,
     /// One of its `co_names` is a code sink (`rules::names_code_sink`).
     names_sink: bool,
+    /// The string evaluator it is (an index into the settings' `string_evaluators`).
+    pub evaluator: Option<usize>,
 }
 
 /// Who asked for an event: the first frame outside the machinery that carried the request.
@@ -441,7 +446,7 @@ unsafe fn at_import(frame: *mut ffi::PyFrameObject, code: *mut ffi::PyCodeObject
 ///
 /// # Safety
 /// GIL held; `code` a valid code object.
-unsafe fn code_info(settings: &Settings, code: *mut ffi::PyCodeObject) -> CodeInfo {
+pub(crate) unsafe fn code_info(settings: &Settings, code: *mut ffi::PyCodeObject) -> CodeInfo {
     let key = code as usize;
     if let Some(info) = CODE_INFO.with(|cache| cache.borrow().get(&key).cloned()) {
         return info;
@@ -476,10 +481,29 @@ unsafe fn code_info(settings: &Settings, code: *mut ffi::PyCodeObject) -> CodeIn
         }
         (filename, names_sink)
     };
+    let library = settings.is_trusted_file(&filename);
+    let evaluator = if library {
+        settings.evaluator(&filename, || {
+            // SAFETY: a plain member read of a valid code object; the reference is released.
+            unsafe {
+                let name = ffi::PyObject_GetAttrString(code.cast(), c"co_qualname".as_ptr());
+                if name.is_null() {
+                    ffi::PyErr_Clear();
+                    return None;
+                }
+                let text = text_of(name);
+                ffi::Py_DECREF(name);
+                text
+            }
+        })
+    } else {
+        None
+    };
     let info = CodeInfo {
-        library: settings.is_trusted_file(&filename),
+        library,
         filename,
         names_sink,
+        evaluator,
     };
     // SAFETY: one extra reference, never released: the address stays this code object's.
     unsafe { ffi::Py_INCREF(code.cast()) };

@@ -59,8 +59,45 @@ pub struct PolicySettings {
     pub import_machinery: Vec<String>,
     pub ctypes_machinery: Vec<String>,
     pub introspection_machinery: Vec<String>,
+    /// Library functions that evaluate a string as code for whoever calls them (`sympify`,
+    /// `DataFrame.query`, patsy's formulas, `typing.ForwardRef`, `dataclass` field names): a
+    /// string the program built at run time is its code from a string (DYN401). See
+    /// `evaluators.rs`.
+    #[serde(default)]
+    pub string_evaluators: Vec<Evaluator>,
     /// The name of the program's file: tracebacks read it back.
     pub program: String,
+}
+
+/// What a string evaluator's argument is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EvaluatorKind {
+    /// Code: only a literal of the program (or of the library calling it) is evaluated.
+    Code,
+    /// A type expression (`ForwardRef`): a literal, or text with no call, no dunder and no lambda
+    /// (libraries' own annotations are strings too).
+    Type,
+    /// A class whose annotation names become generated code (`dataclass`): each must be an
+    /// identifier.
+    Fields,
+}
+
+/// One library function that evaluates its argument as code.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evaluator {
+    /// Its file, relative to a trusted root (`sympy/core/sympify.py`).
+    pub file: String,
+    /// Its qualified name (`DataFrame.query`, `ForwardRef.__init__`).
+    pub function: String,
+    /// The argument holding the string (or class) it evaluates.
+    pub argument: String,
+    pub kind: EvaluatorKind,
+    /// Judged only when the program calls it itself: a function the library also calls on its
+    /// own files (jinja2's `Environment.compile` for a package's templates).
+    #[serde(default)]
+    pub direct: bool,
 }
 
 /// The interpreter half, from the bootstrap.
@@ -180,6 +217,29 @@ impl Settings {
             || under(&self.interpreter.prefixes, path)
             || path == p.program
             || path == self.interpreter.bootstrap
+    }
+
+    /// The string evaluator a library code object is (its file and qualified name), if any.
+    /// `qualname` is asked for only when the file holds one.
+    pub fn evaluator(
+        &self,
+        filename: &str,
+        qualname: impl FnOnce() -> Option<String>,
+    ) -> Option<usize> {
+        let evaluators = &self.policy.string_evaluators;
+        if evaluators.is_empty() {
+            return None;
+        }
+        let relative = self
+            .interpreter
+            .trusted_roots
+            .iter()
+            .filter_map(|root| relative_to(filename, root))
+            .find(|rel| evaluators.iter().any(|e| e.file == *rel))?;
+        let qualname = qualname()?;
+        evaluators
+            .iter()
+            .position(|e| e.file == relative && e.function == qualname)
     }
 
     /// Whether a trusted `filename` is on `list`: `<frozen …` entries match by prefix, the bootstrap

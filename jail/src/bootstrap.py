@@ -89,6 +89,8 @@ def _run():
                 _warden_hook.install(settings, roots, prefixes, bootstrap, template is None)
             except BaseException as err:
                 fail("cannot install the runtime layer's audit hook", err)
+            # This frame stays below the program's: keep nothing of the hook's in it.
+            settings = roots = prefixes = bootstrap = None
         if template is not None:
             # The template forks each run's jail: the exec ban is installed in each run's
             # process, after the fork, with the rest of the run's confinement.

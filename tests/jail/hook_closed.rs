@@ -13,7 +13,7 @@ use warden_test_support::repo;
 
 use super::support::{self, run, As, Canary, Options, Run};
 
-fn default_rules() -> String {
+pub(super) fn default_rules() -> String {
     std::fs::read_to_string(repo().join("rules/default.toml")).expect("rules/default.toml")
 }
 
@@ -25,7 +25,7 @@ fn rules_allowing_sqlite() -> String {
     rules.replacen("allow = [", "allow = [\n    \"sqlite3\", \"sqlite3.*\",", 1)
 }
 
-fn output_dir() -> (tempfile::TempDir, PathBuf) {
+pub(super) fn output_dir() -> (tempfile::TempDir, PathBuf) {
     let dir = support::shared_tempdir();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let out = dir.path().join("out");
@@ -34,7 +34,7 @@ fn output_dir() -> (tempfile::TempDir, PathBuf) {
 
 /// Runs `program` with the static layer off (`support::run` always passes `--no-policy`), the
 /// runtime layer on or off, collecting the work dir's files into `out`.
-fn run_with(program: &str, rules: &str, out: &Path, hooks: bool) -> Run {
+pub(super) fn run_with(program: &str, rules: &str, out: &Path, hooks: bool) -> Run {
     let extra_args: Vec<String> = vec!["--output-dir".into(), out.display().to_string()];
     run(
         As::Root,
@@ -48,13 +48,13 @@ fn run_with(program: &str, rules: &str, out: &Path, hooks: bool) -> Run {
     )
 }
 
-fn stopped_by(run: &Run) -> (String, String, String) {
+pub(super) fn stopped_by(run: &Run) -> (String, String, String) {
     let s = &run.record["stopped_by"];
     let text = |key: &str| s[key].as_str().unwrap_or("").to_owned();
     (text("layer"), text("rule"), text("event"))
 }
 
-fn collected(run: &Run) -> Vec<String> {
+pub(super) fn collected(run: &Run) -> Vec<String> {
     run.record["files"]
         .as_array()
         .into_iter()

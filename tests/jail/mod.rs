@@ -9,6 +9,7 @@ mod cli;
 mod cli_surface;
 mod containment;
 mod copyback;
+mod evaluators;
 mod hardening;
 mod hook;
 mod hook_closed;

@@ -1,0 +1,431 @@
+//! Library string evaluators: functions that run a string as code for whoever calls them
+//! (`sympy.sympify`, `parse_expr`, `DataFrame.query`/`eval`, `pd.eval`, patsy's and formulaic's
+//! formulas, statsmodels' `from_formula`, jinja2's templates, `lambdify` of a string,
+//! `typing.ForwardRef`, `dataclass` field names). They are code generators, so the compile they
+//! make is allowed by the caller rules of `audit.rs`; what is judged here is the string they were
+//! given. A string the program built at run time is code from a string, the program's (DYN401),
+//! however it reached the evaluator (a call, a library passing it on, a callback: `Series.map(sympify)`,
+//! a thread); a string the static layer saw as a literal of the program is not.
+//!
+//! Owns: the program's literals (every string constant of the code warden's bootstrap runs as the
+//! program or a session's cell, nested code included: what the static layer judged as literals,
+//! after the compiler's constant folding), and the decision at a library's `compile`.
+//!
+//! The decision: the frames between the compile and the nearest program frame (or the whole stack
+//! when none: a thread) are the library's call; the outermost of them that is a listed evaluator
+//! with its argument a string (or a class, for field names) is what the program asked to
+//! evaluate. Its string is allowed when it is a literal of the program (or part of one: patsy
+//! evaluates a literal formula's terms), or a constant of a library code object in that call
+//! (the library's own string: `sympy`'s `"from sympy import *"`); a type expression also when it
+//! is inert text (no call, no dunder, no lambda: libraries' own annotations). Anything else is
+//! DYN401 before the code runs.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+use pyo3::ffi;
+
+use crate::python::{code_info, text_of, PyCode_Type, PyFrame_GetBack, PyFrame_GetLocals};
+use crate::rules::{Denial, Rule};
+use crate::settings::{EvaluatorKind, Settings};
+
+/// The program's string literals (and a session's cells').
+static LITERALS: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+
+/// Literals kept at most (a program's constants are bounded by its source's size: SYN004).
+const MAX_LITERALS: usize = 200_000;
+
+/// Deepest walk (as `python::asker`).
+const MAX_DEPTH: usize = 256;
+
+/// Nesting of code objects walked for constants.
+const MAX_NESTING: usize = 64;
+
+/// Records the string constants of `code` (a code object warden's bootstrap runs as the program or
+/// a cell) and of the code nested in it.
+///
+/// # Safety
+/// GIL held; `code` null or a valid reference.
+pub unsafe fn record_literals(code: *mut ffi::PyObject) {
+    let mut found = Vec::new();
+    // SAFETY: the caller's guarantees.
+    unsafe { constants(code, 0, &mut found) };
+    let Ok(mut literals) = LITERALS.lock() else {
+        return;
+    };
+    let literals = literals.get_or_insert_with(HashSet::new);
+    for text in found {
+        if literals.len() >= MAX_LITERALS {
+            break;
+        }
+        literals.insert(text);
+    }
+}
+
+/// # Safety
+/// GIL held; `object` null or a valid reference.
+unsafe fn constants(object: *mut ffi::PyObject, depth: usize, found: &mut Vec<String>) {
+    // SAFETY: types are checked before members are read; new references are released.
+    unsafe {
+        if object.is_null() || depth > MAX_NESTING {
+            return;
+        }
+        if ffi::PyUnicode_Check(object) != 0 {
+            if let Some(text) = text_of(object) {
+                found.push(text);
+            }
+            return;
+        }
+        // Constant tuples and frozensets (`x in ("a", "b")`) hold literals too.
+        if ffi::PyTuple_Check(object) != 0 {
+            for index in 0..ffi::PyTuple_Size(object) {
+                constants(ffi::PyTuple_GetItem(object, index), depth + 1, found);
+            }
+            return;
+        }
+        if ffi::PyFrozenSet_Check(object) != 0 {
+            let items = ffi::PySequence_Tuple(object);
+            if items.is_null() {
+                ffi::PyErr_Clear();
+                return;
+            }
+            constants(items, depth + 1, found);
+            ffi::Py_DECREF(items);
+            return;
+        }
+        if ffi::Py_TYPE(object) != std::ptr::addr_of_mut!(PyCode_Type) {
+            return;
+        }
+        let items = ffi::PyObject_GetAttrString(object, c"co_consts".as_ptr());
+        if items.is_null() {
+            ffi::PyErr_Clear();
+            return;
+        }
+        constants(items, depth + 1, found);
+        ffi::Py_DECREF(items);
+    }
+}
+
+/// Whether `text` is a literal of the program, or part of one.
+fn program_literal(text: &str) -> bool {
+    let Ok(literals) = LITERALS.lock() else {
+        return false;
+    };
+    let Some(literals) = literals.as_ref() else {
+        return false;
+    };
+    literals.contains(text) || (!text.is_empty() && literals.iter().any(|l| l.contains(text)))
+}
+
+/// Text that cannot run anything of its own when evaluated: no call (an opening parenthesis
+/// after a name, a closing bracket or a quote), no dunder, no `lambda`, no walrus, no statement
+/// separator. Judged on the raw text, quotes included (an f-string's braces are code).
+pub fn inert(text: &str) -> bool {
+    if text.contains("__")
+        || text.contains("lambda")
+        || text.contains(":=")
+        || text.contains(';')
+        || text.contains('\n')
+        || text.contains('\r')
+        || text.contains('\\')
+    {
+        return false;
+    }
+    let bytes = text.as_bytes();
+    for (index, &byte) in bytes.iter().enumerate() {
+        if byte != b'(' {
+            continue;
+        }
+        let before = bytes[..index]
+            .iter()
+            .rev()
+            .find(|b| !b.is_ascii_whitespace())
+            .copied();
+        if before.is_some_and(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(b, b'_' | b')' | b']' | b'}' | b'\'' | b'"')
+                || !b.is_ascii()
+        }) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Python's keywords: a field name that is one would be a syntax error in the generated code, or
+/// change its meaning.
+const KEYWORDS: [&str; 35] = [
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
+/// One evaluator frame found on the stack.
+struct Found {
+    frame: *mut ffi::PyFrameObject,
+    evaluator: usize,
+    /// Its caller is the program (or no Python frame).
+    called_by_program: bool,
+}
+
+/// The decision at a library's `compile` (already allowed as a code generator's): `Some` when
+/// what it compiles comes from a string or class the program built at run time.
+///
+/// # Safety
+/// GIL held.
+pub unsafe fn check_compile(s: &Settings) -> Option<Denial> {
+    if s.policy.string_evaluators.is_empty() {
+        return None;
+    }
+    let mut found: Vec<Found> = Vec::new();
+    let mut codes: Vec<*mut ffi::PyObject> = Vec::new();
+    // SAFETY: PyEval_GetFrame returns a borrowed frame (or null) we take a reference to; each frame
+    // and code reference taken is kept in `found`/`codes` or released once, and all are released
+    // before returning.
+    unsafe {
+        let mut frame = ffi::PyEval_GetFrame();
+        if frame.is_null() {
+            return None;
+        }
+        ffi::Py_INCREF(frame.cast());
+        for _ in 0..MAX_DEPTH {
+            let code = ffi::PyFrame_GetCode(frame);
+            let info = code_info(s, code);
+            if !info.library {
+                // The program's frame: the call above it is what the program asked for.
+                ffi::Py_DECREF(code.cast());
+                ffi::Py_DECREF(frame.cast());
+                break;
+            }
+            codes.push(code.cast());
+            let back = PyFrame_GetBack(frame);
+            let back_is_program = back.is_null() || {
+                let back_code = ffi::PyFrame_GetCode(back);
+                let library = code_info(s, back_code).library;
+                ffi::Py_DECREF(back_code.cast());
+                !library
+            };
+            match info.evaluator {
+                Some(evaluator) => found.push(Found {
+                    frame,
+                    evaluator,
+                    called_by_program: back_is_program,
+                }),
+                None => ffi::Py_DECREF(frame.cast()),
+            }
+            if back.is_null() {
+                break;
+            }
+            frame = back;
+        }
+        let denial = judge(s, &found, &codes);
+        for entry in found {
+            ffi::Py_DECREF(entry.frame.cast());
+        }
+        for code in codes {
+            ffi::Py_DECREF(code);
+        }
+        denial
+    }
+}
+
+/// Judges the outermost evaluator frame whose argument is what it evaluates.
+///
+/// # Safety
+/// GIL held; every frame in `found` and code in `codes` valid.
+unsafe fn judge(s: &Settings, found: &[Found], codes: &[*mut ffi::PyObject]) -> Option<Denial> {
+    for entry in found.iter().rev() {
+        let evaluator = &s.policy.string_evaluators[entry.evaluator];
+        if evaluator.direct && !entry.called_by_program {
+            continue;
+        }
+        // SAFETY: a valid frame (caller); the locals dict is a new reference, released below.
+        let locals = unsafe { PyFrame_GetLocals(entry.frame) };
+        if locals.is_null() {
+            // SAFETY: GIL held.
+            unsafe { ffi::PyErr_Clear() };
+            continue;
+        }
+        let name = std::ffi::CString::new(evaluator.argument.as_str()).unwrap_or_default();
+        // SAFETY: `locals` is a valid mapping; the item is a new reference or null.
+        let value = unsafe { ffi::PyMapping_GetItemString(locals, name.as_ptr()) };
+        // SAFETY: as above.
+        unsafe { ffi::Py_DECREF(locals) };
+        if value.is_null() {
+            // SAFETY: GIL held.
+            unsafe { ffi::PyErr_Clear() };
+            continue;
+        }
+        let what = format!("{} ({})", evaluator.function, evaluator.file);
+        // SAFETY: `value` is a valid new reference, released after the judgement.
+        let verdict = unsafe {
+            let verdict = match evaluator.kind {
+                EvaluatorKind::Fields => Some(fields(value, &what)),
+                EvaluatorKind::Code | EvaluatorKind::Type => {
+                    if ffi::PyUnicode_Check(value) != 0 {
+                        let text = text_of(value).unwrap_or_default();
+                        Some(string(&text, evaluator.kind, codes, &what))
+                    } else {
+                        None
+                    }
+                }
+            };
+            ffi::Py_DECREF(value);
+            verdict
+        };
+        if let Some(verdict) = verdict {
+            return verdict;
+        }
+    }
+    None
+}
+
+/// A string given to an evaluator.
+///
+/// # Safety
+/// GIL held; every code object in `codes` valid.
+unsafe fn string(
+    text: &str,
+    kind: EvaluatorKind,
+    codes: &[*mut ffi::PyObject],
+    what: &str,
+) -> Option<Denial> {
+    if program_literal(text) || (kind == EvaluatorKind::Type && inert(text)) {
+        return None;
+    }
+    // SAFETY: the caller's guarantees.
+    if unsafe { library_constant(text, codes) } {
+        return None;
+    }
+    let shown: String = text.chars().take(60).collect();
+    let ellipsis = if text.chars().count() > 60 { "…" } else { "" };
+    Some(Denial::new(
+        Rule::DynamicCode,
+        format!(
+            "{what} evaluates a string built at run time as code ({shown:?}{ellipsis}; only the program's literals are evaluated)"
+        ),
+    ))
+}
+
+/// Whether `text` is one of the constants of a library code object in the call.
+///
+/// # Safety
+/// GIL held; every code object in `codes` valid.
+unsafe fn library_constant(text: &str, codes: &[*mut ffi::PyObject]) -> bool {
+    // SAFETY: plain member reads of code objects; references released.
+    unsafe {
+        for &code in codes {
+            let items = ffi::PyObject_GetAttrString(code, c"co_consts".as_ptr());
+            if items.is_null() {
+                ffi::PyErr_Clear();
+                continue;
+            }
+            let mut hit = false;
+            if ffi::PyTuple_Check(items) != 0 {
+                for index in 0..ffi::PyTuple_Size(items) {
+                    let item = ffi::PyTuple_GetItem(items, index);
+                    if ffi::PyUnicode_Check(item) != 0 && text_of(item).as_deref() == Some(text) {
+                        hit = true;
+                        break;
+                    }
+                }
+            }
+            ffi::Py_DECREF(items);
+            if hit {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// A class whose annotation names become generated code: every name must be an identifier and no
+/// keyword (`dataclass` writes them into `__init__`'s source as they are).
+///
+/// # Safety
+/// GIL held; `class` a valid reference.
+unsafe fn fields(class: *mut ffi::PyObject, what: &str) -> Option<Denial> {
+    let deny = |name: &str| {
+        Some(Denial::new(
+            Rule::DynamicCode,
+            format!(
+                "{what} writes the field name {name:?} into generated code (field names must be identifiers)"
+            ),
+        ))
+    };
+    // SAFETY: attribute and item reads on valid objects; new references released. A class with
+    // no `__annotations__` of its own has no fields to write.
+    unsafe {
+        let namespace = ffi::PyObject_GetAttrString(class, c"__dict__".as_ptr());
+        if namespace.is_null() {
+            ffi::PyErr_Clear();
+            return None;
+        }
+        let annotations = ffi::PyMapping_GetItemString(namespace, c"__annotations__".as_ptr());
+        ffi::Py_DECREF(namespace);
+        if annotations.is_null() {
+            ffi::PyErr_Clear();
+            return None;
+        }
+        let keys = ffi::PyMapping_Keys(annotations);
+        ffi::Py_DECREF(annotations);
+        if keys.is_null() {
+            ffi::PyErr_Clear();
+            return deny("<annotations that are no mapping>");
+        }
+        let mut verdict = None;
+        let count = ffi::PyList_Size(keys);
+        for index in 0..count.max(0) {
+            let key = ffi::PyList_GetItem(keys, index);
+            if key.is_null() || ffi::PyUnicode_Check(key) == 0 {
+                ffi::PyErr_Clear();
+                verdict = deny("<a name that is no str>");
+                break;
+            }
+            let text = text_of(key).unwrap_or_default();
+            let identifier = ffi::PyUnicode_IsIdentifier(key) == 1;
+            if !identifier || KEYWORDS.contains(&text.as_str()) {
+                verdict = deny(&text);
+                break;
+            }
+        }
+        ffi::Py_DECREF(keys);
+        verdict
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inert;
+
+    #[test]
+    fn inert_text_has_no_call_dunder_or_lambda() {
+        for text in [
+            "int",
+            "Optional[List[int]]",
+            "DataFrame | None",
+            "Literal['a', 'b']",
+            "(a > 1) & (b < 2)",
+            "y ~ x + z",
+            "a > @threshold",
+            "`my col` == 3",
+        ] {
+            assert!(inert(text), "{text}");
+        }
+        for text in [
+            "open('/etc/passwd')",
+            "np.log (x)",
+            "x.__class__",
+            "lambda: 1",
+            "(y := 2)",
+            "a; b",
+            "f'{x}'[0] ('a')",
+            "x)(",
+            "f()[0]",
+            "a\nb",
+        ] {
+            assert!(!inert(text), "{text}");
+        }
+    }
+}
