@@ -113,9 +113,8 @@ fn the_runtime_layer_fails_closed() {
 
 /// Named semaphores (and shared memory, judged the same way) are files under `/dev/shm`, judged by
 /// its real target: in the jail `/dev/shm` leads to `/tmp`, so with `/tmp` out of the write roots a
-/// FIFO there is FILE702. (`_multiprocessing.SemLock` is guarded the same way; no allowed library
-/// loads `_multiprocessing` any more — joblib runs without multiprocessing in the jail — so the
-/// program cannot reach it to try.)
+/// FIFO there is FILE702. (`_multiprocessing.SemLock` is judged the same way, in its type:
+/// `types_reached_past_their_module_are_judged`.)
 #[test]
 fn fifos_under_dev_shm_are_writes_of_their_real_files() {
     warden_test_support::require_root!();
@@ -411,7 +410,10 @@ fn rules_semaphores_outside_the_roots() -> String {
 /// `deny_pickle` is off).
 fn rules_allowing_pickle() -> String {
     let denied = "\"asyncio\", \"pickle\", ";
-    assert!(default_rules().contains(denied), "no pickle in the denied modules");
+    assert!(
+        default_rules().contains(denied),
+        "no pickle in the denied modules"
+    );
     let rules = default_rules().replacen(denied, "\"asyncio\", ", 1);
     rules.replacen("allow = [", "allow = [\n    \"pickle\",", 1)
 }
