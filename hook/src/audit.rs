@@ -304,6 +304,16 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                     format!("unpickling a reference to {module}.{name}"),
                 ))
             }
+            // An unpickler whose `find_class` is not pickle's own (a subclass's, an instance's):
+            // the references it resolves raise no `pickle.find_class`. Raised at `load` by its
+            // guard (`types.rs`), with the resolver's name.
+            "pickle.Unpickler.find_class" if p.deny_pickle => {
+                let resolver = text_of(arg(args, 0)).unwrap_or_default();
+                Some(Denial::new(
+                    Rule::Deserialise,
+                    format!("unpickling references through {resolver}, which raises no pickle.find_class"),
+                ))
+            }
             "marshal.loads" | "marshal.load" if p.deny_marshal => {
                 let who = asker(s, &[]);
                 (!(who.library && s.listed(&p.marshal_callers, &who.filename))).then(|| {

@@ -1,15 +1,15 @@
-//! Functions that create files, FIFOs, devices, shared memory, semaphores or sockets and raise no
-//! audit event in 3.11 (`os.mkfifo`, `os.mknod`, `_posixshmem.shm_open`, `_multiprocessing.SemLock`,
-//! `_socket.socketpair`), and `os.open`, whose `open` event leaves out `dir_fd`: each is replaced, in
-//! its module and wherever the module lists it (`os.supports_dir_fd`…), by a [`Guarded`] callable
-//! that raises an event the hook judges (a write of the path it creates; a socket), then calls the
-//! original. `os.open(…, dir_fd=N)` tells the hook the descriptor its `open` event is relative to.
+//! Functions that create files, FIFOs, devices, shared memory or sockets and raise no audit event
+//! in 3.11 (`os.mkfifo`, `os.mknod`, `_posixshmem.shm_open`, `_socket.socketpair`), and `os.open`,
+//! whose `open` event leaves out `dir_fd`: each is replaced, in its module and wherever the module
+//! lists it (`os.supports_dir_fd`…), by a [`Guarded`] callable that raises an event the hook judges
+//! (a write of the path it creates; a socket), then calls the original. `os.open(…, dir_fd=N)`
+//! tells the hook the descriptor its `open` event is relative to. Types that reach a sink
+//! (`_multiprocessing.SemLock`, the unpicklers) are guarded in the type itself (`types.rs`), since
+//! `object.__subclasses__()` reaches a type whatever its module holds.
 //!
 //! The modules are patched when `install` runs (`posix`, and any already loaded) and whenever the
 //! import system builds one (`_imp.create_dynamic`, `exec_dynamic`, `create_builtin`): a fresh copy
-//! of a module is patched too. What stays reachable: a class (`SemLock`) through
-//! `object.__subclasses__()` and its own methods (`SemLock._rebuild.__self__`, which its guard
-//! forwards for `multiprocessing.synchronize`); the kernel holds there (Landlock's write roots).
+//! of a module is patched too.
 
 use std::cell::Cell;
 
@@ -29,8 +29,6 @@ enum Kind {
     Mknod,
     /// `_posixshmem.shm_open(path, flags, mode)`: a file under `/dev/shm`.
     ShmOpen,
-    /// `_multiprocessing.SemLock(kind, value, maxvalue, name, unlink)`: `/dev/shm/sem.NAME`.
-    SemLock,
     /// `_socket.socketpair(…)`: a pair of connected sockets.
     Socketpair,
 }
@@ -144,24 +142,11 @@ impl Guarded {
                     &PyTuple::new(py, [path, flags])?,
                 )?;
             }
-            Kind::SemLock => {
-                let name = argument(args, kwargs, 3, "name").unwrap_or_else(none);
-                audit(py, c"_multiprocessing.SemLock", &PyTuple::new(py, [name])?)?;
-            }
             Kind::Socketpair => {
                 audit(py, c"socket.socketpair", &PyTuple::empty(py))?;
             }
         }
         self.original.call(py, args, kwargs)
-    }
-
-    /// A class's attributes (`SemLock.SEM_VALUE_MAX`, `SemLock._rebuild`, which
-    /// `multiprocessing.synchronize` reads) come from the class; a function's are not offered.
-    fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
-        if self.kind != Kind::SemLock {
-            return Err(pyo3::exceptions::PyAttributeError::new_err(name.to_owned()));
-        }
-        self.original.getattr(py, name)
     }
 }
 
@@ -169,13 +154,16 @@ impl Guarded {
 /// lists them in. Idempotent: a guarded function is left as it is.
 pub fn patch(py: Python<'_>, name: &str, module: &Bound<'_, PyAny>) -> PyResult<()> {
     let guarded = py.get_type::<Guarded>();
-    let mut entries: Vec<(&str, Kind)> = GUARDED
+    let entries: Vec<(&str, Kind)> = GUARDED
         .iter()
         .filter(|(owner, _, _)| *owner == name)
         .map(|(_, attribute, kind)| (*attribute, *kind))
         .collect();
-    if name == "_multiprocessing" {
-        entries.push(("SemLock", Kind::SemLock));
+    match name {
+        "_multiprocessing" => crate::types::guard_semlock(py, module)?,
+        // `pickle._Unpickler` is guarded when `pickle` is loaded (`find_and_load` in lib.rs).
+        "_pickle" => crate::types::guard_c_unpickler(py, module)?,
+        _ => {}
     }
     let posix = py.import("sys")?.getattr("modules")?.get_item("posix").ok();
     for (attribute, kind) in entries {
@@ -239,15 +227,22 @@ fn replace_in_sets(
     Ok(())
 }
 
-/// Patches every module of [`GUARDED`] loaded now (`install`).
+/// Patches every module of [`GUARDED`] loaded now, and the types of `types.rs` (`install`).
 pub fn patch_loaded(py: Python<'_>) -> PyResult<()> {
     let modules = py.import("sys")?.getattr("modules")?;
-    for name in ["posix", "os", "_posixshmem", "_socket", "_multiprocessing"] {
+    for name in [
+        "posix",
+        "os",
+        "_posixshmem",
+        "_socket",
+        "_multiprocessing",
+        "_pickle",
+    ] {
         if let Ok(module) = modules.get_item(name) {
             patch(py, name, &module)?;
         }
     }
-    Ok(())
+    crate::types::guard_python_unpickler(py)
 }
 
 /// Patches a module the import system just built or executed, when it is one of [`GUARDED`]'s.
@@ -260,7 +255,7 @@ pub fn patch_built(py: Python<'_>, module: &Bound<'_, PyAny>) -> PyResult<()> {
     };
     if matches!(
         name.as_str(),
-        "posix" | "_posixshmem" | "_socket" | "_multiprocessing"
+        "posix" | "_posixshmem" | "_socket" | "_multiprocessing" | "_pickle"
     ) {
         patch(py, &name, module)?;
     }

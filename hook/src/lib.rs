@@ -29,6 +29,7 @@ mod python;
 mod rules;
 mod settings;
 mod template;
+mod types;
 mod watchdog;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -113,6 +114,28 @@ fn gcd_import(
         }
     }
     original.call1(py, (name, package, level))
+}
+
+/// importlib's own `_find_and_load`, which [`find_and_load`] replaces.
+static FIND_AND_LOAD: std::sync::OnceLock<Py<PyAny>> = std::sync::OnceLock::new();
+
+/// Replaces `importlib._bootstrap._find_and_load`, which loads every module not loaded yet (the
+/// interpreter's import looks it up on `_frozen_importlib` at each import): loads, then guards
+/// what a Python module defined (`pickle._Unpickler`, see `types.rs`) before anyone can use it.
+#[pyfunction]
+fn find_and_load(
+    py: Python<'_>,
+    name: &Bound<'_, PyAny>,
+    import_: &Bound<'_, PyAny>,
+) -> PyResult<PyObject> {
+    let Some(original) = FIND_AND_LOAD.get() else {
+        return Err(PyRuntimeError::new_err("importlib is not wrapped"));
+    };
+    let module = original.call1(py, (name, import_))?;
+    if name.extract::<&str>().is_ok_and(|name| name == "pickle") {
+        types::guard_python_unpickler(py)?;
+    }
+    Ok(module)
 }
 
 /// `_imp.create_builtin` and `_imp.create_dynamic` as the interpreter had them, which
@@ -271,6 +294,13 @@ fn install(
     let original = bootstrap_module.getattr("_gcd_import")?.unbind();
     if GCD_IMPORT.set(original).is_ok() {
         bootstrap_module.setattr("_gcd_import", wrap_pyfunction!(gcd_import, py)?)?;
+    }
+
+    // A Python module is complete when `_find_and_load` returns it: `pickle._Unpickler` is guarded
+    // there (`pickle` imports `_pickle` before it defines the class).
+    let original = bootstrap_module.getattr("_find_and_load")?.unbind();
+    if FIND_AND_LOAD.set(original).is_ok() {
+        bootstrap_module.setattr("_find_and_load", wrap_pyfunction!(find_and_load, py)?)?;
     }
 
     // Built-in and extension modules are built by `_imp`, which raises no `import` event either.

@@ -68,8 +68,12 @@ fn summary(report: &Report) -> String {
 #[test]
 fn corpus_attacks_get_their_expected_static_verdict_and_rules() {
     let policy = policy();
-    let files = python_files(&repo().join("corpus/attacks"));
+    let mut files = python_files(&repo().join("corpus/attacks"));
     assert!(files.len() >= 100, "only {} attack cases", files.len());
+    // The runtime layer's cases carry the same static expectations.
+    for dir in ["runtime2", "runtime3"] {
+        files.extend(python_files(&repo().join("corpus/attacks").join(dir)));
+    }
     let mut failures = Vec::new();
     for path in &files {
         let head = header(path);

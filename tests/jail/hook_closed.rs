@@ -113,9 +113,8 @@ fn the_runtime_layer_fails_closed() {
 
 /// Named semaphores (and shared memory, judged the same way) are files under `/dev/shm`, judged by
 /// its real target: in the jail `/dev/shm` leads to `/tmp`, so with `/tmp` out of the write roots a
-/// FIFO there is FILE702. (`_multiprocessing.SemLock` is guarded the same way; no allowed library
-/// loads `_multiprocessing` any more — joblib runs without multiprocessing in the jail — so the
-/// program cannot reach it to try.)
+/// FIFO there is FILE702. (`_multiprocessing.SemLock` is judged the same way, in its type:
+/// `types_reached_past_their_module_are_judged`.)
 #[test]
 fn fifos_under_dev_shm_are_writes_of_their_real_files() {
     warden_test_support::require_root!();
@@ -381,4 +380,152 @@ fn runtime3_corpus_cases_are_stopped_by_the_runtime_layer_alone() {
             .collect()
     });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The default policy with `_multiprocessing` importable by the program and only the work dir
+/// writable: a named semaphore (`/dev/shm/sem.NAME`, the run's `/tmp` in the jail) is a write
+/// outside the roots.
+fn rules_semaphores_outside_the_roots() -> String {
+    let denied = "\"_posixsubprocess\", \"multiprocessing\", ";
+    assert!(
+        default_rules().contains(denied),
+        "no multiprocessing in the denied modules"
+    );
+    let rules = default_rules().replacen(denied, "\"_posixsubprocess\", ", 1);
+    let rules = rules.replacen("allow = [", "allow = [\n    \"_multiprocessing\",", 1);
+    rules
+        .lines()
+        .map(|line| {
+            if line.starts_with("write = [") {
+                "write = [\".\"]".to_owned()
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The default policy with `pickle` allowed (imported by the program, not denied: the hook's
+/// `deny_pickle` is off).
+fn rules_allowing_pickle() -> String {
+    let denied = "\"asyncio\", \"pickle\", ";
+    assert!(
+        default_rules().contains(denied),
+        "no pickle in the denied modules"
+    );
+    let rules = default_rules().replacen(denied, "\"asyncio\", ", 1);
+    rules.replacen("allow = [", "allow = [\n    \"pickle\",", 1)
+}
+
+/// Types a guard on their module cannot hold (issue 24, classes 5 and 7): `_multiprocessing.SemLock`
+/// and the unpicklers are reached through `object.__subclasses__()`, subclasses, `type.__call__`,
+/// `__new__` and instance attributes; each is judged in the type itself. Every program writes
+/// `PWNED` into the work dir once past the sink: none may be collected.
+#[test]
+fn types_reached_past_their_module_are_judged() {
+    warden_test_support::require_root!();
+    let semaphores = rules_semaphores_outside_the_roots();
+    let default = default_rules();
+    let walk = "import _multiprocessing\nS = [c for c in object.__subclasses__() if c.__name__ == 'SemLock'][0]\n";
+    let pickle = "import io, os, pandas\npickle = os.sys.modules['pickle']\nDATA = b\"cposix\\nsystem\\n(S'touch /work/PWNED'\\ntR.\"\n";
+    let resolver = "    def find_class(self, module, name):\n        return getattr(os.sys.modules[module], name)\n";
+    let done = "open('PWNED', 'w').close()\n";
+    let cases: Vec<(&str, String, &str, &str, &str)> = vec![
+        // Named semaphores, their real names (/dev/shm is outside the write roots here).
+        ("SemLock through object.__subclasses__()", format!("{walk}S(1, 1, 1, '/warden-sem', True)\n{done}"), &semaphores, "FILE702", "_multiprocessing.SemLock"),
+        ("a subclass of SemLock", format!("{walk}class L(S):\n    pass\nL(1, 1, 1, '/warden-sem', True)\n{done}"), &semaphores, "FILE702", "_multiprocessing.SemLock"),
+        ("a subclass with its own __new__", format!("{walk}class L(S):\n    def __new__(cls, *a):\n        return super().__new__(cls, *a)\nL(1, 1, 1, '/warden-sem', True)\n{done}"), &semaphores, "FILE702", "_multiprocessing.SemLock"),
+        ("type.__call__ with keywords", format!("{walk}type.__call__(S, 1, 1, 1, name='/warden-sem', unlink=True)\n{done}"), &semaphores, "FILE702", "_multiprocessing.SemLock"),
+        ("SemLock.__new__ for a subclass", format!("{walk}S.__new__(type('L', (S,), {{}}), 1, 1, 1, '/warden-sem', True)\n{done}"), &semaphores, "FILE702", "_multiprocessing.SemLock"),
+        ("copyreg.__newobj__", format!("{walk}import os, pandas\nos.sys.modules['copyreg'].__newobj__(S, 1, 1, 1, '/warden-sem', True)\n{done}"), &semaphores, "FILE702", "_multiprocessing.SemLock"),
+        ("multiprocessing's own Lock, for the program", format!("import os, sklearn\nos.sys.modules['multiprocessing'].context._default_context.Lock()\n{done}"), &semaphores, "FILE702", "_multiprocessing.SemLock"),
+        // Unpicklers that resolve globals themselves (the default policy denies pickle).
+        ("a C Unpickler subclass", format!("{pickle}class L(pickle.Unpickler):\n{resolver}L(io.BytesIO(DATA)).load()\n{done}"), &default, "DES804", "pickle.Unpickler.find_class"),
+        ("a subclass of a subclass", format!("{pickle}class L(pickle.Unpickler):\n{resolver}class M(L):\n    pass\nM(io.BytesIO(DATA)).load()\n{done}"), &default, "DES804", "pickle.Unpickler.find_class"),
+        ("an instance's find_class", format!("{pickle}class L(pickle.Unpickler):\n    pass\nu = L(io.BytesIO(DATA))\nu.find_class = lambda m, n: getattr(os.sys.modules[m], n)\nu.load()\n{done}"), &default, "DES804", "pickle.Unpickler.find_class"),
+        ("a __getattribute__ of its own", format!("{pickle}class L(pickle.Unpickler):\n    def __getattribute__(self, name):\n        if name == 'find_class':\n            return lambda m, n: getattr(os.sys.modules[m], n)\n        return object.__getattribute__(self, name)\nL(io.BytesIO(DATA)).load()\n{done}"), &default, "DES804", "pickle.Unpickler.find_class"),
+        ("the load method descriptor called directly", format!("{pickle}class L(pickle.Unpickler):\n{resolver}pickle.Unpickler.load(L(io.BytesIO(DATA)))\n{done}"), &default, "DES804", "pickle.Unpickler.find_class"),
+        ("a pure-Python _Unpickler subclass", format!("{pickle}class L(pickle._Unpickler):\n{resolver}L(io.BytesIO(DATA)).load()\n{done}"), &default, "DES804", "pickle.Unpickler.find_class"),
+        ("joblib's NumpyUnpickler, subclassed", format!("{pickle}import sklearn\nN = os.sys.modules['joblib'].numpy_pickle.NumpyUnpickler\nclass L(N):\n{resolver}L('x', io.BytesIO(DATA), False).load()\n{done}"), &default, "DES804", "pickle.Unpickler.find_class"),
+        ("pandas' compat Unpickler itself", format!("{pickle}C = [c for c in pickle._Unpickler.__subclasses__() if c.__module__.startswith('pandas')][0]\nC(io.BytesIO(DATA)).load()\n{done}"), &default, "DES804", "pickle.Unpickler.find_class"),
+    ];
+    let mut failures = Vec::new();
+    for (name, program, rules, rule, event) in &cases {
+        let (_dir, out) = output_dir();
+        let run = run_with(program, rules, &out, true);
+        let (layer, got_rule, got_event) = stopped_by(&run);
+        if (layer.as_str(), got_rule.as_str(), got_event.as_str()) != ("runtime", *rule, *event) {
+            failures.push(format!(
+                "{name}: expected runtime {rule} {event}, got {layer} {got_rule} {got_event}: {}",
+                run.stderr()
+            ));
+        }
+        if collected(&run).iter().any(|f| f == "PWNED") {
+            failures.push(format!("{name}: the effect happened"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// What the type guards keep working: with pickle allowed by the rules, an `Unpickler` subclass
+/// with its own `find_class` (C and pure-Python) loads references; with the default policy
+/// (pickle denied), a subclass that keeps pickle's `find_class` loads plain data, and
+/// multiprocessing's own locks, a `SemLock` subclass and `SemLock._rebuild` work inside the write
+/// roots (`/dev/shm` is the run's `/tmp`).
+#[test]
+fn guarded_types_work_where_the_policy_allows_them() {
+    warden_test_support::require_root!();
+    let allowed = r#"
+import collections, io, pickle
+class Loader(pickle.Unpickler):
+    def find_class(self, module, name):
+        if module == "collections":
+            return getattr(collections, name)
+        raise pickle.UnpicklingError(f"{module}.{name}")
+class PyLoader(pickle._Unpickler):
+    def find_class(self, module, name):
+        return super().find_class(module, name)
+data = pickle.dumps(collections.OrderedDict(a=1))
+print("C", dict(Loader(io.BytesIO(data)).load()))
+print("PY", dict(PyLoader(io.BytesIO(data)).load()))
+"#;
+    let (_dir, out) = output_dir();
+    let run = run_with(allowed, &rules_allowing_pickle(), &out, true);
+    assert_eq!(run.status(), "ok", "{}", run.stderr());
+    let stdout = run.stdout();
+    assert!(stdout.contains("C {'a': 1}"), "{stdout}");
+    assert!(stdout.contains("PY {'a': 1}"), "{stdout}");
+    assert_eq!(run.record["stopped_by"], serde_json::Value::Null);
+
+    let default = r#"
+import io, os, sklearn
+pickle = os.sys.modules["pickle"]
+class Persistent(pickle.Unpickler):
+    def persistent_load(self, pid):
+        return pid
+data = pickle.dumps({"a": [1, 2.5, "x"]})
+print("PLAIN", Persistent(io.BytesIO(data)).load(), pickle._Unpickler(io.BytesIO(data)).load())
+lock = os.sys.modules["multiprocessing"].context._default_context.Lock()
+with lock:
+    print("LOCK held")
+S = type(lock._semlock)
+class Sub(S):
+    pass
+sub = Sub(1, 1, 1, "/warden-sub", True)
+state = lock._semlock
+again = S._rebuild(state.handle, state.kind, state.maxvalue, None)
+print("SUB", sub.acquire(), "REBUILD", again.acquire(), again._count())
+"#;
+    let (_dir, out) = output_dir();
+    let run = run_with(default, &default_rules(), &out, true);
+    assert_eq!(run.status(), "ok", "{}", run.stderr());
+    let stdout = run.stdout();
+    assert!(
+        stdout.contains("PLAIN {'a': [1, 2.5, 'x']} {'a': [1, 2.5, 'x']}"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("LOCK held"), "{stdout}");
+    assert!(stdout.contains("SUB True REBUILD True 1"), "{stdout}");
+    assert_eq!(run.record["stopped_by"], serde_json::Value::Null);
 }

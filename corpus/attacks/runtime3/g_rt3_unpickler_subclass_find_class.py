@@ -5,7 +5,7 @@
 # expect-static: deny
 # expect-rules: ATTR304 IMP101 REX501
 # expect-jail: contained
-# expect-runtime: PROC801
+# expect-runtime: DES804
 import io
 import os
 
