@@ -16,8 +16,7 @@ use crate::python::{
     arg, asker, demote, import_entry, int_of, module_code_file, path_arg, text_of,
 };
 use crate::rules::{
-    link_target, mode_writes, module_denied, module_matches, normalise, under, Denial, Rule,
-    FRAME_ATTRIBUTES, WRITE_FLAGS,
+    link_target, mode_writes, normalise, under, Denial, Rule, FRAME_ATTRIBUTES, WRITE_FLAGS,
 };
 use crate::settings::{Mode, Settings};
 
@@ -409,10 +408,11 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                     .flatten()
             }),
             "object.__getattr__" => {
-                let name = text_of(arg(args, 1))?;
-                if !FRAME_ATTRIBUTES.contains(&name.as_str()) {
+                let name = crate::python::str_ref(arg(args, 1))?;
+                if !FRAME_ATTRIBUTES.contains(&name) {
                     return None;
                 }
+                let name = name.to_owned();
                 if let Some(denial) = introspection(s, &format!("reading `.{name}`")) {
                     return Some(denial);
                 }
@@ -433,7 +433,7 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 })
             }
             "object.__setattr__" | "object.__delattr__" => {
-                let name = text_of(arg(args, 1))?;
+                let name = crate::python::str_ref(arg(args, 1))?;
                 if name != "__code__" {
                     return None;
                 }
@@ -571,7 +571,7 @@ unsafe fn check_import(s: &Settings, args: *mut ffi::PyObject) -> Option<Denial>
     // Otherwise the import was asked for through the import system: judge whoever called it.
     // SAFETY: GIL held (caller).
     let who = unsafe { asker(s, &p.import_machinery) };
-    let denied = module_denied(&p.import_deny, &module);
+    let denied = s.deny.denied(&module);
     if who.library {
         if who.importing || !denied {
             return None;
@@ -593,10 +593,10 @@ unsafe fn check_import(s: &Settings, args: *mut ffi::PyObject) -> Option<Denial>
     // The interpreter's own C code imports a few modules the first time the program calls a
     // builtin (`datetime.strptime` imports `_strptime`): the program's frame is calling, not
     // running an import statement, and the module is one the runtime lists as such.
-    if !top.library && !top.importing && module_matches(&p.runtime_imports, &module, false) {
+    if !top.library && !top.importing && s.runtime_imports.matches(&module, false) {
         return None;
     }
-    (!module_matches(&p.import_allow, &module, false)).then(|| {
+    (!s.allow.matches(&module, false)).then(|| {
         Denial::new(
             Rule::Import,
             format!("importing `{module}`, which the policy does not allow"),
@@ -745,8 +745,8 @@ unsafe fn check_module_body(
 /// # Safety
 /// GIL held; `object` null or a valid reference.
 unsafe fn planted_bytecode(s: &Settings, object: *mut ffi::PyObject) -> Option<Denial> {
-    // SAFETY: GIL held (caller).
-    let path = unsafe { text_of(object) }?;
+    // SAFETY: GIL held (caller); the text is used while `object` (the event's) is alive.
+    let path = unsafe { crate::python::str_ref(object) }?;
     if !path.ends_with(".pyc") {
         return None;
     }
@@ -758,10 +758,14 @@ unsafe fn planted_bytecode(s: &Settings, object: *mut ffi::PyObject) -> Option<D
     {
         return None;
     }
-    let cwd = std::env::current_dir()
-        .map(|dir| dir.to_string_lossy().into_owned())
-        .unwrap_or_else(|_| "/".to_owned());
-    let path = normalise(&path, &cwd);
+    let path = if crate::rules::is_plain_absolute(path) {
+        path.to_owned()
+    } else {
+        let cwd = std::env::current_dir()
+            .map(|dir| dir.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| "/".to_owned());
+        normalise(path, &cwd)
+    };
     (!s.is_trusted_file(&path)).then(|| {
         Denial::new(
             Rule::Deserialise,
@@ -798,11 +802,10 @@ fn judge_import(s: &Settings, module: &str, who: &crate::python::Asker) -> Optio
     if let Some(denial) = interpreter_internal(module) {
         return Some(denial);
     }
-    let p = &s.policy;
     if who.library && who.importing {
         return None;
     }
-    let denied = module_denied(&p.import_deny, module);
+    let denied = s.deny.denied(module);
     if who.library {
         return denied.then(|| {
             Denial::new(
@@ -820,10 +823,10 @@ fn judge_import(s: &Settings, module: &str, who: &crate::python::Asker) -> Optio
             format!("importing the denied module `{module}`"),
         ));
     }
-    if !who.importing && module_matches(&p.runtime_imports, module, false) {
+    if !who.importing && s.runtime_imports.matches(module, false) {
         return None;
     }
-    (!module_matches(&p.import_allow, module, false)).then(|| {
+    (!s.allow.matches(module, false)).then(|| {
         Denial::new(
             Rule::Import,
             format!("importing `{module}`, which the policy does not allow"),

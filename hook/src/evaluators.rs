@@ -25,7 +25,9 @@ use std::sync::Mutex;
 
 use pyo3::ffi;
 
-use crate::python::{code_info, text_of, PyCode_Type, PyFrame_GetBack, PyFrame_GetLocals};
+use crate::python::{
+    code_info, is_module_body, text_of, PyCode_Type, PyFrame_GetBack, PyFrame_GetLocals,
+};
 use crate::rules::{Denial, Rule};
 use crate::settings::{EvaluatorKind, Settings};
 
@@ -117,41 +119,6 @@ fn program_literal(text: &str) -> bool {
     literals.contains(text) || (!text.is_empty() && literals.iter().any(|l| l.contains(text)))
 }
 
-/// Text that cannot run anything of its own when evaluated: no call (an opening parenthesis
-/// after a name, a closing bracket or a quote), no dunder, no `lambda`, no walrus, no statement
-/// separator. Judged on the raw text, quotes included (an f-string's braces are code).
-pub fn inert(text: &str) -> bool {
-    if text.contains("__")
-        || text.contains("lambda")
-        || text.contains(":=")
-        || text.contains(';')
-        || text.contains('\n')
-        || text.contains('\r')
-        || text.contains('\\')
-    {
-        return false;
-    }
-    let bytes = text.as_bytes();
-    for (index, &byte) in bytes.iter().enumerate() {
-        if byte != b'(' {
-            continue;
-        }
-        let before = bytes[..index]
-            .iter()
-            .rev()
-            .find(|b| !b.is_ascii_whitespace())
-            .copied();
-        if before.is_some_and(|b| {
-            b.is_ascii_alphanumeric()
-                || matches!(b, b'_' | b')' | b']' | b'}' | b'\'' | b'"')
-                || !b.is_ascii()
-        }) {
-            return false;
-        }
-    }
-    true
-}
-
 /// Python's keywords: a field name that is one would be a syntax error in the generated code, or
 /// change its meaning.
 const KEYWORDS: [&str; 35] = [
@@ -189,35 +156,57 @@ pub unsafe fn check_compile(s: &Settings) -> Option<Denial> {
             return None;
         }
         ffi::Py_INCREF(frame.cast());
+        // The evaluator frame just above, waiting to learn whether its caller is the program.
+        let mut pending: Option<usize> = None;
         for _ in 0..MAX_DEPTH {
             let code = ffi::PyFrame_GetCode(frame);
             let info = code_info(s, code);
+            if let Some(index) = pending.take() {
+                found[index].called_by_program = !info.library;
+            }
             if !info.library {
                 // The program's frame: the call above it is what the program asked for.
                 ffi::Py_DECREF(code.cast());
                 ffi::Py_DECREF(frame.cast());
+                frame = std::ptr::null_mut();
+                break;
+            }
+            // A library module's body being imported: what it compiles from here up is its own
+            // (a namedtuple or dataclass it defines); the program's string is compiled after the
+            // import returns, with no module body between.
+            if is_module_body(code, &info) {
+                ffi::Py_DECREF(code.cast());
+                ffi::Py_DECREF(frame.cast());
+                frame = std::ptr::null_mut();
                 break;
             }
             codes.push(code.cast());
             let back = PyFrame_GetBack(frame);
-            let back_is_program = back.is_null() || {
-                let back_code = ffi::PyFrame_GetCode(back);
-                let library = code_info(s, back_code).library;
-                ffi::Py_DECREF(back_code.cast());
-                !library
-            };
             match info.evaluator {
-                Some(evaluator) => found.push(Found {
-                    frame,
-                    evaluator,
-                    called_by_program: back_is_program,
-                }),
+                Some(evaluator) => {
+                    // No Python frame below: as the program's.
+                    found.push(Found {
+                        frame,
+                        evaluator,
+                        called_by_program: true,
+                    });
+                    pending = Some(found.len() - 1);
+                }
                 None => ffi::Py_DECREF(frame.cast()),
             }
-            if back.is_null() {
+            frame = back;
+            if frame.is_null() {
                 break;
             }
-            frame = back;
+        }
+        if !frame.is_null() {
+            ffi::Py_DECREF(frame.cast());
+        }
+        if found.is_empty() {
+            for code in codes {
+                ffi::Py_DECREF(code);
+            }
+            return None;
         }
         let denial = judge(s, &found, &codes);
         for entry in found {
@@ -291,7 +280,7 @@ unsafe fn string(
     codes: &[*mut ffi::PyObject],
     what: &str,
 ) -> Option<Denial> {
-    if program_literal(text) || (kind == EvaluatorKind::Type && inert(text)) {
+    if program_literal(text) || (kind == EvaluatorKind::Type && crate::rules::inert(text)) {
         return None;
     }
     // SAFETY: the caller's guarantees.
@@ -392,40 +381,5 @@ unsafe fn fields(class: *mut ffi::PyObject, what: &str) -> Option<Denial> {
         }
         ffi::Py_DECREF(keys);
         verdict
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::inert;
-
-    #[test]
-    fn inert_text_has_no_call_dunder_or_lambda() {
-        for text in [
-            "int",
-            "Optional[List[int]]",
-            "DataFrame | None",
-            "Literal['a', 'b']",
-            "(a > 1) & (b < 2)",
-            "y ~ x + z",
-            "a > @threshold",
-            "`my col` == 3",
-        ] {
-            assert!(inert(text), "{text}");
-        }
-        for text in [
-            "open('/etc/passwd')",
-            "np.log (x)",
-            "x.__class__",
-            "lambda: 1",
-            "(y := 2)",
-            "a; b",
-            "f'{x}'[0] ('a')",
-            "x)(",
-            "f()[0]",
-            "a\nb",
-        ] {
-            assert!(!inert(text), "{text}");
-        }
     }
 }

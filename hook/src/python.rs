@@ -50,7 +50,7 @@ const MAX_DEPTH: usize = 256;
 thread_local! {
     /// Code object address → what the hook knows of it. Every cached code object is kept alive (one
     /// reference, never released), so an address is never reused by another code object.
-    static CODE_INFO: RefCell<HashMap<usize, CodeInfo>> = RefCell::new(HashMap::new());
+    static CODE_INFO: RefCell<AddressMap<CodeInfo>> = RefCell::new(AddressMap::default());
 }
 
 /// A `str` or `bytes` object's text (lossy for bytes), else `None`.
@@ -88,6 +88,28 @@ pub unsafe fn text_of(object: *mut ffi::PyObject) -> Option<String> {
         }
     }
     None
+}
+
+/// A `str` object's text, borrowed (no copy), else `None`.
+///
+/// # Safety
+/// GIL held; `object` null or a valid borrowed reference that outlives the returned text (CPython
+/// keeps a str's UTF-8 form as long as the str).
+pub unsafe fn str_ref<'a>(object: *mut ffi::PyObject) -> Option<&'a str> {
+    // SAFETY: `object` is a valid reference (caller); CPython returns `size` bytes of valid UTF-8
+    // at `data`, alive as long as `object`.
+    unsafe {
+        if object.is_null() || ffi::PyUnicode_Check(object) == 0 {
+            return None;
+        }
+        let mut size: ffi::Py_ssize_t = 0;
+        let data = ffi::PyUnicode_AsUTF8AndSize(object, &mut size);
+        if data.is_null() {
+            ffi::PyErr_Clear();
+            return None;
+        }
+        std::str::from_utf8(std::slice::from_raw_parts(data.cast::<u8>(), size as usize)).ok()
+    }
 }
 
 /// Item `index` of the event's argument tuple (borrowed), or null.
@@ -193,7 +215,7 @@ pub unsafe fn module_code_file(object: *mut ffi::PyObject) -> Option<String> {
             ffi::PyErr_Clear();
             return None;
         }
-        let is_module = text_of(name).is_some_and(|name| name == "<module>");
+        let is_module = str_ref(name) == Some("<module>");
         ffi::Py_DECREF(name);
         if !is_module {
             return None;
@@ -238,7 +260,124 @@ pub(crate) struct CodeInfo {
     names_sink: bool,
     /// The string evaluator it is (an index into the settings' `string_evaluators`).
     pub evaluator: Option<usize>,
+    /// Which of [`NAMED`] its `co_names` or string constants hold (read the first time a walk
+    /// asks).
+    named: Option<u32>,
+    /// Which of the settings' caller and machinery lists ([`list_index`]) name its file: `lists`
+    /// for those in `lists_known`.
+    lists_known: u8,
+    lists: u8,
+    /// A module's body (`co_name` `<module>`), read the first time a walk asks.
+    module_body: Option<bool>,
+    /// The byte offsets of its import opcodes, read the first time a walk asks.
+    imports: Option<Rc<[u32]>>,
 }
+
+/// The settings' file lists whose verdict is kept per code object (by the list's identity).
+fn list_index(settings: &Settings, list: &[String]) -> Option<usize> {
+    if list.is_empty() {
+        return None;
+    }
+    let p = &settings.policy;
+    [
+        &p.import_machinery,
+        &p.ctypes_machinery,
+        &p.introspection_machinery,
+        &p.code_callers,
+        &p.marshal_callers,
+        &p.ctypes_callers,
+    ]
+    .iter()
+    .position(|known| std::ptr::eq(known.as_ptr(), list.as_ptr()) && known.len() == list.len())
+}
+
+/// Whether `info`'s code (a library's, at `code`) is from a file on `list`, kept per code object
+/// for the settings' own lists.
+fn listed_code(
+    settings: &Settings,
+    code: *mut ffi::PyCodeObject,
+    info: &CodeInfo,
+    list: &[String],
+) -> bool {
+    if !info.library {
+        return false;
+    }
+    let Some(index) = list_index(settings, list) else {
+        return settings.listed(list, &info.filename);
+    };
+    let bit = 1u8 << index;
+    if info.lists_known & bit != 0 {
+        return info.lists & bit != 0;
+    }
+    let listed = settings.listed(list, &info.filename);
+    CODE_INFO.with(|cache| {
+        if let Some(entry) = cache.borrow_mut().get_mut(&(code as usize)) {
+            entry.lists_known |= bit;
+            if listed {
+                entry.lists |= bit;
+            }
+        }
+    });
+    listed
+}
+
+/// The names a library's code may name itself ([`asker_naming`]): the audited frame attributes and
+/// the introspection functions. A name asked for that is not here is looked up in the code.
+const NAMED: [&str; 23] = [
+    "tb_frame",
+    "gi_frame",
+    "cr_frame",
+    "ag_frame",
+    "f_code",
+    "gi_code",
+    "cr_code",
+    "ag_code",
+    "__code__",
+    "_getframe",
+    "currentframe",
+    "stack",
+    "trace",
+    "getouterframes",
+    "getframeinfo",
+    "_current_frames",
+    "_current_exceptions",
+    "settrace",
+    "setprofile",
+    "get_objects",
+    "get_referrers",
+    "get_referents",
+    "breakpoint",
+];
+
+/// The bits of `names` in [`NAMED`]; `None` when one is not there.
+fn name_mask(names: &[&str]) -> Option<u32> {
+    names.iter().try_fold(0u32, |mask, name| {
+        NAMED
+            .iter()
+            .position(|known| known == name)
+            .map(|index| mask | (1 << index))
+    })
+}
+
+/// A hasher for code object addresses (already well spread but for their low bits).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct AddressHasher(u64);
+
+impl std::hash::Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(byte)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, value: usize) {
+        self.0 = ((value as u64) >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type AddressMap<V> = HashMap<usize, V, std::hash::BuildHasherDefault<AddressHasher>>;
 
 /// Who asked for an event: the first frame outside the machinery that carried the request.
 #[derive(Debug, Clone)]
@@ -299,14 +438,33 @@ pub unsafe fn import_entry(settings: &Settings, machinery: &[String]) -> (Asker,
             return (program_asker(), entry);
         }
         ffi::Py_INCREF(frame.cast());
+        // The last frame skipped (a code reference), whose name is the entry.
+        let mut skipped_code: *mut ffi::PyCodeObject = std::ptr::null_mut();
+        let name_of = |code: *mut ffi::PyCodeObject| -> String {
+            if code.is_null() {
+                return String::new();
+            }
+            let name = ffi::PyObject_GetAttrString(code.cast(), c"co_name".as_ptr());
+            let text = if name.is_null() {
+                ffi::PyErr_Clear();
+                String::new()
+            } else {
+                let text = text_of(name).unwrap_or_default();
+                ffi::Py_DECREF(name);
+                text
+            };
+            ffi::Py_DECREF(code.cast());
+            text
+        };
         for _ in 0..MAX_DEPTH {
             let code = ffi::PyFrame_GetCode(frame);
             let info = code_info(settings, code);
-            let importing = at_import(frame, code);
-            let skipped = info.library && settings.listed(machinery, &info.filename);
+            let importing = at_import(frame, code, &info);
+            let skipped = listed_code(settings, code, &info, machinery);
             if importing || !skipped {
                 ffi::Py_DECREF(code.cast());
                 ffi::Py_DECREF(frame.cast());
+                entry = name_of(skipped_code);
                 return (
                     Asker {
                         library: info.library,
@@ -317,22 +475,20 @@ pub unsafe fn import_entry(settings: &Settings, machinery: &[String]) -> (Asker,
                     entry,
                 );
             }
-            let name = ffi::PyObject_GetAttrString(code.cast(), c"co_name".as_ptr());
-            if name.is_null() {
-                ffi::PyErr_Clear();
-            } else {
-                entry = text_of(name).unwrap_or_default();
-                ffi::Py_DECREF(name);
+            if !skipped_code.is_null() {
+                ffi::Py_DECREF(skipped_code.cast());
             }
-            ffi::Py_DECREF(code.cast());
+            skipped_code = code;
             let back = PyFrame_GetBack(frame);
             ffi::Py_DECREF(frame.cast());
             if back.is_null() {
+                entry = name_of(skipped_code);
                 return (program_asker(), entry);
             }
             frame = back;
         }
         ffi::Py_DECREF(frame.cast());
+        entry = name_of(skipped_code);
         (program_asker(), entry)
     }
 }
@@ -361,39 +517,10 @@ pub unsafe fn asker_naming(
         for _ in 0..MAX_DEPTH {
             let code = ffi::PyFrame_GetCode(frame);
             let info = code_info(settings, code);
-            let skipped = info.library && settings.listed(machinery, &info.filename);
+            let skipped = listed_code(settings, code, &info, machinery);
             if !skipped {
-                let importing = at_import(frame, code);
-                let mut named = false;
-                // Its names (`sys._getframe`, `tb.tb_frame`) and its string constants
-                // (`getattr(sys, "_getframe")`).
-                let members: &[&std::ffi::CStr] = if names.is_empty() {
-                    &[]
-                } else {
-                    &[c"co_names", c"co_consts"]
-                };
-                for member in members {
-                    let items = ffi::PyObject_GetAttrString(code.cast(), member.as_ptr());
-                    if items.is_null() {
-                        ffi::PyErr_Clear();
-                        continue;
-                    }
-                    if ffi::PyTuple_Check(items) != 0 {
-                        for index in 0..ffi::PyTuple_Size(items) {
-                            let item = ffi::PyTuple_GetItem(items, index);
-                            if ffi::PyUnicode_Check(item) != 0
-                                && text_of(item).is_some_and(|name| names.contains(&name.as_str()))
-                            {
-                                named = true;
-                                break;
-                            }
-                        }
-                    }
-                    ffi::Py_DECREF(items);
-                    if named {
-                        break;
-                    }
-                }
+                let importing = at_import(frame, code, &info);
+                let named = !names.is_empty() && names_any(code, &info, names);
                 ffi::Py_DECREF(code.cast());
                 ffi::Py_DECREF(frame.cast());
                 let who = Asker {
@@ -417,28 +544,147 @@ pub unsafe fn asker_naming(
     }
 }
 
-/// Whether `frame` is executing an import opcode.
+/// Whether `code` names one of `names` in its `co_names` or string constants (`sys._getframe`,
+/// `tb.tb_frame`, `getattr(sys, "_getframe")`), from the bits kept for it when the names are
+/// [`NAMED`]'s.
 ///
 /// # Safety
-/// GIL held; `frame` and `code` valid, `code` the frame's code.
-unsafe fn at_import(frame: *mut ffi::PyFrameObject, code: *mut ffi::PyCodeObject) -> bool {
-    // SAFETY: lasti is a byte offset into the code's bytes, checked against their length.
+/// GIL held; `code` a valid code object, `info` its cached entry.
+unsafe fn names_any(code: *mut ffi::PyCodeObject, info: &CodeInfo, names: &[&str]) -> bool {
+    let Some(mask) = name_mask(names) else {
+        // SAFETY: the caller's guarantees.
+        return unsafe { holds_any(code, names) };
+    };
+    let bits = match info.named {
+        Some(bits) => bits,
+        None => {
+            let mut bits = 0u32;
+            for (index, name) in NAMED.iter().enumerate() {
+                // SAFETY: the caller's guarantees.
+                if unsafe { holds_any(code, &[name]) } {
+                    bits |= 1 << index;
+                }
+            }
+            CODE_INFO.with(|cache| {
+                if let Some(entry) = cache.borrow_mut().get_mut(&(code as usize)) {
+                    entry.named = Some(bits);
+                }
+            });
+            bits
+        }
+    };
+    bits & mask != 0
+}
+
+/// Whether `code`'s `co_names` or string constants hold one of `names`.
+///
+/// # Safety
+/// GIL held; `code` a valid code object.
+unsafe fn holds_any(code: *mut ffi::PyCodeObject, names: &[&str]) -> bool {
+    // SAFETY: plain member reads of a code object; the tuples' items are borrowed while the
+    // tuple is held; every new reference is released.
+    unsafe {
+        for member in [c"co_names", c"co_consts"] {
+            let items = ffi::PyObject_GetAttrString(code.cast(), member.as_ptr());
+            if items.is_null() {
+                ffi::PyErr_Clear();
+                continue;
+            }
+            let mut hit = false;
+            if ffi::PyTuple_Check(items) != 0 {
+                for index in 0..ffi::PyTuple_Size(items) {
+                    if str_ref(ffi::PyTuple_GetItem(items, index))
+                        .is_some_and(|name| names.contains(&name))
+                    {
+                        hit = true;
+                        break;
+                    }
+                }
+            }
+            ffi::Py_DECREF(items);
+            if hit {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// Whether `code` (with its cached `info`) is a module's body.
+///
+/// # Safety
+/// GIL held; `code` a valid code object.
+pub(crate) unsafe fn is_module_body(code: *mut ffi::PyCodeObject, info: &CodeInfo) -> bool {
+    if let Some(known) = info.module_body {
+        return known;
+    }
+    // SAFETY: a plain member read of a valid code object; the reference is released.
+    let body = unsafe {
+        let name = ffi::PyObject_GetAttrString(code.cast(), c"co_name".as_ptr());
+        if name.is_null() {
+            ffi::PyErr_Clear();
+            false
+        } else {
+            let body = str_ref(name) == Some("<module>");
+            ffi::Py_DECREF(name);
+            body
+        }
+    };
+    CODE_INFO.with(|cache| {
+        if let Some(entry) = cache.borrow_mut().get_mut(&(code as usize)) {
+            entry.module_body = Some(body);
+        }
+    });
+    body
+}
+
+/// Whether `frame` is executing an import opcode. The offsets of `code`'s import opcodes are read
+/// once per code object (`PyCode_GetCode` copies the whole bytecode on every call: a module body
+/// of a few hundred kilobytes for each of its `import` statements).
+///
+/// # Safety
+/// GIL held; `frame` and `code` valid, `code` the frame's code, `info` its cached entry.
+unsafe fn at_import(
+    frame: *mut ffi::PyFrameObject,
+    code: *mut ffi::PyCodeObject,
+    info: &CodeInfo,
+) -> bool {
+    // SAFETY: lasti is read from a valid frame; the bytecode is a new reference, released.
     unsafe {
         let lasti = PyFrame_GetLasti(frame);
-        let bytes = PyCode_GetCode(code);
-        if bytes.is_null() {
-            ffi::PyErr_Clear();
-            return false;
-        }
-        let size = ffi::PyBytes_Size(bytes);
-        let data = ffi::PyBytes_AsString(bytes);
-        let opcode = if lasti >= 0 && (lasti as isize) < size && !data.is_null() {
-            *data.cast::<u8>().add(lasti as usize)
-        } else {
-            0
+        let offsets = match &info.imports {
+            Some(offsets) => offsets.clone(),
+            None => {
+                let bytes = PyCode_GetCode(code);
+                let mut found = Vec::new();
+                if bytes.is_null() {
+                    ffi::PyErr_Clear();
+                } else {
+                    let size = ffi::PyBytes_Size(bytes);
+                    let data = ffi::PyBytes_AsString(bytes);
+                    if !data.is_null() && size > 0 {
+                        // SAFETY: a bytes object holds `size` bytes at `data`.
+                        let code_bytes =
+                            std::slice::from_raw_parts(data.cast::<u8>(), size as usize);
+                        // 3.11's instructions are two bytes (opcode, argument).
+                        for (index, pair) in code_bytes.chunks_exact(2).enumerate() {
+                            if matches!(pair[0], IMPORT_NAME | IMPORT_FROM | IMPORT_STAR) {
+                                found.push((index * 2) as u32);
+                            }
+                        }
+                    }
+                    ffi::Py_DECREF(bytes);
+                }
+                let offsets: Rc<[u32]> = Rc::from(found);
+                CODE_INFO.with(|cache| {
+                    if let Some(entry) = cache.borrow_mut().get_mut(&(code as usize)) {
+                        entry.imports = Some(offsets.clone());
+                    }
+                });
+                offsets
+            }
         };
-        ffi::Py_DECREF(bytes);
-        matches!(opcode, IMPORT_NAME | IMPORT_FROM | IMPORT_STAR)
+        lasti >= 0 && offsets.binary_search(&(lasti as u32)).is_ok()
     }
 }
 
@@ -471,7 +717,7 @@ pub(crate) unsafe fn code_info(settings: &Settings, code: *mut ffi::PyCodeObject
             if ffi::PyTuple_Check(names) != 0 {
                 for index in 0..ffi::PyTuple_Size(names) {
                     let item = ffi::PyTuple_GetItem(names, index);
-                    if text_of(item).is_some_and(|name| names_code_sink(&name)) {
+                    if str_ref(item).is_some_and(names_code_sink) {
                         names_sink = true;
                         break;
                     }
@@ -504,6 +750,11 @@ pub(crate) unsafe fn code_info(settings: &Settings, code: *mut ffi::PyCodeObject
         filename,
         names_sink,
         evaluator,
+        named: None,
+        lists_known: 0,
+        lists: 0,
+        module_body: None,
+        imports: None,
     };
     // SAFETY: one extra reference, never released: the address stays this code object's.
     unsafe { ffi::Py_INCREF(code.cast()) };

@@ -128,45 +128,106 @@ pub fn write_hint(write_roots: &[String]) -> String {
 /// The work dir as the jail sees it.
 const WORKDIR: &str = "/work";
 
-/// Whether `module` matches one of `patterns` (`pkg` exactly, `pkg.*` any submodule). With
-/// `submodules`, `pkg` also matches `pkg.sub` (deny patterns cover a package's submodules).
-pub fn module_matches(patterns: &[String], module: &str, submodules: bool) -> bool {
-    patterns.iter().any(|pattern| {
-        if let Some(base) = pattern.strip_suffix(".*") {
-            is_submodule(module, base)
-        } else {
-            module == pattern || (submodules && is_submodule(module, pattern))
-        }
-    })
+/// Module patterns (`pkg` exactly, `pkg.*` its submodules) made ready for lookups: a module is
+/// matched by its name and its dotted prefixes in two sets, not by walking the patterns (the
+/// runtime judges every import this way).
+#[derive(Debug, Clone, Default)]
+pub struct Modules {
+    exact: std::collections::HashSet<String>,
+    packages: std::collections::HashSet<String>,
 }
 
-/// Whether the denylist `patterns` denies `module`: the module itself, its submodules, and its
-/// private twins by rule — a module whose name, with the leading underscore of one of its
-/// components removed, is denied (`_sqlite3` when `sqlite3` is, `_socket` for `socket`,
-/// `pyarrow._fs` for `pyarrow.fs`, `pyarrow._flight.x` for `pyarrow.flight`). A C extension behind a
-/// denied module does what the module does, and no list has to name it.
+impl Modules {
+    pub fn new(patterns: &[String]) -> Modules {
+        let mut modules = Modules::default();
+        for pattern in patterns {
+            match pattern.strip_suffix(".*") {
+                Some(base) => modules.packages.insert(base.to_owned()),
+                None => modules.exact.insert(pattern.clone()),
+            };
+        }
+        modules
+    }
+
+    /// Whether a pattern matches `module`: `pkg` matches itself (and, with `submodules`, what is
+    /// below it), `pkg.*` what is below `pkg`.
+    pub fn matches(&self, module: &str, submodules: bool) -> bool {
+        if self.exact.contains(module) {
+            return true;
+        }
+        module.bytes().enumerate().any(|(index, byte)| {
+            byte == b'.' && {
+                let prefix = &module[..index];
+                self.packages.contains(prefix) || (submodules && self.exact.contains(prefix))
+            }
+        })
+    }
+
+    /// Whether this denylist denies `module`: the module itself, its submodules, and its private
+    /// twins by rule — a module whose name, with the leading underscore of one of its components
+    /// removed, is denied (`_sqlite3` when `sqlite3` is, `_socket` for `socket`, `pyarrow._fs` for
+    /// `pyarrow.fs`, `pyarrow._flight.x` for `pyarrow.flight`). A C extension behind a denied
+    /// module does what the module does, and no list has to name it.
+    pub fn denied(&self, module: &str) -> bool {
+        if self.matches(module, true) {
+            return true;
+        }
+        if !module.contains('_') {
+            return false;
+        }
+        let parts: Vec<&str> = module.split('.').collect();
+        (0..parts.len()).any(|index| {
+            let Some(public) = parts[index].strip_prefix('_') else {
+                return false;
+            };
+            if public.is_empty() || public.starts_with('_') {
+                return false;
+            }
+            let mut twin: Vec<&str> = parts.clone();
+            twin[index] = public;
+            self.matches(&twin.join("."), true)
+        })
+    }
+}
+
+/// [`Modules::matches`] of a pattern list.
+#[cfg(test)]
+pub fn module_matches(patterns: &[String], module: &str, submodules: bool) -> bool {
+    Modules::new(patterns).matches(module, submodules)
+}
+
+/// [`Modules::denied`] of a pattern list.
+#[cfg(test)]
 pub fn module_denied(patterns: &[String], module: &str) -> bool {
-    if module_matches(patterns, module, true) {
+    Modules::new(patterns).denied(module)
+}
+
+/// Whether `path` is absolute and already normalised: no `.` or `..` component, no repeated or
+/// trailing `/` (what [`normalise`] would give back unchanged).
+pub fn is_plain_absolute(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    if bytes.first() != Some(&b'/') {
+        return false;
+    }
+    if bytes.len() == 1 {
         return true;
     }
-    let parts: Vec<&str> = module.split('.').collect();
-    (0..parts.len()).any(|index| {
-        let Some(public) = parts[index].strip_prefix('_') else {
-            return false;
-        };
-        if public.is_empty() || public.starts_with('_') {
-            return false;
+    // Every component starts after a `/`: it may not be empty, `.` or `..`.
+    let mut start = 1;
+    loop {
+        let end = bytes[start..]
+            .iter()
+            .position(|&b| b == b'/')
+            .map_or(bytes.len(), |at| start + at);
+        match &bytes[start..end] {
+            b"" | b"." | b".." => return false,
+            _ => {}
         }
-        let mut twin: Vec<&str> = parts.clone();
-        twin[index] = public;
-        module_matches(patterns, &twin.join("."), true)
-    })
-}
-
-fn is_submodule(module: &str, package: &str) -> bool {
-    module
-        .strip_prefix(package)
-        .is_some_and(|rest| rest.starts_with('.'))
+        if end == bytes.len() {
+            return true;
+        }
+        start = end + 1;
+    }
 }
 
 /// `path` made absolute against `cwd` and normalised lexically (`.`, `..`, repeated `/`). Symlinks
@@ -214,6 +275,9 @@ pub fn real_path(path: &str) -> Option<String> {
 /// The process's own `/proc/<pid>` as `/proc/self` (what `/proc/self` resolves to), so that a
 /// real path there is judged like the path the runtime reads by (`/proc/self/status`).
 pub fn as_proc_self(path: String, pid: u32) -> String {
+    if !path.starts_with("/proc/") {
+        return path;
+    }
     let own = format!("/proc/{pid}");
     match path.strip_prefix(&own) {
         Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("/proc/self{rest}"),
@@ -322,4 +386,39 @@ pub fn sqlite_uri_reads_only(uri: &str) -> bool {
 /// and still reaches `exec` is running a callable the program handed it (`Series.map(eval)`).
 pub fn names_code_sink(name: &str) -> bool {
     matches!(name.trim_matches('_'), "exec" | "eval" | "compile")
+}
+
+/// Text that cannot run anything of its own when evaluated: no call (an opening parenthesis
+/// after a name, a closing bracket or a quote), no dunder, no `lambda`, no walrus, no statement
+/// separator. Judged on the raw text, quotes included (an f-string's braces are code).
+pub fn inert(text: &str) -> bool {
+    if text.contains("__")
+        || text.contains("lambda")
+        || text.contains(":=")
+        || text.contains(';')
+        || text.contains('\n')
+        || text.contains('\r')
+        || text.contains('\\')
+    {
+        return false;
+    }
+    let bytes = text.as_bytes();
+    for (index, &byte) in bytes.iter().enumerate() {
+        if byte != b'(' {
+            continue;
+        }
+        let before = bytes[..index]
+            .iter()
+            .rev()
+            .find(|b| !b.is_ascii_whitespace())
+            .copied();
+        if before.is_some_and(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(b, b'_' | b')' | b']' | b'}' | b'\'' | b'"')
+                || !b.is_ascii()
+        }) {
+            return false;
+        }
+    }
+    true
 }

@@ -8,7 +8,7 @@
 
 use serde::Deserialize;
 
-use crate::rules::under;
+use crate::rules::{under, Modules};
 
 /// What the hook does with a denial.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -117,6 +117,10 @@ pub struct InterpreterFacts {
 pub struct Settings {
     pub policy: PolicySettings,
     pub interpreter: InterpreterFacts,
+    /// The policy's module patterns, ready for lookups.
+    pub allow: Modules,
+    pub deny: Modules,
+    pub runtime_imports: Modules,
 }
 
 impl Settings {
@@ -140,6 +144,9 @@ impl Settings {
             return Err("bad settings: no trusted roots (the interpreter's import path)".into());
         }
         Ok(Settings {
+            allow: Modules::new(&policy.import_allow),
+            deny: Modules::new(&policy.import_deny),
+            runtime_imports: Modules::new(&policy.runtime_imports),
             policy,
             interpreter,
         })

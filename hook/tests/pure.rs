@@ -11,8 +11,8 @@ mod rules;
 mod settings;
 
 use rules::{
-    as_proc_self, link_target, module_denied, module_matches, normalise, real_path,
-    sqlite_uri_path, sqlite_uri_reads_only, under, write_hint, Denial, Rule,
+    as_proc_self, inert, is_plain_absolute, link_target, module_denied, module_matches, normalise,
+    real_path, sqlite_uri_path, sqlite_uri_reads_only, under, write_hint, Denial, Modules, Rule,
 };
 use settings::{InterpreterFacts, Settings};
 
@@ -447,4 +447,87 @@ fn paths_are_judged_by_their_real_target_every_component_resolved() {
         format!("{root}/etc/passwd")
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn inert_text_has_no_call_dunder_or_lambda() {
+    for text in [
+        "int",
+        "Optional[List[int]]",
+        "DataFrame | None",
+        "Literal['a', 'b']",
+        "(a > 1) & (b < 2)",
+        "y ~ x + z",
+        "a > @threshold",
+        "`my col` == 3",
+    ] {
+        assert!(inert(text), "{text}");
+    }
+    for text in [
+        "open('/etc/passwd')",
+        "np.log (x)",
+        "x.__class__",
+        "lambda: 1",
+        "(y := 2)",
+        "a; b",
+        "f'{x}'[0] ('a')",
+        "x)(",
+        "f()[0]",
+        "a\nb",
+    ] {
+        assert!(!inert(text), "{text}");
+    }
+}
+
+#[test]
+fn plain_absolute_paths_are_what_normalise_gives_back() {
+    for path in [
+        "/",
+        "/usr/lib/python3.11/os.py",
+        "/a/b.c/.hidden",
+        "/a/..b/c.",
+    ] {
+        assert!(is_plain_absolute(path), "{path}");
+        assert_eq!(normalise(path, "/"), path);
+    }
+    for path in [
+        "",
+        "usr/lib",
+        "//usr",
+        "/usr//lib",
+        "/usr/",
+        "/usr/./lib",
+        "/usr/../etc",
+        "/usr/.",
+        "/usr/..",
+    ] {
+        assert!(!is_plain_absolute(path), "{path}");
+    }
+}
+
+#[test]
+fn module_sets_match_as_the_pattern_lists_do() {
+    let patterns: Vec<String> = ["pandas", "numpy.*", "socket"]
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    let modules = Modules::new(&patterns);
+    for (module, submodules, expected) in [
+        ("pandas", false, true),
+        ("pandas.io", false, false),
+        ("pandas.io", true, true),
+        ("numpy", false, false),
+        ("numpy.linalg", false, true),
+        ("numpyx", true, false),
+        ("socket.x", true, true),
+        ("socket.x", false, false),
+    ] {
+        assert_eq!(
+            modules.matches(module, submodules),
+            expected,
+            "{module} {submodules}"
+        );
+    }
+    assert!(modules.denied("_socket"));
+    assert!(!modules.denied("_pandasx"));
 }

@@ -5,7 +5,7 @@
 # expect-static: deny
 # expect-rules: ATTR301
 # expect-jail: contained
-# expect-runtime: IMP101
+# expect-runtime: DYN401
 import pandas as pd
 import patsy
 

@@ -5,7 +5,7 @@
 # expect-static: deny
 # expect-rules: STR601
 # expect-jail: no-path /usr/warden-rt3-sympify
-# expect-runtime: FILE702
+# expect-runtime: DYN401
 import sympy
 
 target = "/usr/" + "warden-rt3-sympify"
