@@ -330,7 +330,7 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 if !who.library {
                     return Some(Denial::new(Rule::DynamicCode, "running code from a string"));
                 }
-                if !(who.names_sink || s.listed(&p.code_callers, &who.filename)) {
+                if !(who.names_sink() || s.listed(&p.code_callers, &who.filename)) {
                     return Some(Denial::new(
                         Rule::DynamicCode,
                         format!(

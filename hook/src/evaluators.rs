@@ -26,7 +26,8 @@ use std::sync::Mutex;
 use pyo3::ffi;
 
 use crate::python::{
-    code_info, is_module_body, text_of, PyCode_Type, PyFrame_GetBack, PyFrame_GetLocals,
+    code_info, evaluator_of, is_module_body, text_of, PyCode_Type, PyFrame_GetBack,
+    PyFrame_GetLocals,
 };
 use crate::rules::{Denial, Rule};
 use crate::settings::{EvaluatorKind, Settings};
@@ -182,7 +183,7 @@ pub unsafe fn check_compile(s: &Settings) -> Option<Denial> {
             }
             codes.push(code.cast());
             let back = PyFrame_GetBack(frame);
-            match info.evaluator {
+            match evaluator_of(s, code, &info) {
                 Some(evaluator) => {
                     // No Python frame below: as the program's.
                     found.push(Found {

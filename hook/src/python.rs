@@ -256,10 +256,12 @@ pub(crate) struct CodeInfo {
     /// Library code (the interpreter's import path, frozen modules, the bootstrap).
     pub library: bool,
     pub filename: Rc<str>,
-    /// One of its `co_names` is a code sink (`rules::names_code_sink`).
-    names_sink: bool,
-    /// The string evaluator it is (an index into the settings' `string_evaluators`).
-    pub evaluator: Option<usize>,
+    /// One of its `co_names` is a code sink (`rules::names_code_sink`), read the first time an
+    /// event asks.
+    names_sink: Option<bool>,
+    /// The string evaluator it is (an index into the settings' `string_evaluators`), read the
+    /// first time a walk asks.
+    evaluator: Option<Option<usize>>,
     /// Which of [`NAMED`] its `co_names` or string constants hold (read the first time a walk
     /// asks).
     named: Option<u32>,
@@ -387,8 +389,19 @@ pub struct Asker {
     pub filename: Rc<str>,
     /// Whether the frame is executing an `import` statement (an import opcode).
     pub importing: bool,
+    /// The frame's code (kept alive by the cache; null for the program with no frame).
+    code: *mut ffi::PyCodeObject,
+}
+
+impl Asker {
     /// Whether the frame's code names `exec`, `eval` or `compile` itself.
-    pub names_sink: bool,
+    ///
+    /// # Safety
+    /// GIL held.
+    pub unsafe fn names_sink(&self) -> bool {
+        // SAFETY: the code object is kept alive by the cache (or null).
+        unsafe { names_sink_of(self.code) }
+    }
 }
 
 /// What asked when no frame outside the machinery can be named: the program. A callable run with no
@@ -403,7 +416,7 @@ fn program_asker() -> Asker {
         library: false,
         filename: Rc::from(NO_FRAME),
         importing: false,
-        names_sink: false,
+        code: std::ptr::null_mut(),
     }
 }
 
@@ -470,7 +483,7 @@ pub unsafe fn import_entry(settings: &Settings, machinery: &[String]) -> (Asker,
                         library: info.library,
                         filename: info.filename,
                         importing,
-                        names_sink: info.names_sink,
+                        code,
                     },
                     entry,
                 );
@@ -527,7 +540,7 @@ pub unsafe fn asker_naming(
                     library: info.library,
                     filename: info.filename,
                     importing,
-                    names_sink: info.names_sink,
+                    code,
                 };
                 return (who, named);
             }
@@ -608,6 +621,89 @@ unsafe fn holds_any(code: *mut ffi::PyCodeObject, names: &[&str]) -> bool {
         }
         false
     }
+}
+
+/// Updates the cached entry of `code`.
+fn update(code: *mut ffi::PyCodeObject, change: impl FnOnce(&mut CodeInfo)) {
+    CODE_INFO.with(|cache| {
+        if let Some(entry) = cache.borrow_mut().get_mut(&(code as usize)) {
+            change(entry);
+        }
+    });
+}
+
+/// The string evaluator `code` is (a library's function listed in the settings), if any.
+///
+/// # Safety
+/// GIL held; `code` a valid code object, `info` its cached entry.
+pub(crate) unsafe fn evaluator_of(
+    settings: &Settings,
+    code: *mut ffi::PyCodeObject,
+    info: &CodeInfo,
+) -> Option<usize> {
+    if let Some(known) = info.evaluator {
+        return known;
+    }
+    let evaluator = if info.library {
+        settings.evaluator(&info.filename, || {
+            // SAFETY: a plain member read of a valid code object; the reference is released.
+            unsafe {
+                let name = ffi::PyObject_GetAttrString(code.cast(), c"co_qualname".as_ptr());
+                if name.is_null() {
+                    ffi::PyErr_Clear();
+                    return None;
+                }
+                let text = text_of(name);
+                ffi::Py_DECREF(name);
+                text
+            }
+        })
+    } else {
+        None
+    };
+    update(code, |entry| entry.evaluator = Some(evaluator));
+    evaluator
+}
+
+/// Whether one of `code`'s `co_names` is a code sink (it calls `exec`, `eval` or `compile`
+/// itself).
+///
+/// # Safety
+/// GIL held; `code` a valid code object (kept alive by the cache) or null.
+unsafe fn names_sink_of(code: *mut ffi::PyCodeObject) -> bool {
+    if code.is_null() {
+        return false;
+    }
+    let cached = CODE_INFO.with(|cache| {
+        cache
+            .borrow()
+            .get(&(code as usize))
+            .and_then(|info| info.names_sink)
+    });
+    if let Some(known) = cached {
+        return known;
+    }
+    // SAFETY: a plain member read; the tuple's items are borrowed while it is held; released.
+    let names_sink = unsafe {
+        let names = ffi::PyObject_GetAttrString(code.cast(), c"co_names".as_ptr());
+        let mut found = false;
+        if names.is_null() {
+            ffi::PyErr_Clear();
+        } else {
+            if ffi::PyTuple_Check(names) != 0 {
+                for index in 0..ffi::PyTuple_Size(names) {
+                    if str_ref(ffi::PyTuple_GetItem(names, index)).is_some_and(names_code_sink) {
+                        found = true;
+                        break;
+                    }
+                }
+            }
+            ffi::Py_DECREF(names);
+        }
+        found
+    };
+    update(code, |entry| entry.names_sink = Some(names_sink));
+    names_sink
 }
 
 /// Whether `code` (with its cached `info`) is a module's body.
@@ -697,59 +793,25 @@ pub(crate) unsafe fn code_info(settings: &Settings, code: *mut ffi::PyCodeObject
     if let Some(info) = CODE_INFO.with(|cache| cache.borrow().get(&key).cloned()) {
         return info;
     }
-    // SAFETY: `co_filename` and `co_names` are plain member reads (no audit event, no user code);
-    // every new reference is released.
-    let (filename, names_sink) = unsafe {
+    // SAFETY: `co_filename` is a plain member read (no audit event, no user code); the new
+    // reference is released.
+    let filename: Rc<str> = unsafe {
         let name = ffi::PyObject_GetAttrString(code.cast(), c"co_filename".as_ptr());
-        let filename: Rc<str> = if name.is_null() {
+        if name.is_null() {
             ffi::PyErr_Clear();
             Rc::from("")
         } else {
-            let text = text_of(name).unwrap_or_default();
+            let text = str_ref(name).map(Rc::from).unwrap_or_else(|| Rc::from(""));
             ffi::Py_DECREF(name);
-            Rc::from(text)
-        };
-        let names = ffi::PyObject_GetAttrString(code.cast(), c"co_names".as_ptr());
-        let mut names_sink = false;
-        if names.is_null() {
-            ffi::PyErr_Clear();
-        } else {
-            if ffi::PyTuple_Check(names) != 0 {
-                for index in 0..ffi::PyTuple_Size(names) {
-                    let item = ffi::PyTuple_GetItem(names, index);
-                    if str_ref(item).is_some_and(names_code_sink) {
-                        names_sink = true;
-                        break;
-                    }
-                }
-            }
-            ffi::Py_DECREF(names);
+            text
         }
-        (filename, names_sink)
     };
     let library = settings.is_trusted_file(&filename);
-    let evaluator = if library {
-        settings.evaluator(&filename, || {
-            // SAFETY: a plain member read of a valid code object; the reference is released.
-            unsafe {
-                let name = ffi::PyObject_GetAttrString(code.cast(), c"co_qualname".as_ptr());
-                if name.is_null() {
-                    ffi::PyErr_Clear();
-                    return None;
-                }
-                let text = text_of(name);
-                ffi::Py_DECREF(name);
-                text
-            }
-        })
-    } else {
-        None
-    };
     let info = CodeInfo {
         library,
         filename,
-        names_sink,
-        evaluator,
+        names_sink: None,
+        evaluator: None,
         named: None,
         lists_known: 0,
         lists: 0,
