@@ -13,7 +13,8 @@
 # Usage: bench/hook/ds1000.sh [ROUNDS] [CORPUS_DIR]   (default 1 round; ../shared/corpora/ds1000)
 # Needs the default runtime (scripts/setup.sh). Run as root. ~2 × 15 min per round on 2 shared cores.
 # Set WARDEN=/path/to/warden to skip the build (its libwarden_hook.so must be beside it); ONLY=N runs
-# only the first N cases (a quick look). The per-case times are kept in $OUT (default a temp file).
+# only the first N cases (a quick look); STEP=K every K-th case (a sample across the sections). The
+# per-case times are kept in $OUT (default a temp file).
 set -eu
 rounds=${1:-1}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,10 +26,10 @@ if [ -z "${WARDEN:-}" ]; then
 fi
 out=${OUT:-$(mktemp /tmp/warden-bench-hook-ds1000.XXXXXX.jsonl)}
 
-python3 - "$WARDEN" "$corpus" "$rounds" "$out" "${ONLY:-0}" <<'PY'
+python3 - "$WARDEN" "$corpus" "$rounds" "$out" "${ONLY:-0}" "${STEP:-1}" <<'PY'
 import datetime, json, os, statistics, subprocess, sys, time
 
-warden, corpus, rounds, out, only = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+warden, corpus, rounds, out, only, step = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), int(sys.argv[6])
 skip = {"torch", "tensorflow", "gensim"}
 cases = []
 for line in open(os.path.join(corpus, "index.jsonl")):
@@ -36,6 +37,7 @@ for line in open(os.path.join(corpus, "index.jsonl")):
     if row.get("needs_network") or skip & set(row.get("third_party_imports", [])):
         continue
     cases.append((row["id"], os.path.join(corpus, row["file"])))
+cases = cases[::max(1, step)]
 if only:
     cases = cases[:only]
 

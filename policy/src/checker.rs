@@ -356,6 +356,67 @@ impl<'a> Checker<'a> {
             .map(|literals| literals.into_iter().map(str::to_owned).collect())
     }
 
+    /// [`Checker::literal_strings`] with constant folding: a concatenation of such strings
+    /// (`"@f" + "(1)"`) and a literal separator's `join` of a list or tuple of them
+    /// (`"".join(["o", "pen"])`) are the strings they make. For the rules that judge what an
+    /// evaluated string contains (STR601), so that what DYN405 lets through as fixed is judged.
+    pub(crate) fn folded_strings(&self, expr: &Expr) -> Option<Vec<String>> {
+        self.folded_strings_in(expr, 0)
+    }
+
+    /// [`Checker::folded_strings`] to a bounded depth and number of alternatives.
+    fn folded_strings_in(&self, expr: &Expr, depth: usize) -> Option<Vec<String>> {
+        const MAX_DEPTH: usize = 16;
+        const MAX_ALTERNATIVES: usize = 16;
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        if let Some(literals) = self.semantic.literal_strings(expr, self.scope) {
+            return Some(literals.into_iter().map(str::to_owned).collect());
+        }
+        match expr {
+            Expr::BinOp(binop) if binop.op == ast::Operator::Add => {
+                let left = self.folded_strings_in(&binop.left, depth + 1)?;
+                let right = self.folded_strings_in(&binop.right, depth + 1)?;
+                if left.len() * right.len() > MAX_ALTERNATIVES {
+                    return None;
+                }
+                Some(
+                    left.iter()
+                        .flat_map(|l| right.iter().map(move |r| format!("{l}{r}")))
+                        .collect(),
+                )
+            }
+            Expr::Call(call)
+                if call.arguments.args.len() == 1 && call.arguments.keywords.is_empty() =>
+            {
+                let Expr::Attribute(attribute) = call.func.as_ref() else {
+                    return None;
+                };
+                let Expr::StringLiteral(separator) = attribute.value.as_ref() else {
+                    return None;
+                };
+                if attribute.attr.id.as_str() != "join" {
+                    return None;
+                }
+                let elements = match &call.arguments.args[0] {
+                    Expr::List(list) => &list.elts,
+                    Expr::Tuple(tuple) => &tuple.elts,
+                    _ => return None,
+                };
+                let mut parts = Vec::with_capacity(elements.len());
+                for element in elements {
+                    match self.folded_strings_in(element, depth + 1)?.as_slice() {
+                        [one] => parts.push(one.clone()),
+                        _ => return None,
+                    }
+                }
+                Some(vec![parts.join(separator.value.to_str())])
+            }
+            _ => None,
+        }
+    }
+
     /// Judges one qualified name with every reference rule that applies to its kind: the only place
     /// the reference rules are called from.
     pub(crate) fn reference_rules(

@@ -167,7 +167,7 @@ pub(crate) fn check_call<'a>(checker: &mut Checker<'a>, call: &'a ast::ExprCall)
 }
 
 fn check_formula_argument(checker: &mut Checker<'_>, api: &str, formula: &Expr) {
-    match checker.literal_strings(formula) {
+    match checker.folded_strings(formula) {
         Some(literals) => {
             for literal in literals {
                 check_formula(checker, api, &literal, formula.range());
@@ -245,7 +245,7 @@ fn report_formula(checker: &mut Checker<'_>, api: &str, why: &str, range: TextRa
 }
 
 fn check_sympy_argument(checker: &mut Checker<'_>, api: &str, argument: &Expr) {
-    match checker.literal_strings(argument) {
+    match checker.folded_strings(argument) {
         Some(literals) => {
             for literal in literals {
                 if let Some(why) = sympy_string_danger(&literal) {

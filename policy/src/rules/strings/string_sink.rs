@@ -44,7 +44,9 @@ df.query("price > @limit")
 Filter with a boolean mask: `df[df["price"] > limit]`.
 
 ## Evasions handled
-- A string held in a variable bound only to literals is checked as those literals.
+- A string held in a variable bound only to literals is checked as those literals; so is a
+  concatenation of such strings or a literal separator's `join` of a list of them
+  (`"@f" + "".join(["(", "1)"])`), which DYN405 takes for fixed.
 - Formula terms are resolved in the scope of the call: aliases (`s = os.system`, `import numpy as
   n`) are followed as in code.
 - Column comparisons and method calls on columns (`name.str.len() > 3`) stay allowed; so does `@`
@@ -101,7 +103,7 @@ pub(crate) fn check_call<'a>(checker: &mut Checker<'a>, call: &'a ast::ExprCall)
         .iter()
         .all(|keyword| call.arguments.find_keyword(keyword).is_none())
         && call.arguments.keywords.iter().all(|k| k.arg.is_some());
-    match checker.literal_strings(expression) {
+    match checker.folded_strings(expression) {
         Some(literals) => {
             for literal in literals {
                 let why = dangerous(&literal)
