@@ -13,6 +13,9 @@ use crate::rules::{as_proc_self, is_plain_absolute, normalise, real_path, under}
 /// Directories kept at most (the import system opens a few thousand files in a few hundred).
 const MAX_KEPT: usize = 4096;
 
+/// Deepest directory resolved component by component (deeper ones are resolved afresh).
+const MAX_COMPONENTS: usize = 64;
+
 thread_local! {
     /// A directory as written (absolute, no `.` or `..` components) → its real path.
     static DIRECTORIES: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
@@ -20,7 +23,6 @@ thread_local! {
 
 /// The real target of the absolute path `written`, normalised.
 pub fn resolved(write_roots: &[String], written: &str) -> String {
-    let pid = std::process::id();
     let already = is_plain_absolute(written);
     let lexical = if already {
         written.to_owned()
@@ -32,37 +34,17 @@ pub fn resolved(write_roots: &[String], written: &str) -> String {
     if plain && !volatile(&lexical) {
         if let Some((directory, name)) = lexical.rsplit_once('/') {
             let directory = if directory.is_empty() { "/" } else { directory };
-            let with_name = |real: &str| {
-                if real == "/" {
+            if let Some(real) = real_directory(directory, &volatile, 0) {
+                let candidate = if real == "/" {
                     format!("/{name}")
                 } else {
                     format!("{real}/{name}")
-                }
-            };
-            // The path under its directory's real path (kept, or found and kept when it stays in
-            // the read-only tree).
-            let kept =
-                DIRECTORIES.with(|kept| kept.borrow().get(directory).map(|real| with_name(real)));
-            let candidate = kept.or_else(|| {
-                let real = real_path(directory)
-                    .map(|real| normalise(&real, "/"))
-                    .unwrap_or_else(|| directory.to_owned());
-                (!volatile(&real)).then(|| {
-                    DIRECTORIES.with(|kept| {
-                        let mut kept = kept.borrow_mut();
-                        if kept.len() < MAX_KEPT {
-                            kept.insert(directory.to_owned(), real.clone());
-                        }
-                    });
-                    with_name(&real)
-                })
-            });
-            if let Some(candidate) = candidate {
+                };
                 // The last component may itself be a link.
                 let is_link = std::fs::symlink_metadata(&candidate)
                     .is_ok_and(|meta| meta.file_type().is_symlink());
                 if !is_link {
-                    return as_proc_self(candidate, pid);
+                    return candidate;
                 }
             }
         }
@@ -70,5 +52,49 @@ pub fn resolved(write_roots: &[String], written: &str) -> String {
     let real = real_path(written)
         .map(|real| normalise(&real, "/"))
         .unwrap_or(lexical);
-    as_proc_self(real, pid)
+    as_proc_self(real, std::process::id())
+}
+
+/// The real path of the plain absolute `directory` of the read-only tree: its parent's real path
+/// (kept) and its own name, followed when that is a link — one `lstat` for a directory not seen
+/// before, not one `readlink` per component. `None` when it leads out of the read-only tree (the
+/// write roots, `/proc`): such a path is resolved afresh each time.
+fn real_directory(
+    directory: &str,
+    volatile: &dyn Fn(&str) -> bool,
+    depth: usize,
+) -> Option<String> {
+    if directory == "/" {
+        return Some("/".to_owned());
+    }
+    if let Some(kept) = DIRECTORIES.with(|kept| kept.borrow().get(directory).cloned()) {
+        return Some(kept);
+    }
+    if depth > MAX_COMPONENTS {
+        return None;
+    }
+    let (parent, name) = directory.rsplit_once('/')?;
+    let parent = if parent.is_empty() { "/" } else { parent };
+    let real_parent = real_directory(parent, volatile, depth + 1)?;
+    let candidate = if real_parent == "/" {
+        format!("/{name}")
+    } else {
+        format!("{real_parent}/{name}")
+    };
+    let real = match std::fs::symlink_metadata(&candidate) {
+        Ok(meta) if meta.file_type().is_symlink() => real_path(&candidate)
+            .map(|real| normalise(&real, "/"))
+            .unwrap_or(candidate),
+        _ => candidate,
+    };
+    if volatile(&real) {
+        return None;
+    }
+    DIRECTORIES.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if kept.len() < MAX_KEPT {
+            kept.insert(directory.to_owned(), real.clone());
+        }
+    });
+    Some(real)
 }

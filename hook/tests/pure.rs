@@ -419,6 +419,25 @@ fn paths_are_judged_by_their_real_target_every_component_resolved() {
         paths::resolved(&no_roots, &plain),
         format!("{root}/etc/passwd")
     );
+    // A link in the middle of a deeper path, and a relative one: each directory is its parent's
+    // real path and its own name.
+    std::fs::create_dir_all(dir.join("etc/sub/deep")).expect("mkdir");
+    std::os::unix::fs::symlink("../etc", dir.join("usr/rel")).expect("symlink");
+    for written in [
+        "usr/conf/sub/deep/x",
+        "usr/rel/sub/deep/x",
+        "usr/bin/X11/X11/x",
+    ] {
+        let expected = if written.starts_with("usr/bin") {
+            format!("{root}/usr/bin/x")
+        } else {
+            format!("{root}/etc/sub/deep/x")
+        };
+        assert_eq!(
+            paths::resolved(&no_roots, &format!("{root}/{written}")),
+            expected
+        );
+    }
     // The last component a link: followed.
     std::os::unix::fs::symlink(format!("{root}/etc/passwd"), dir.join("usr/bin/pw"))
         .expect("symlink");

@@ -599,6 +599,16 @@ class _Driver:
         # gc).
         self.hide, self.cells, self.before, self.hidden, self.early = None, 0, None, False, None
         self.display = _display_into(figures.shown)
+        # What `run_cell` parses, compiles and runs a cell with, taken before any cell runs: a
+        # cell that rebinds `ast.parse`, the node classes or a builtin (`import ast; ast.parse =
+        # f`) changes nothing the driver compiles next (the runtime layer trusts the code this
+        # driver compiles as the cell the host sent, which the static layer judged).
+        import ast
+        import builtins
+
+        self.compile, self.exec, self.eval = builtins.compile, builtins.exec, builtins.eval
+        self.isinstance, self.only_ast = builtins.isinstance, ast.PyCF_ONLY_AST
+        self.expr_node, self.expression_node = ast.Expr, ast.Expression
 
     def send(self, message):
         self.channel.send(message)
@@ -789,7 +799,6 @@ class _Driver:
     def run_cell(self, ident, cell, source, timeout, caps):
         """Runs one cell in the session's namespace and answers with its status, value, displays,
         error and counters (its output went out as it was written)."""
-        import ast
         import linecache
         import resource
         import signal
@@ -811,19 +820,23 @@ class _Driver:
         status, result, error = "ok", None, None
         started = time.monotonic()
         try:
-            tree = ast.parse(source, filename=name)
+            tree = self.compile(source, name, "exec", self.only_ast, dont_inherit=True)
             last = None
-            if tree.body and isinstance(tree.body[-1], ast.Expr) and not _silenced(source, tree.body[-1]):
-                last = ast.Expression(tree.body.pop().value)
-            body = compile(tree, name, "exec", dont_inherit=True)
-            tail = compile(last, name, "eval", dont_inherit=True) if last is not None else None
+            if (
+                tree.body
+                and self.isinstance(tree.body[-1], self.expr_node)
+                and not _silenced(source, tree.body[-1])
+            ):
+                last = self.expression_node(tree.body.pop().value)
+            body = self.compile(tree, name, "exec", dont_inherit=True)
+            tail = self.compile(last, name, "eval", dont_inherit=True) if last is not None else None
             if timeout > 0:
                 signal.signal(signal.SIGALRM, _on_alarm)
                 signal.setitimer(signal.ITIMER_REAL, timeout)
             signal.signal(signal.SIGINT, signal.default_int_handler)
             try:
-                exec(body, self.main.__dict__)
-                value = eval(tail, self.main.__dict__) if tail is not None else None
+                self.exec(body, self.main.__dict__)
+                value = self.eval(tail, self.main.__dict__) if tail is not None else None
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGINT, signal.SIG_IGN)

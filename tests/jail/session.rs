@@ -334,6 +334,45 @@ both_modes! {
     }
 }
 
+/// The driver compiles each cell with what it took before the first cell ran: a cell that rebinds
+/// `ast.parse` (which the static layer allows) cannot hand the driver a tree of its own for the
+/// next cell, which the static layer never saw. And a library string evaluator given a cell's
+/// literal runs it, while a string a cell built at run time is code from a string (DYN401, the
+/// runtime layer: the cells' literals are the program's).
+#[test]
+fn cells_cannot_steer_what_the_driver_compiles() {
+    warden_test_support::require_root!();
+    let steer = "import ast\nhidden = ast.parse('y = 1')\ndef crafted(source, filename='<unknown>', *args, **kwargs):\n    return hidden\nast.parse = crafted";
+    let ran = session(As::Root, &[steer, "y = 41 + 1\ny"], &default_rules(), &[]);
+    assert_eq!(ran.status(0), "ok", "{}", ran.everything());
+    assert_eq!(ran.status(1), "ok", "{}", ran.everything());
+    assert_eq!(
+        ran.records[1]["result"]["text/plain"],
+        "42",
+        "{}",
+        ran.everything()
+    );
+
+    let cells = [
+        "import sympy",
+        "sympy.sympify('x**2 + 1')",
+        "s = 'x**' + str(len('ab'))\nsympy.sympify(s)",
+    ];
+    let ran = session(As::Root, &cells, &default_rules(), &["--no-policy"]);
+    assert_eq!(
+        ran.records[1]["result"]["text/plain"],
+        "x**2 + 1",
+        "{}",
+        ran.everything()
+    );
+    assert_eq!(ran.status(2), "error", "{}", ran.everything());
+    assert!(
+        ran.records[2]["error"].to_string().contains("DYN401"),
+        "{}",
+        ran.everything()
+    );
+}
+
 /// One-shot runs capture what `plt.show()` shows too: each shown figure comes back as
 /// `figure-N.png` with the run's files, and the figure stays open for a later `savefig`.
 #[test]
