@@ -190,18 +190,6 @@ impl Modules {
     }
 }
 
-/// [`Modules::matches`] of a pattern list.
-#[cfg(test)]
-pub fn module_matches(patterns: &[String], module: &str, submodules: bool) -> bool {
-    Modules::new(patterns).matches(module, submodules)
-}
-
-/// [`Modules::denied`] of a pattern list.
-#[cfg(test)]
-pub fn module_denied(patterns: &[String], module: &str) -> bool {
-    Modules::new(patterns).denied(module)
-}
-
 /// Whether `path` is absolute and already normalised: no `.` or `..` component, no repeated or
 /// trailing `/` (what [`normalise`] would give back unchanged).
 pub fn is_plain_absolute(path: &str) -> bool {

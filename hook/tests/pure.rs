@@ -11,10 +11,18 @@ mod rules;
 mod settings;
 
 use rules::{
-    as_proc_self, inert, is_plain_absolute, link_target, module_denied, module_matches, normalise,
-    real_path, sqlite_uri_path, sqlite_uri_reads_only, under, write_hint, Denial, Modules, Rule,
+    as_proc_self, inert, is_plain_absolute, link_target, normalise, real_path, sqlite_uri_path,
+    sqlite_uri_reads_only, under, write_hint, Denial, Modules, Rule,
 };
 use settings::{InterpreterFacts, Settings};
+
+fn module_matches(patterns: &[String], module: &str, submodules: bool) -> bool {
+    Modules::new(patterns).matches(module, submodules)
+}
+
+fn module_denied(patterns: &[String], module: &str) -> bool {
+    Modules::new(patterns).denied(module)
+}
 
 fn settings() -> Settings {
     let json = serde_json::json!({
