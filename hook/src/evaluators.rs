@@ -178,8 +178,8 @@ pub unsafe fn check_compile(s: &Settings) -> Option<Denial> {
             if is_module_body(code, &info) {
                 ffi::Py_DECREF(code.cast());
                 ffi::Py_DECREF(frame.cast());
-                frame = std::ptr::null_mut();
-                break;
+                release(found, codes);
+                return None;
             }
             codes.push(code.cast());
             let back = PyFrame_GetBack(frame);
@@ -204,19 +204,28 @@ pub unsafe fn check_compile(s: &Settings) -> Option<Denial> {
             ffi::Py_DECREF(frame.cast());
         }
         if found.is_empty() {
-            for code in codes {
-                ffi::Py_DECREF(code);
-            }
+            release(found, codes);
             return None;
         }
         let denial = judge(s, &found, &codes);
+        release(found, codes);
+        denial
+    }
+}
+
+/// Releases the frame and code references a walk took.
+///
+/// # Safety
+/// GIL held; each reference owned by the caller.
+unsafe fn release(found: Vec<Found>, codes: Vec<*mut ffi::PyObject>) {
+    // SAFETY: each is a reference the walk took and still owns.
+    unsafe {
         for entry in found {
             ffi::Py_DECREF(entry.frame.cast());
         }
         for code in codes {
             ffi::Py_DECREF(code);
         }
-        denial
     }
 }
 
@@ -358,11 +367,17 @@ unsafe fn fields(class: *mut ffi::PyObject, what: &str) -> Option<Denial> {
             ffi::PyErr_Clear();
             return None;
         }
-        let keys = ffi::PyMapping_Keys(annotations);
+        // Only a plain dict is read (its keys run no code of the program's; a mapping of another
+        // type could answer this read and dataclasses' differently).
+        if ffi::PyDict_CheckExact(annotations) == 0 {
+            ffi::Py_DECREF(annotations);
+            return deny("<annotations that are not a dict>");
+        }
+        let keys = ffi::PyDict_Keys(annotations);
         ffi::Py_DECREF(annotations);
         if keys.is_null() {
             ffi::PyErr_Clear();
-            return deny("<annotations that are no mapping>");
+            return deny("<annotations that are not a dict>");
         }
         let mut verdict = None;
         let count = ffi::PyList_Size(keys);

@@ -356,7 +356,7 @@ fn cells_cannot_steer_what_the_driver_compiles() {
     let cells = [
         "import sympy",
         "sympy.sympify('x**2 + 1')",
-        "s = 'x**' + str(len('ab'))\nsympy.sympify(s)",
+        "s = 'x**' + str(len('abc'))\nsympy.sympify(s)",
     ];
     let ran = session(As::Root, &cells, &default_rules(), &["--no-policy"]);
     assert_eq!(
