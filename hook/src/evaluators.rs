@@ -26,7 +26,7 @@ use std::sync::Mutex;
 use pyo3::ffi;
 
 use crate::python::{
-    code_info, evaluator_of, is_module_body, text_of, PyCode_Type, PyFrame_GetBack,
+    code_info, evaluator_of, holds_any_in, is_module_body, text_of, PyCode_Type, PyFrame_GetBack,
     PyFrame_GetLocals,
 };
 use crate::rules::{Denial, Rule};
@@ -312,31 +312,10 @@ unsafe fn string(
 /// # Safety
 /// GIL held; every code object in `codes` valid.
 unsafe fn library_constant(text: &str, codes: &[*mut ffi::PyObject]) -> bool {
-    // SAFETY: plain member reads of code objects; references released.
-    unsafe {
-        for &code in codes {
-            let items = ffi::PyObject_GetAttrString(code, c"co_consts".as_ptr());
-            if items.is_null() {
-                ffi::PyErr_Clear();
-                continue;
-            }
-            let mut hit = false;
-            if ffi::PyTuple_Check(items) != 0 {
-                for index in 0..ffi::PyTuple_Size(items) {
-                    let item = ffi::PyTuple_GetItem(items, index);
-                    if ffi::PyUnicode_Check(item) != 0 && text_of(item).as_deref() == Some(text) {
-                        hit = true;
-                        break;
-                    }
-                }
-            }
-            ffi::Py_DECREF(items);
-            if hit {
-                return true;
-            }
-        }
-    }
-    false
+    codes.iter().any(|&code| {
+        // SAFETY: the caller's guarantees.
+        unsafe { holds_any_in(code.cast(), &[c"co_consts"], &[text]) }
+    })
 }
 
 /// A class whose annotation names become generated code: every name must be an identifier and no

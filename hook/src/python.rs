@@ -594,10 +594,24 @@ unsafe fn names_any(code: *mut ffi::PyCodeObject, info: &CodeInfo, names: &[&str
 /// # Safety
 /// GIL held; `code` a valid code object.
 unsafe fn holds_any(code: *mut ffi::PyCodeObject, names: &[&str]) -> bool {
+    // SAFETY: the caller's guarantees.
+    unsafe { holds_any_in(code, &[c"co_names", c"co_consts"], names) }
+}
+
+/// Whether one of the tuples `members` of `code` (`co_names`, `co_consts`) holds one of `names`
+/// as a string.
+///
+/// # Safety
+/// GIL held; `code` a valid code object.
+pub(crate) unsafe fn holds_any_in(
+    code: *mut ffi::PyCodeObject,
+    members: &[&std::ffi::CStr],
+    names: &[&str],
+) -> bool {
     // SAFETY: plain member reads of a code object; the tuples' items are borrowed while the
     // tuple is held; every new reference is released.
     unsafe {
-        for member in [c"co_names", c"co_consts"] {
+        for member in members {
             let items = ffi::PyObject_GetAttrString(code.cast(), member.as_ptr());
             if items.is_null() {
                 ffi::PyErr_Clear();

@@ -8,7 +8,9 @@
 //! payload would create `/work/PWNED` (a path the policy lets the program write, so only the
 //! evaluation itself can be refused); the file is looked for on the host, in the collected work dir.
 
-use super::hook_closed::{collected, default_rules, output_dir, run_with, stopped_by};
+use super::hook_closed::{
+    collected, default_rules, in_three_threads, output_dir, run_with, stopped_by,
+};
 
 /// A payload built at run time: no literal of the program holds it.
 const PAYLOAD: &str = "PAY = \"open('/work/\" + ''.join(['PW', 'NED']) + \"', 'w')\"\n";
@@ -35,41 +37,26 @@ fn computed_strings_given_to_evaluators_are_code_from_strings() {
         ("query(level=) into warden's bootstrap", "import pandas as pd\ndf = pd.DataFrame({'x': [1]})\ndef leak(level):\n    return df.query('x > 0 and @settings != \"\"', level=level)\nfor level in range(2, 5):\n    try:\n        print('LEAK', level, leak(level))\n    except Exception as err:\n        print('NO', level, type(err).__name__)\n".into(), "ATTR303", "sys._getframe"),
     ];
     let rules = default_rules();
-    let failures: Vec<String> = std::thread::scope(|scope| {
-        let handles: Vec<_> = cases
-            .chunks(cases.len().div_ceil(3))
-            .map(|chunk| {
-                let rules = &rules;
-                scope.spawn(move || {
-                    let mut failures = Vec::new();
-                    for (name, body, rule, event) in chunk {
-                        let program = format!("{PAYLOAD}{body}");
-                        let (_dir, out) = output_dir();
-                        let run = run_with(&program, rules, &out, true);
-                        let (layer, got_rule, got_event) = stopped_by(&run);
-                        if (layer.as_str(), got_rule.as_str(), got_event.as_str())
-                            != ("runtime", *rule, *event)
-                        {
-                            failures.push(format!(
-                                "{name}: expected runtime {rule} {event}, got {layer} {got_rule} {got_event}: {}",
-                                run.stderr()
-                            ));
-                        }
-                        if collected(&run).iter().any(|f| f == "PWNED") {
-                            failures.push(format!("{name}: the string ran (PWNED in the work dir)"));
-                        }
-                        if run.stdout().contains("LEAK") {
-                            failures.push(format!("{name}: the bootstrap's locals were read: {}", run.stdout()));
-                        }
-                    }
-                    failures
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("thread"))
-            .collect()
+    let failures = in_three_threads(&cases, |(name, body, rule, event), failures| {
+        let program = format!("{PAYLOAD}{body}");
+        let (_dir, out) = output_dir();
+        let run = run_with(&program, &rules, &out, true);
+        let (layer, got_rule, got_event) = stopped_by(&run);
+        if (layer.as_str(), got_rule.as_str(), got_event.as_str()) != ("runtime", *rule, *event) {
+            failures.push(format!(
+                "{name}: expected runtime {rule} {event}, got {layer} {got_rule} {got_event}: {}",
+                run.stderr()
+            ));
+        }
+        if collected(&run).iter().any(|f| f == "PWNED") {
+            failures.push(format!("{name}: the string ran (PWNED in the work dir)"));
+        }
+        if run.stdout().contains("LEAK") {
+            failures.push(format!(
+                "{name}: the bootstrap's locals were read: {}",
+                run.stdout()
+            ));
+        }
     });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

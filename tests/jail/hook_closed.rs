@@ -345,30 +345,40 @@ fn runtime3_corpus_cases_are_stopped_by_the_runtime_layer_alone() {
     cases.sort();
     assert!(cases.len() >= 24, "only {} cases", cases.len());
     let rules = default_rules();
-    let failures: Vec<String> = std::thread::scope(|scope| {
+    let failures = in_three_threads(&cases, |(path, rule), failures| {
+        let source = std::fs::read_to_string(path).expect("case");
+        let (_dir, out) = output_dir();
+        let run = run_with(&source, &rules, &out, true);
+        let (layer, got, _) = stopped_by(&run);
+        if layer != "runtime" || got != *rule {
+            failures.push(format!(
+                "{}: expected runtime {rule}, got {layer} {got}: {}",
+                path.display(),
+                run.stderr()
+            ));
+        }
+        if collected(&run).iter().any(|f| f == "PWNED") || run.stdout().contains("root:") {
+            failures.push(format!("{}: the effect happened", path.display()));
+        }
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Runs `check` on every case in three threads (the cases mostly wait for their jails); the
+/// failures it pushed, in the cases' order within each third.
+pub(super) fn in_three_threads<T: Sync>(
+    cases: &[T],
+    check: impl Fn(&T, &mut Vec<String>) + Sync,
+) -> Vec<String> {
+    let check = &check;
+    std::thread::scope(|scope| {
         let handles: Vec<_> = cases
-            .chunks(cases.len().div_ceil(3))
+            .chunks(cases.len().div_ceil(3).max(1))
             .map(|chunk| {
-                let rules = &rules;
                 scope.spawn(move || {
                     let mut failures = Vec::new();
-                    for (path, rule) in chunk {
-                        let source = std::fs::read_to_string(path).expect("case");
-                        let (_dir, out) = output_dir();
-                        let run = run_with(&source, rules, &out, true);
-                        let (layer, got, _) = stopped_by(&run);
-                        if layer != "runtime" || got != *rule {
-                            failures.push(format!(
-                                "{}: expected runtime {rule}, got {layer} {got}: {}",
-                                path.display(),
-                                run.stderr()
-                            ));
-                        }
-                        if collected(&run).iter().any(|f| f == "PWNED")
-                            || run.stdout().contains("root:")
-                        {
-                            failures.push(format!("{}: the effect happened", path.display()));
-                        }
+                    for case in chunk {
+                        check(case, &mut failures);
                     }
                     failures
                 })
@@ -378,8 +388,7 @@ fn runtime3_corpus_cases_are_stopped_by_the_runtime_layer_alone() {
             .into_iter()
             .flat_map(|h| h.join().expect("thread"))
             .collect()
-    });
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    })
 }
 
 /// The default policy with `_multiprocessing` importable by the program and only the work dir
