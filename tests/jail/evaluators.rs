@@ -34,6 +34,7 @@ fn computed_strings_given_to_evaluators_are_code_from_strings() {
         ("jinja2's Environment.compile called directly", "import jinja2\nexec(jinja2.Environment().compile('{{ f(\"/work/' + ''.join(['PW', 'NED']) + '\", \"w\") }}'))\n".into(), "DYN401", "compile"),
         ("a forward reference filled at run time", "import typing\nclass R: pass\nR.__annotations__ = {'f': PAY}\ntyping.get_type_hints(R)\n".into(), "DYN401", "compile"),
         ("a dataclass field name", "import dataclasses\nclass R: pass\nR.__annotations__ = {'a=' + PAY + ',b': int}\ndataclasses.dataclass(R)(1)\n".into(), "DYN401", "compile"),
+        ("dataclass annotations that are not a plain dict", "import collections, dataclasses\nclass R: pass\nR.__annotations__ = collections.OrderedDict(a=int)\ndataclasses.dataclass(R)(1)\n".into(), "DYN401", "compile"),
         ("query(level=) into warden's bootstrap", "import pandas as pd\ndf = pd.DataFrame({'x': [1]})\ndef leak(level):\n    return df.query('x > 0 and @settings != \"\"', level=level)\nfor level in range(2, 5):\n    try:\n        print('LEAK', level, leak(level))\n    except Exception as err:\n        print('NO', level, type(err).__name__)\n".into(), "ATTR303", "sys._getframe"),
     ];
     let rules = default_rules();
