@@ -514,16 +514,8 @@ unsafe fn introspection(s: &Settings, what: &str) -> Option<Denial> {
 /// GIL held.
 unsafe fn introspection_call(s: &Settings, event: &str) -> Option<Denial> {
     let function = event.rsplit('.').next().unwrap_or(event);
-    let frames: &[&str] = &[
-        "_getframe",
-        "currentframe",
-        "stack",
-        "trace",
-        "getouterframes",
-        "getframeinfo",
-    ];
     let names: &[&str] = if function == "_getframe" {
-        frames
+        &crate::rules::FRAME_FUNCTIONS
     } else {
         std::slice::from_ref(&function)
     };

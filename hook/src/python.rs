@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use pyo3::ffi;
 
-use crate::rules::names_code_sink;
+use crate::rules::{names_code_sink, FRAME_ATTRIBUTES, FRAME_FUNCTIONS, INTROSPECTION_FUNCTIONS};
 use crate::settings::Settings;
 
 // CPython 3.11 API outside the limited API (pyo3-ffi declares them only for non-abi3 builds). The
@@ -262,7 +262,7 @@ pub(crate) struct CodeInfo {
     /// The string evaluator it is (an index into the settings' `string_evaluators`), read the
     /// first time a walk asks.
     evaluator: Option<Option<usize>>,
-    /// Which of [`NAMED`] its `co_names` or string constants hold (read the first time a walk
+    /// Which of [`named`]'s names its `co_names` or string constants hold (read the first time a walk
     /// asks).
     named: Option<u32>,
     /// Which of the settings' caller and machinery lists ([`list_index`]) name its file: `lists`
@@ -312,51 +312,30 @@ fn listed_code(
         return info.lists & bit != 0;
     }
     let listed = settings.listed(list, &info.filename);
-    CODE_INFO.with(|cache| {
-        if let Some(entry) = cache.borrow_mut().get_mut(&(code as usize)) {
-            entry.lists_known |= bit;
-            if listed {
-                entry.lists |= bit;
-            }
+    update(code, |entry| {
+        entry.lists_known |= bit;
+        if listed {
+            entry.lists |= bit;
         }
     });
     listed
 }
 
-/// The names a library's code may name itself ([`asker_naming`]): the audited frame attributes and
-/// the introspection functions. A name asked for that is not here is looked up in the code.
-const NAMED: [&str; 23] = [
-    "tb_frame",
-    "gi_frame",
-    "cr_frame",
-    "ag_frame",
-    "f_code",
-    "gi_code",
-    "cr_code",
-    "ag_code",
-    "__code__",
-    "_getframe",
-    "currentframe",
-    "stack",
-    "trace",
-    "getouterframes",
-    "getframeinfo",
-    "_current_frames",
-    "_current_exceptions",
-    "settrace",
-    "setprofile",
-    "get_objects",
-    "get_referrers",
-    "get_referents",
-    "breakpoint",
-];
+/// The names a library's code may name itself ([`asker_naming`]), one bit each in
+/// `CodeInfo::named`: the audited frame attributes and the introspection functions. A name asked
+/// for that is not here is looked up in the code.
+fn named() -> impl Iterator<Item = &'static str> {
+    FRAME_ATTRIBUTES
+        .into_iter()
+        .chain(FRAME_FUNCTIONS)
+        .chain(INTROSPECTION_FUNCTIONS)
+}
 
-/// The bits of `names` in [`NAMED`]; `None` when one is not there.
+/// The bits of `names` among [`named`]'s; `None` when one is not there.
 fn name_mask(names: &[&str]) -> Option<u32> {
     names.iter().try_fold(0u32, |mask, name| {
-        NAMED
-            .iter()
-            .position(|known| known == name)
+        named()
+            .position(|known| known == *name)
             .map(|index| mask | (1 << index))
     })
 }
@@ -558,8 +537,8 @@ pub unsafe fn asker_naming(
 }
 
 /// Whether `code` names one of `names` in its `co_names` or string constants (`sys._getframe`,
-/// `tb.tb_frame`, `getattr(sys, "_getframe")`), from the bits kept for it when the names are
-/// [`NAMED`]'s.
+/// `tb.tb_frame`, `getattr(sys, "_getframe")`), from the bits kept for it (one scan) when the
+/// names are [`named`]'s.
 ///
 /// # Safety
 /// GIL held; `code` a valid code object, `info` its cached entry.
@@ -572,17 +551,16 @@ unsafe fn names_any(code: *mut ffi::PyCodeObject, info: &CodeInfo, names: &[&str
         Some(bits) => bits,
         None => {
             let mut bits = 0u32;
-            for (index, name) in NAMED.iter().enumerate() {
-                // SAFETY: the caller's guarantees.
-                if unsafe { holds_any(code, &[name]) } {
-                    bits |= 1 << index;
-                }
-            }
-            CODE_INFO.with(|cache| {
-                if let Some(entry) = cache.borrow_mut().get_mut(&(code as usize)) {
-                    entry.named = Some(bits);
-                }
-            });
+            // SAFETY: the caller's guarantees.
+            unsafe {
+                each_string(code, &[c"co_names", c"co_consts"], |text| {
+                    if let Some(index) = named().position(|known| known == text) {
+                        bits |= 1 << index;
+                    }
+                    false
+                })
+            };
+            update(code, |entry| entry.named = Some(bits));
             bits
         }
     };
@@ -608,6 +586,20 @@ pub(crate) unsafe fn holds_any_in(
     members: &[&std::ffi::CStr],
     names: &[&str],
 ) -> bool {
+    // SAFETY: the caller's guarantees.
+    unsafe { each_string(code, members, |text| names.contains(&text)) }
+}
+
+/// Calls `visit` with each string of the tuples `members` of `code` until it answers `true`;
+/// whether one did.
+///
+/// # Safety
+/// GIL held; `code` a valid code object.
+unsafe fn each_string(
+    code: *mut ffi::PyCodeObject,
+    members: &[&std::ffi::CStr],
+    mut visit: impl FnMut(&str) -> bool,
+) -> bool {
     // SAFETY: plain member reads of a code object; the tuples' items are borrowed while the
     // tuple is held; every new reference is released.
     unsafe {
@@ -620,9 +612,7 @@ pub(crate) unsafe fn holds_any_in(
             let mut hit = false;
             if ffi::PyTuple_Check(items) != 0 {
                 for index in 0..ffi::PyTuple_Size(items) {
-                    if str_ref(ffi::PyTuple_GetItem(items, index))
-                        .is_some_and(|name| names.contains(&name))
-                    {
+                    if str_ref(ffi::PyTuple_GetItem(items, index)).is_some_and(&mut visit) {
                         hit = true;
                         break;
                     }
@@ -740,17 +730,12 @@ pub(crate) unsafe fn is_module_body(code: *mut ffi::PyCodeObject, info: &CodeInf
             body
         }
     };
-    CODE_INFO.with(|cache| {
-        if let Some(entry) = cache.borrow_mut().get_mut(&(code as usize)) {
-            entry.module_body = Some(body);
-        }
-    });
+    update(code, |entry| entry.module_body = Some(body));
     body
 }
 
 /// Whether `frame` is executing an import opcode. The offsets of `code`'s import opcodes are read
-/// once per code object (`PyCode_GetCode` copies the whole bytecode on every call: a module body
-/// of a few hundred kilobytes for each of its `import` statements).
+/// once per code object, not looked up in its bytecode at every event.
 ///
 /// # Safety
 /// GIL held; `frame` and `code` valid, `code` the frame's code, `info` its cached entry.
@@ -786,11 +771,7 @@ unsafe fn at_import(
                     ffi::Py_DECREF(bytes);
                 }
                 let offsets: Rc<[u32]> = Rc::from(found);
-                CODE_INFO.with(|cache| {
-                    if let Some(entry) = cache.borrow_mut().get_mut(&(code as usize)) {
-                        entry.imports = Some(offsets.clone());
-                    }
-                });
+                update(code, |entry| entry.imports = Some(offsets.clone()));
                 offsets
             }
         };

@@ -325,6 +325,29 @@ mod libc_flags {
     pub const O_APPEND: i32 = 0o2000;
 }
 
+/// The functions that hand out a frame (`sys._getframe` and the `inspect` helpers around it): a
+/// library whose code names one of them calls `sys._getframe` for itself.
+pub const FRAME_FUNCTIONS: [&str; 6] = [
+    "_getframe",
+    "currentframe",
+    "stack",
+    "trace",
+    "getouterframes",
+    "getframeinfo",
+];
+
+/// The other introspection functions a library may call for itself (`sys.settrace`, `gc.*`…).
+pub const INTROSPECTION_FUNCTIONS: [&str; 8] = [
+    "_current_frames",
+    "_current_exceptions",
+    "settrace",
+    "setprofile",
+    "get_objects",
+    "get_referrers",
+    "get_referents",
+    "breakpoint",
+];
+
 /// Attributes whose reads CPython audits (`object.__getattr__`) and that lead to frames or code.
 /// In 3.11, `f_back`, `f_globals`, `f_locals` and `f_builtins` raise no event: the choke points are
 /// where frames are obtained.

@@ -9,7 +9,7 @@
 //! evaluation itself can be refused); the file is looked for on the host, in the collected work dir.
 
 use super::hook_closed::{
-    collected, default_rules, in_three_threads, output_dir, run_with, stopped_by,
+    default_rules, expect_runtime_stop, in_three_threads, output_dir, run_with,
 };
 
 /// A payload built at run time: no literal of the program holds it.
@@ -42,16 +42,7 @@ fn computed_strings_given_to_evaluators_are_code_from_strings() {
         let program = format!("{PAYLOAD}{body}");
         let (_dir, out) = output_dir();
         let run = run_with(&program, &rules, &out, true);
-        let (layer, got_rule, got_event) = stopped_by(&run);
-        if (layer.as_str(), got_rule.as_str(), got_event.as_str()) != ("runtime", *rule, *event) {
-            failures.push(format!(
-                "{name}: expected runtime {rule} {event}, got {layer} {got_rule} {got_event}: {}",
-                run.stderr()
-            ));
-        }
-        if collected(&run).iter().any(|f| f == "PWNED") {
-            failures.push(format!("{name}: the string ran (PWNED in the work dir)"));
-        }
+        expect_runtime_stop(name, &run, rule, Some(event), failures);
         if run.stdout().contains("LEAK") {
             failures.push(format!(
                 "{name}: the bootstrap's locals were read: {}",

@@ -63,6 +63,30 @@ pub(super) fn collected(run: &Run) -> Vec<String> {
         .collect()
 }
 
+/// Pushes a failure unless `run` was stopped by the runtime layer with `rule` (at `event`, when
+/// one is given) and left no `PWNED` in the work dir it collected (judged on the host).
+pub(super) fn expect_runtime_stop(
+    name: &str,
+    run: &Run,
+    rule: &str,
+    event: Option<&str>,
+    failures: &mut Vec<String>,
+) {
+    let (layer, got_rule, got_event) = stopped_by(run);
+    if layer != "runtime" || got_rule != rule || event.is_some_and(|event| got_event != event) {
+        failures.push(format!(
+            "{name}: expected runtime {rule} {}, got {layer} {got_rule} {got_event}: {}",
+            event.unwrap_or(""),
+            run.stderr()
+        ));
+    }
+    if collected(run).iter().any(|f| f == "PWNED") {
+        failures.push(format!(
+            "{name}: the effect happened (PWNED in the work dir)"
+        ));
+    }
+}
+
 /// One program per way the runtime layer used to fail open: each is stopped with its rule and
 /// event, leaves no `PWNED` in the work dir and no canary in its output. (Denials raised in a
 /// thread are reported, not fatal: the record's `stopped_by` names them.)
@@ -94,16 +118,7 @@ fn the_runtime_layer_fails_closed() {
     for (name, program, rule, event) in &cases {
         let (_dir, out) = output_dir();
         let run = run_with(program, &rules, &out, true);
-        let (layer, got_rule, got_event) = stopped_by(&run);
-        if (layer.as_str(), got_rule.as_str(), got_event.as_str()) != ("runtime", *rule, *event) {
-            failures.push(format!(
-                "{name}: expected runtime {rule} {event}, got {layer} {got_rule} {got_event}: {}",
-                run.stderr()
-            ));
-        }
-        if collected(&run).iter().any(|f| f == "PWNED") {
-            failures.push(format!("{name}: the effect happened"));
-        }
+        expect_runtime_stop(name, &run, rule, Some(event), &mut failures);
         if run.everything().contains(&canary.secret) || run.stdout().contains("root:") {
             failures.push(format!("{name}: a file outside the read roots leaked"));
         }
@@ -349,16 +364,10 @@ fn runtime3_corpus_cases_are_stopped_by_the_runtime_layer_alone() {
         let source = std::fs::read_to_string(path).expect("case");
         let (_dir, out) = output_dir();
         let run = run_with(&source, &rules, &out, true);
-        let (layer, got, _) = stopped_by(&run);
-        if layer != "runtime" || got != *rule {
-            failures.push(format!(
-                "{}: expected runtime {rule}, got {layer} {got}: {}",
-                path.display(),
-                run.stderr()
-            ));
-        }
-        if collected(&run).iter().any(|f| f == "PWNED") || run.stdout().contains("root:") {
-            failures.push(format!("{}: the effect happened", path.display()));
+        let name = path.display().to_string();
+        expect_runtime_stop(&name, &run, rule, None, failures);
+        if run.stdout().contains("root:") {
+            failures.push(format!("{name}: a file outside the read roots leaked"));
         }
     });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -463,16 +472,7 @@ fn types_reached_past_their_module_are_judged() {
     for (name, program, rules, rule, event) in &cases {
         let (_dir, out) = output_dir();
         let run = run_with(program, rules, &out, true);
-        let (layer, got_rule, got_event) = stopped_by(&run);
-        if (layer.as_str(), got_rule.as_str(), got_event.as_str()) != ("runtime", *rule, *event) {
-            failures.push(format!(
-                "{name}: expected runtime {rule} {event}, got {layer} {got_rule} {got_event}: {}",
-                run.stderr()
-            ));
-        }
-        if collected(&run).iter().any(|f| f == "PWNED") {
-            failures.push(format!("{name}: the effect happened"));
-        }
+        expect_runtime_stop(name, &run, rule, Some(event), &mut failures);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
