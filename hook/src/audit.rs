@@ -412,22 +412,32 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 if !FRAME_ATTRIBUTES.contains(&name) {
                     return None;
                 }
-                let name = name.to_owned();
-                if let Some(denial) = introspection(s, &format!("reading `.{name}`")) {
-                    return Some(denial);
-                }
                 // A library reading it itself names it (`traceback` reads `tb.tb_frame`,
                 // `inspect` reads `func.__code__`); a C callable the program handed a library
                 // (`Series.map(operator.attrgetter("tb_frame"))`) reads it from the library's frame.
-                let names = [name.as_str()];
-                let (who, named) = crate::python::asker_naming(s, &[], &names);
-                (who.library && !named).then(|| {
+                let names = [name];
+                let (top, named) = crate::python::asker_naming(s, &[], &names);
+                // Who reads, past the introspection machinery (`inspect`): the first frame, unless
+                // that is the machinery (one walk, not two, for the library reads of every import).
+                let reader_is_library =
+                    if top.library && s.listed(&p.introspection_machinery, &top.filename) {
+                        asker(s, &p.introspection_machinery).library
+                    } else {
+                        top.library
+                    };
+                if !reader_is_library {
+                    return Some(Denial::new(
+                        Rule::Introspection,
+                        format!("reading `.{name}` from the program"),
+                    ));
+                }
+                (!named).then(|| {
                     Denial::new(
                         Rule::Introspection,
                         format!(
                             "reading `.{name}` through {} (a callback such as \
                              map(operator.attrgetter(\"tb_frame\"), …)?)",
-                            who.filename
+                            top.filename
                         ),
                     )
                 })
@@ -462,7 +472,7 @@ unsafe fn bootstrap_frame(s: &Settings, frame: *mut ffi::PyObject) -> Option<Den
             return None;
         }
         let code = ffi::PyFrame_GetCode(frame.cast());
-        let file = ffi::PyObject_GetAttrString(code.cast(), c"co_filename".as_ptr());
+        let file = crate::python::get_attr(code.cast(), crate::python::Attribute::Filename);
         ffi::Py_DECREF(code.cast());
         if file.is_null() {
             ffi::PyErr_Clear();
@@ -491,17 +501,6 @@ fn process_words(event: &str, _args: *mut ffi::PyObject) -> String {
         "os.kill" | "os.killpg" | "os.pidfd_open" => "signalling a process".to_owned(),
         _ => "starting a process".to_owned(),
     }
-}
-
-/// Frames and the object graph, from the program (libraries use `sys._getframe` for their own
-/// bookkeeping: typing, enum, logging, namedtuple).
-///
-/// # Safety
-/// GIL held.
-unsafe fn introspection(s: &Settings, what: &str) -> Option<Denial> {
-    // SAFETY: GIL held (caller).
-    let who = unsafe { asker(s, &s.policy.introspection_machinery) };
-    (!who.library).then(|| Denial::new(Rule::Introspection, format!("{what} from the program")))
 }
 
 /// A frame, the object graph or tracing asked for by calling a function (`sys._getframe`,
@@ -563,9 +562,12 @@ unsafe fn check_import(s: &Settings, args: *mut ffi::PyObject) -> Option<Denial>
     // Otherwise the import was asked for through the import system: judge whoever called it.
     // SAFETY: GIL held (caller).
     let who = unsafe { asker(s, &p.import_machinery) };
+    if who.library && who.importing {
+        return None;
+    }
     let denied = s.deny.denied(&module);
     if who.library {
-        if who.importing || !denied {
+        if !denied {
             return None;
         }
         return Some(Denial::new(

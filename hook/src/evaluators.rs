@@ -99,7 +99,7 @@ unsafe fn constants(object: *mut ffi::PyObject, depth: usize, found: &mut Vec<St
         if ffi::Py_TYPE(object) != std::ptr::addr_of_mut!(PyCode_Type) {
             return;
         }
-        let items = ffi::PyObject_GetAttrString(object, c"co_consts".as_ptr());
+        let items = crate::python::get_attr(object, crate::python::Attribute::Consts);
         if items.is_null() {
             ffi::PyErr_Clear();
             return;
@@ -314,7 +314,7 @@ unsafe fn string(
 unsafe fn library_constant(text: &str, codes: &[*mut ffi::PyObject]) -> bool {
     codes.iter().any(|&code| {
         // SAFETY: the caller's guarantees.
-        unsafe { holds_any_in(code.cast(), &[c"co_consts"], &[text]) }
+        unsafe { holds_any_in(code.cast(), &[crate::python::Attribute::Consts], &[text]) }
     })
 }
 
@@ -335,7 +335,7 @@ unsafe fn fields(class: *mut ffi::PyObject, what: &str) -> Option<Denial> {
     // SAFETY: attribute and item reads on valid objects; new references released. A class with
     // no `__annotations__` of its own has no fields to write.
     unsafe {
-        let namespace = ffi::PyObject_GetAttrString(class, c"__dict__".as_ptr());
+        let namespace = crate::python::get_attr(class, crate::python::Attribute::Dict);
         if namespace.is_null() {
             ffi::PyErr_Clear();
             return None;

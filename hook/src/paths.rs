@@ -6,9 +6,9 @@
 //! lead through the write roots (where the program plants links) or `/proc` are resolved afresh.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::rc::Rc;
 
-use crate::rules::{as_proc_self, is_plain_absolute, normalise, real_path, under};
+use crate::rules::{as_proc_self, is_plain_absolute, normalise, real_path, under, FastMap};
 
 /// Directories kept at most (the import system opens a few thousand files in a few hundred).
 const MAX_KEPT: usize = 4096;
@@ -18,7 +18,7 @@ const MAX_COMPONENTS: usize = 64;
 
 thread_local! {
     /// A directory as written (absolute, no `.` or `..` components) → its real path.
-    static DIRECTORIES: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+    static DIRECTORIES: RefCell<FastMap<Rc<str>>> = RefCell::new(FastMap::default());
 }
 
 /// The real target of the absolute path `written`, normalised.
@@ -35,16 +35,19 @@ pub fn resolved(write_roots: &[String], written: &str) -> String {
         if let Some((directory, name)) = lexical.rsplit_once('/') {
             let directory = if directory.is_empty() { "/" } else { directory };
             if let Some(real) = real_directory(directory, &volatile, 0) {
-                let candidate = if real == "/" {
-                    format!("/{name}")
+                // The directory is most often its own real path: the path is then as written.
+                let candidate = if *real == *directory {
+                    None
+                } else if &*real == "/" {
+                    Some(format!("/{name}"))
                 } else {
-                    format!("{real}/{name}")
+                    Some(format!("{real}/{name}"))
                 };
                 // The last component may itself be a link.
-                let is_link = std::fs::symlink_metadata(&candidate)
+                let is_link = std::fs::symlink_metadata(candidate.as_deref().unwrap_or(&lexical))
                     .is_ok_and(|meta| meta.file_type().is_symlink());
                 if !is_link {
-                    return candidate;
+                    return candidate.unwrap_or(lexical);
                 }
             }
         }
@@ -63,9 +66,9 @@ fn real_directory(
     directory: &str,
     volatile: &dyn Fn(&str) -> bool,
     depth: usize,
-) -> Option<String> {
+) -> Option<Rc<str>> {
     if directory == "/" {
-        return Some("/".to_owned());
+        return Some(Rc::from("/"));
     }
     if let Some(kept) = DIRECTORIES.with(|kept| kept.borrow().get(directory).cloned()) {
         return Some(kept);
@@ -76,7 +79,7 @@ fn real_directory(
     let (parent, name) = directory.rsplit_once('/')?;
     let parent = if parent.is_empty() { "/" } else { parent };
     let real_parent = real_directory(parent, volatile, depth + 1)?;
-    let candidate = if real_parent == "/" {
+    let candidate = if &*real_parent == "/" {
         format!("/{name}")
     } else {
         format!("{real_parent}/{name}")
@@ -90,10 +93,11 @@ fn real_directory(
     if volatile(&real) {
         return None;
     }
+    let real: Rc<str> = Rc::from(real);
     DIRECTORIES.with(|kept| {
         let mut kept = kept.borrow_mut();
         if kept.len() < MAX_KEPT {
-            kept.insert(directory.to_owned(), real.clone());
+            kept.insert(directory.to_owned(), Rc::clone(&real));
         }
     });
     Some(real)

@@ -53,6 +53,64 @@ thread_local! {
     static CODE_INFO: RefCell<AddressMap<CodeInfo>> = RefCell::new(AddressMap::default());
 }
 
+/// Attribute names the hook reads, made once as interned strings: a lookup by one skips making,
+/// hashing and releasing a new string each time (the hook reads a code object's file name on
+/// every module it judges).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Attribute {
+    /// A code object's `co_name`.
+    CodeName,
+    /// `co_filename`.
+    Filename,
+    /// `co_consts`.
+    Consts,
+    /// `co_names`.
+    Names,
+    /// `co_qualname`.
+    Qualname,
+    /// A class's `__dict__`.
+    Dict,
+}
+
+const NAME_TEXTS: [&std::ffi::CStr; 6] = [
+    c"co_name",
+    c"co_filename",
+    c"co_consts",
+    c"co_names",
+    c"co_qualname",
+    c"__dict__",
+];
+
+/// The interned names (addresses; 0 where interning failed: that name is then made each time).
+static NAMES: std::sync::OnceLock<[usize; 6]> = std::sync::OnceLock::new();
+
+/// `getattr(object, name)`: a new reference, or null with an error set.
+///
+/// # Safety
+/// GIL held; `object` a valid reference.
+pub(crate) unsafe fn get_attr(object: *mut ffi::PyObject, name: Attribute) -> *mut ffi::PyObject {
+    let names = NAMES.get_or_init(|| {
+        NAME_TEXTS.map(|text| {
+            // SAFETY: GIL held (caller); the new reference is kept for the process's life.
+            let interned = unsafe { ffi::PyUnicode_InternFromString(text.as_ptr()) };
+            if interned.is_null() {
+                // SAFETY: GIL held.
+                unsafe { ffi::PyErr_Clear() };
+            }
+            interned as usize
+        })
+    });
+    let interned = names[name as usize];
+    // SAFETY: GIL held; `object` valid (caller); `interned` a live str kept by `NAMES`.
+    unsafe {
+        if interned == 0 {
+            ffi::PyObject_GetAttrString(object, NAME_TEXTS[name as usize].as_ptr())
+        } else {
+            ffi::PyObject_GetAttr(object, interned as *mut ffi::PyObject)
+        }
+    }
+}
+
 /// A `str` or `bytes` object's text (lossy for bytes), else `None`.
 ///
 /// # Safety
@@ -73,7 +131,8 @@ pub unsafe fn text_of(object: *mut ffi::PyObject) -> Option<String> {
             }
             // SAFETY: CPython returns `size` valid bytes at `data`, alive as long as `object`.
             let bytes = std::slice::from_raw_parts(data.cast::<u8>(), size as usize);
-            return Some(String::from_utf8_lossy(bytes).into_owned());
+            // SAFETY: what `PyUnicode_AsUTF8AndSize` returns is UTF-8 (it fails on what is not).
+            return Some(std::str::from_utf8_unchecked(bytes).to_owned());
         }
         if ffi::PyBytes_Check(object) != 0 {
             let data = ffi::PyBytes_AsString(object);
@@ -84,7 +143,8 @@ pub unsafe fn text_of(object: *mut ffi::PyObject) -> Option<String> {
             }
             // SAFETY: a bytes object holds `size` bytes at `data`.
             let bytes = std::slice::from_raw_parts(data.cast::<u8>(), size as usize);
-            return Some(String::from_utf8_lossy(bytes).into_owned());
+            // SAFETY: what `PyUnicode_AsUTF8AndSize` returns is UTF-8 (it fails on what is not).
+            return Some(std::str::from_utf8_unchecked(bytes).to_owned());
         }
     }
     None
@@ -185,7 +245,7 @@ unsafe fn demote_nested(settings: &Settings, object: *mut ffi::PyObject, depth: 
         }
         info.library = false;
         CODE_INFO.with(|cache| cache.borrow_mut().insert(object as usize, info));
-        let constants = ffi::PyObject_GetAttrString(object, c"co_consts".as_ptr());
+        let constants = get_attr(object, Attribute::Consts);
         if constants.is_null() {
             ffi::PyErr_Clear();
             return;
@@ -210,7 +270,7 @@ pub unsafe fn module_code_file(object: *mut ffi::PyObject) -> Option<String> {
         if object.is_null() || ffi::Py_TYPE(object) != std::ptr::addr_of_mut!(PyCode_Type) {
             return None;
         }
-        let name = ffi::PyObject_GetAttrString(object, c"co_name".as_ptr());
+        let name = get_attr(object, Attribute::CodeName);
         if name.is_null() {
             ffi::PyErr_Clear();
             return None;
@@ -220,7 +280,7 @@ pub unsafe fn module_code_file(object: *mut ffi::PyObject) -> Option<String> {
         if !is_module {
             return None;
         }
-        let file = ffi::PyObject_GetAttrString(object, c"co_filename".as_ptr());
+        let file = get_attr(object, Attribute::Filename);
         if file.is_null() {
             ffi::PyErr_Clear();
             return None;
@@ -436,7 +496,7 @@ pub unsafe fn import_entry(settings: &Settings, machinery: &[String]) -> (Asker,
             if code.is_null() {
                 return String::new();
             }
-            let name = ffi::PyObject_GetAttrString(code.cast(), c"co_name".as_ptr());
+            let name = get_attr(code.cast(), Attribute::CodeName);
             let text = if name.is_null() {
                 ffi::PyErr_Clear();
                 String::new()
@@ -553,7 +613,7 @@ unsafe fn names_any(code: *mut ffi::PyCodeObject, info: &CodeInfo, names: &[&str
             let mut bits = 0u32;
             // SAFETY: the caller's guarantees.
             unsafe {
-                each_string(code, &[c"co_names", c"co_consts"], |text| {
+                each_string(code, &[Attribute::Names, Attribute::Consts], |text| {
                     if let Some(index) = named().position(|known| known == text) {
                         bits |= 1 << index;
                     }
@@ -573,7 +633,7 @@ unsafe fn names_any(code: *mut ffi::PyCodeObject, info: &CodeInfo, names: &[&str
 /// GIL held; `code` a valid code object.
 unsafe fn holds_any(code: *mut ffi::PyCodeObject, names: &[&str]) -> bool {
     // SAFETY: the caller's guarantees.
-    unsafe { holds_any_in(code, &[c"co_names", c"co_consts"], names) }
+    unsafe { holds_any_in(code, &[Attribute::Names, Attribute::Consts], names) }
 }
 
 /// Whether one of the tuples `members` of `code` (`co_names`, `co_consts`) holds one of `names`
@@ -583,7 +643,7 @@ unsafe fn holds_any(code: *mut ffi::PyCodeObject, names: &[&str]) -> bool {
 /// GIL held; `code` a valid code object.
 pub(crate) unsafe fn holds_any_in(
     code: *mut ffi::PyCodeObject,
-    members: &[&std::ffi::CStr],
+    members: &[Attribute],
     names: &[&str],
 ) -> bool {
     // SAFETY: the caller's guarantees.
@@ -597,14 +657,14 @@ pub(crate) unsafe fn holds_any_in(
 /// GIL held; `code` a valid code object.
 unsafe fn each_string(
     code: *mut ffi::PyCodeObject,
-    members: &[&std::ffi::CStr],
+    members: &[Attribute],
     mut visit: impl FnMut(&str) -> bool,
 ) -> bool {
     // SAFETY: plain member reads of a code object; the tuples' items are borrowed while the
     // tuple is held; every new reference is released.
     unsafe {
         for member in members {
-            let items = ffi::PyObject_GetAttrString(code.cast(), member.as_ptr());
+            let items = get_attr(code.cast(), *member);
             if items.is_null() {
                 ffi::PyErr_Clear();
                 continue;
@@ -652,7 +712,7 @@ pub(crate) unsafe fn evaluator_of(
         settings.evaluator(&info.filename, || {
             // SAFETY: a plain member read of a valid code object; the reference is released.
             unsafe {
-                let name = ffi::PyObject_GetAttrString(code.cast(), c"co_qualname".as_ptr());
+                let name = get_attr(code.cast(), Attribute::Qualname);
                 if name.is_null() {
                     ffi::PyErr_Clear();
                     return None;
@@ -689,7 +749,7 @@ unsafe fn names_sink_of(code: *mut ffi::PyCodeObject) -> bool {
     }
     // SAFETY: a plain member read; the tuple's items are borrowed while it is held; released.
     let names_sink = unsafe {
-        let names = ffi::PyObject_GetAttrString(code.cast(), c"co_names".as_ptr());
+        let names = get_attr(code.cast(), Attribute::Names);
         let mut found = false;
         if names.is_null() {
             ffi::PyErr_Clear();
@@ -720,7 +780,7 @@ pub(crate) unsafe fn is_module_body(code: *mut ffi::PyCodeObject, info: &CodeInf
     }
     // SAFETY: a plain member read of a valid code object; the reference is released.
     let body = unsafe {
-        let name = ffi::PyObject_GetAttrString(code.cast(), c"co_name".as_ptr());
+        let name = get_attr(code.cast(), Attribute::CodeName);
         if name.is_null() {
             ffi::PyErr_Clear();
             false
@@ -791,7 +851,7 @@ pub(crate) unsafe fn code_info(settings: &Settings, code: *mut ffi::PyCodeObject
     // SAFETY: `co_filename` is a plain member read (no audit event, no user code); the new
     // reference is released.
     let filename: Rc<str> = unsafe {
-        let name = ffi::PyObject_GetAttrString(code.cast(), c"co_filename".as_ptr());
+        let name = get_attr(code.cast(), Attribute::Filename);
         if name.is_null() {
             ffi::PyErr_Clear();
             Rc::from("")

@@ -218,10 +218,11 @@ impl Settings {
         {
             return false;
         }
-        under(&p.read_roots, path)
+        // The prefixes first: the import system's files, most of what is opened, are there.
+        under(&self.interpreter.prefixes, path)
+            || under(&p.read_roots, path)
             || under(&p.write_roots, path)
             || under(&p.runtime_read_roots, path)
-            || under(&self.interpreter.prefixes, path)
             || path == p.program
             || path == self.interpreter.bootstrap
     }
