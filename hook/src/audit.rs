@@ -366,7 +366,8 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 // from its bytes under any file name): it runs as the program's.
                 if event == "exec" && who.filename.starts_with("<frozen importlib._bootstrap") {
                     let (who, entry) = import_entry(s, &p.import_machinery);
-                    if !who.library && !who.importing && !IMPORT_ENTRIES.contains(&entry.as_str()) {
+                    if !who.library && !who.importing() && !IMPORT_ENTRIES.contains(&entry.as_str())
+                    {
                         demote(s, arg(args, 0));
                     }
                     return check_module_body(s, arg(args, 0), &who);
@@ -556,13 +557,13 @@ unsafe fn check_import(s: &Settings, args: *mut ffi::PyObject) -> Option<Denial>
     // `<frozen importlib._bootstrap_external>` imports `importlib.readers` for itself).
     // SAFETY: GIL held (caller).
     let top = unsafe { asker(s, &[]) };
-    if top.library && top.importing {
+    if top.library && top.importing() {
         return None;
     }
     // Otherwise the import was asked for through the import system: judge whoever called it.
     // SAFETY: GIL held (caller).
     let who = unsafe { asker(s, &p.import_machinery) };
-    if who.library && who.importing {
+    if who.library && who.importing() {
         return None;
     }
     let denied = s.deny.denied(&module);
@@ -587,7 +588,7 @@ unsafe fn check_import(s: &Settings, args: *mut ffi::PyObject) -> Option<Denial>
     // The interpreter's own C code imports a few modules the first time the program calls a
     // builtin (`datetime.strptime` imports `_strptime`): the program's frame is calling, not
     // running an import statement, and the module is one the runtime lists as such.
-    if !top.library && !top.importing && s.runtime_imports.matches(&module, false) {
+    if !top.library && !top.importing() && s.runtime_imports.matches(&module, false) {
         return None;
     }
     (!s.allow.matches(&module, false)).then(|| {
@@ -796,7 +797,7 @@ fn judge_import(s: &Settings, module: &str, who: &crate::python::Asker) -> Optio
     if let Some(denial) = interpreter_internal(module) {
         return Some(denial);
     }
-    if who.library && who.importing {
+    if who.library && who.importing() {
         return None;
     }
     let denied = s.deny.denied(module);
@@ -817,7 +818,7 @@ fn judge_import(s: &Settings, module: &str, who: &crate::python::Asker) -> Optio
             format!("importing the denied module `{module}`"),
         ));
     }
-    if !who.importing && s.runtime_imports.matches(module, false) {
+    if !who.importing() && s.runtime_imports.matches(module, false) {
         return None;
     }
     (!s.allow.matches(module, false)).then(|| {

@@ -426,10 +426,19 @@ pub struct Asker {
     /// Library code (the interpreter's import path, frozen modules, the bootstrap).
     pub library: bool,
     pub filename: Rc<str>,
-    /// Whether the frame is executing an `import` statement (an import opcode).
-    pub importing: bool,
+    /// Whether the frame is executing an `import` statement (an import opcode): known, or the
+    /// frame's last instruction, looked up when asked ([`Asker::importing`]).
+    importing: Importing,
     /// The frame's code (kept alive by the cache; null for the program with no frame).
     code: *mut ffi::PyCodeObject,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Importing {
+    Known(bool),
+    /// The frame's last instruction's offset: most events never ask, and the first question costs
+    /// a copy of the code's bytecode.
+    At(c_int),
 }
 
 impl Asker {
@@ -440,6 +449,25 @@ impl Asker {
     pub unsafe fn names_sink(&self) -> bool {
         // SAFETY: the code object is kept alive by the cache (or null).
         unsafe { names_sink_of(self.code) }
+    }
+
+    /// Whether the frame was executing an `import` statement (an import opcode). Safe to call:
+    /// an `Asker` is made only by the hook's functions that hold the GIL, for the event being
+    /// decided, and cannot leave the thread (`Rc`); its code object is kept alive by the cache.
+    pub fn importing(&self) -> bool {
+        match self.importing {
+            Importing::Known(known) => known,
+            Importing::At(lasti) => {
+                let Some(info) =
+                    CODE_INFO.with(|cache| cache.borrow().get(&(self.code as usize)).cloned())
+                else {
+                    return false;
+                };
+                // SAFETY: the code object is kept alive by the cache; the GIL is held while an
+                // `Asker` lives (above).
+                unsafe { import_at(self.code, &info, lasti) }
+            }
+        }
     }
 }
 
@@ -454,7 +482,7 @@ fn program_asker() -> Asker {
     Asker {
         library: false,
         filename: Rc::from(NO_FRAME),
-        importing: false,
+        importing: Importing::Known(false),
         code: std::ptr::null_mut(),
     }
 }
@@ -521,7 +549,7 @@ pub unsafe fn import_entry(settings: &Settings, machinery: &[String]) -> (Asker,
                     Asker {
                         library: info.library,
                         filename: info.filename,
-                        importing,
+                        importing: Importing::Known(importing),
                         code,
                     },
                     entry,
@@ -571,7 +599,7 @@ pub unsafe fn asker_naming(
             let info = code_info(settings, code);
             let skipped = listed_code(settings, code, &info, machinery);
             if !skipped {
-                let importing = at_import(frame, code, &info);
+                let importing = Importing::At(PyFrame_GetLasti(frame));
                 let named = !names.is_empty() && names_any(code, &info, names);
                 ffi::Py_DECREF(code.cast());
                 ffi::Py_DECREF(frame.cast());
@@ -804,9 +832,18 @@ unsafe fn at_import(
     code: *mut ffi::PyCodeObject,
     info: &CodeInfo,
 ) -> bool {
-    // SAFETY: lasti is read from a valid frame; the bytecode is a new reference, released.
+    // SAFETY: lasti is read from a valid frame (caller); the rest is `import_at`'s contract.
+    unsafe { import_at(code, info, PyFrame_GetLasti(frame)) }
+}
+
+/// Whether the instruction at byte offset `lasti` of `code` is an import opcode (the offsets of
+/// a code object's import opcodes are found once and kept).
+///
+/// # Safety
+/// GIL held; `code` a valid code object, `info` its cached entry.
+unsafe fn import_at(code: *mut ffi::PyCodeObject, info: &CodeInfo, lasti: c_int) -> bool {
+    // SAFETY: the bytecode is a new reference, released.
     unsafe {
-        let lasti = PyFrame_GetLasti(frame);
         let offsets = match &info.imports {
             Some(offsets) => offsets.clone(),
             None => {
