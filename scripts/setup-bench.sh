@@ -1,18 +1,23 @@
 #!/bin/sh
 # Installs what the policy benchmarks need (bench/check/run.sh), on a Debian/Ubuntu host.
 #   hyperfine   side-by-side timing of whole commands (apt)
+#   valgrind    instruction counts of the runtime layer in-process (bench/hook/instructions.sh; apt)
 #   ruff        the peer `warden check` is compared with, from PyPI, pinned, in a project-local venv
 #               (target/bench-venv), so the system Python is left alone
-# Usage: scripts/setup-bench.sh   (apt-get needs root when hyperfine is missing)
+# Usage: scripts/setup-bench.sh   (apt-get needs root when hyperfine or valgrind is missing)
 set -eu
 RUFF_VERSION=0.17.6
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv="$root/target/bench-venv"
 
-if ! command -v hyperfine >/dev/null 2>&1; then
+missing=""
+command -v hyperfine >/dev/null 2>&1 || missing="$missing hyperfine"
+command -v valgrind >/dev/null 2>&1 || missing="$missing valgrind"
+if [ -n "$missing" ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq hyperfine
+    # shellcheck disable=SC2086 # one word per package
+    apt-get install -y -qq $missing
 fi
 
 # The system interpreter when it has venv; else the first python3 on PATH (ruff is a native binary
@@ -23,4 +28,4 @@ if [ ! -x "$venv/bin/ruff" ] || [ "$("$venv/bin/ruff" --version)" != "ruff $RUFF
     [ -x "$venv/bin/pip" ] || "$python" -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check "ruff==$RUFF_VERSION"
 fi
-echo "setup-bench: $(hyperfine --version), $("$venv/bin/ruff" --version) in $venv"
+echo "setup-bench: $(hyperfine --version), $(valgrind --version), $("$venv/bin/ruff" --version) in $venv"
