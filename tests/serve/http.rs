@@ -961,7 +961,7 @@ fn slow_body(
     stream.set_nonblocking(true);
     let piece = vec![b' '; 256 * 1024];
     let (mut sent, mut raw, mut buf) = (0usize, Vec::new(), [0u8; 4096]);
-    let mut answered = None;
+    let (mut answered, mut closed) = (None, false);
     loop {
         match stream.read(&mut buf) {
             Ok(0) => break,
@@ -973,12 +973,13 @@ fn slow_body(
             Err(err) if err.kind() == ErrorKind::WouldBlock => {}
             Err(_) => break,
         }
-        if sent < length {
+        if sent < length && !closed {
             match stream.write(&piece[..piece.len().min(length - sent)]) {
                 Ok(n) => sent += n,
                 Err(err) if err.kind() == ErrorKind::WouldBlock => {}
-                // The server closed its end; what it answered is still to be read.
-                Err(_) => sent = length,
+                // The server closed its end: nothing more goes out (`sent` stays what did), and
+                // what it answered is still to be read.
+                Err(_) => closed = true,
             }
         }
         assert!(
