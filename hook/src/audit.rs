@@ -315,7 +315,7 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
             }
             "marshal.loads" | "marshal.load" if p.deny_marshal => {
                 let who = asker(s, &[]);
-                (!(who.library && s.listed(&p.marshal_callers, &who.filename))).then(|| {
+                (!who.listed(s, &p.marshal_callers)).then(|| {
                     Denial::new(
                         Rule::Deserialise,
                         format!("marshal data is code (called from {})", who.filename),
@@ -330,7 +330,7 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 if !who.library {
                     return Some(Denial::new(Rule::DynamicCode, "running code from a string"));
                 }
-                if !(who.names_sink() || s.listed(&p.code_callers, &who.filename)) {
+                if !(who.names_sink() || who.listed(s, &p.code_callers)) {
                     return Some(Denial::new(
                         Rule::DynamicCode,
                         format!(
@@ -385,7 +385,7 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
             }
             _ if event.starts_with("ctypes.") && p.deny_native => {
                 let who = asker(s, &p.ctypes_machinery);
-                (!(who.library && s.listed(&p.ctypes_callers, &who.filename))).then(|| {
+                (!who.listed(s, &p.ctypes_callers)).then(|| {
                     Denial::new(
                         Rule::Native,
                         format!("native code through ctypes (from {})", who.filename),
@@ -420,12 +420,11 @@ unsafe fn decide(s: &Settings, event: &str, args: *mut ffi::PyObject) -> Option<
                 let (top, named) = crate::python::asker_naming(s, &[], &names);
                 // Who reads, past the introspection machinery (`inspect`): the first frame, unless
                 // that is the machinery (one walk, not two, for the library reads of every import).
-                let reader_is_library =
-                    if top.library && s.listed(&p.introspection_machinery, &top.filename) {
-                        asker(s, &p.introspection_machinery).library
-                    } else {
-                        top.library
-                    };
+                let reader_is_library = if top.listed(s, &p.introspection_machinery) {
+                    asker(s, &p.introspection_machinery).library
+                } else {
+                    top.library
+                };
                 if !reader_is_library {
                     return Some(Denial::new(
                         Rule::Introspection,

@@ -143,8 +143,8 @@ pub unsafe fn text_of(object: *mut ffi::PyObject) -> Option<String> {
             }
             // SAFETY: a bytes object holds `size` bytes at `data`.
             let bytes = std::slice::from_raw_parts(data.cast::<u8>(), size as usize);
-            // SAFETY: what `PyUnicode_AsUTF8AndSize` returns is UTF-8 (it fails on what is not).
-            return Some(std::str::from_utf8_unchecked(bytes).to_owned());
+            // Any bytes at all (a program's `open(b"\xff…")`): read lossily, never as UTF-8.
+            return Some(String::from_utf8_lossy(bytes).into_owned());
         }
     }
     None
@@ -449,6 +449,22 @@ impl Asker {
     pub unsafe fn names_sink(&self) -> bool {
         // SAFETY: the code object is kept alive by the cache (or null).
         unsafe { names_sink_of(self.code) }
+    }
+
+    /// Whether the frame's code is a library's from a file on `list`, one of the settings' lists
+    /// (the verdict kept per code object, as the walks keep it).
+    ///
+    /// # Safety
+    /// GIL held.
+    pub unsafe fn listed(&self, settings: &Settings, list: &[String]) -> bool {
+        if !self.library || self.code.is_null() {
+            return false;
+        }
+        // SAFETY: the code object is kept alive by the cache; GIL held (caller).
+        unsafe {
+            let info = code_info(settings, self.code);
+            listed_code(settings, self.code, &info, list)
+        }
     }
 
     /// Whether the frame was executing an `import` statement (an import opcode). Safe to call:

@@ -394,6 +394,37 @@ for path in ["/run/warden/hook.json", "/run/warden/lib/_warden_hook.abi3.so"]:
     );
 }
 
+/// Paths given as bytes that are not UTF-8 are judged like any other (read lossily: the hook never
+/// takes a program's bytes for UTF-8): a write in the work dir goes through, a read outside the
+/// roots is FILE701.
+#[test]
+fn paths_in_bytes_that_are_not_utf8_are_judged() {
+    warden_test_support::require_root!();
+    let program = r#"
+with open(b"caf\xe9\xff.txt", "wb") as f:
+    f.write(b"x")
+print("WROTE", open(b"caf\xe9\xff.txt", "rb").read())
+for path in [b"/etc/passwd\xff", b"/etc/\xc3(/../passwd"]:
+    try:
+        open(path, "rb")
+        print("READ allowed")
+    except PermissionError as e:
+        print("READ denied", str(e)[:15])
+    except OSError as e:
+        print("READ other", type(e).__name__)
+"#;
+    let (_dir, out) = output_dir(As::Root);
+    let run = run_hooked(As::Root, program, &default_rules(), &out, &[]);
+    assert_eq!(run.status(), "ok", "{}", run.stderr());
+    let stdout = run.stdout();
+    assert!(stdout.contains("WROTE b'x'"), "{stdout}");
+    assert_eq!(
+        run.lines_starting("READ "),
+        vec!["READ denied warden[FILE701]"; 2],
+        "{stdout}"
+    );
+}
+
 /// A builtin the program calls may import a module from C on first use (`datetime.strptime` and
 /// `time.strptime` import `_strptime`): that is the runtime's import, not the program's. The
 /// program's own import statement of the same module is still judged by the policy, and so is
